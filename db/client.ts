@@ -1,0 +1,137 @@
+/**
+ * One database handle per process: PGlite (embedded, files under DATA_DIR) when DATABASE_URL is
+ * unset, node-postgres otherwise. The same drizzle query code runs on both.
+ *
+ * Kept on globalThis because the custom server and Next's bundled route handlers load separate
+ * copies of this module in one process; two PGlite instances on one folder would corrupt it.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import type { ExtractTablesWithRelations } from "drizzle-orm";
+import * as schema from "./schema";
+import { env } from "../lib/env";
+
+export type Schema = typeof schema;
+export type DB = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Query functions take either: a plain handle or an open transaction. */
+export type DbOrTx = DB | Tx;
+
+interface DbState {
+  db: DB;
+  mode: "pglite" | "postgres";
+  close: () => Promise<void>;
+  /** Runs `fn` on a dedicated connection holding a session advisory lock (PG) or directly (PGlite). */
+  withLock: <T>(lockId: number, fn: (db: DB) => Promise<T>) => Promise<T>;
+  /** Raw LISTEN support for cross-process cache invalidation; null on PGlite (one process). */
+  listen: ((channel: string, onMessage: (payload: string) => void) => Promise<() => Promise<void>>) | null;
+}
+
+const KEY = Symbol.for("gateway.db");
+type G = typeof globalThis & { [KEY]?: Promise<DbState> };
+
+export function migrationsFolder(): string {
+  // Works from the repo root (server, CLI, tests) and from Next's server bundle (cwd is the root).
+  return path.resolve(process.cwd(), "db/migrations");
+}
+
+async function openPglite(): Promise<DbState> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const dir = path.join(env().DATA_DIR, "pglite");
+  fs.mkdirSync(dir, { recursive: true });
+  const client = await PGlite.create(dir);
+  const db = drizzle(client, { schema }) as unknown as DB;
+  return {
+    db,
+    mode: "pglite",
+    close: () => client.close(),
+    withLock: (_id, fn) => fn(db),
+    listen: null,
+  };
+}
+
+async function openPostgres(url: string): Promise<DbState> {
+  const pg = (await import("pg")).default;
+  const { drizzle } = await import("drizzle-orm/node-postgres");
+  // int8 (bigint) → number: every amount we store is far below 2^53 (see schema.ts).
+  pg.types.setTypeParser(20, (v: string) => Number(v));
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE || 10) });
+  pool.on("error", () => {}); // idle client errors surface on the next query instead
+  const db = drizzle(pool, { schema }) as unknown as DB;
+  return {
+    db,
+    mode: "postgres",
+    close: () => pool.end(),
+    withLock: async (lockId, fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query("select pg_advisory_lock($1)", [lockId]);
+        try {
+          return await fn(drizzle(client, { schema }) as unknown as DB);
+        } finally {
+          await client.query("select pg_advisory_unlock($1)", [lockId]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    listen: async (channel, onMessage) => {
+      const client = new pg.Client({ connectionString: url });
+      client.on("error", () => {});
+      await client.connect();
+      client.on("notification", (n) => {
+        if (n.channel === channel) onMessage(n.payload ?? "");
+      });
+      await client.query(`listen ${client.escapeIdentifier(channel)}`);
+      return async () => {
+        await client.end().catch(() => {});
+      };
+    },
+  };
+}
+
+function state(): Promise<DbState> {
+  const g = globalThis as G;
+  if (!g[KEY]) {
+    const url = env().DATABASE_URL;
+    g[KEY] = (url ? openPostgres(url) : openPglite()).catch((err) => {
+      g[KEY] = undefined;
+      throw err;
+    });
+  }
+  return g[KEY]!;
+}
+
+/** The process-wide database handle. */
+export async function getDb(): Promise<DB> {
+  return (await state()).db;
+}
+
+export async function dbState(): Promise<DbState> {
+  return state();
+}
+
+export async function closeDb(): Promise<void> {
+  const g = globalThis as G;
+  const s = g[KEY];
+  g[KEY] = undefined;
+  if (s) await (await s).close();
+}
+
+const MIGRATION_LOCK_ID = 7_246_113;
+
+/** Applies committed migrations; several instances starting at once take turns on a lock. */
+export async function migrate(): Promise<void> {
+  const s = await state();
+  await s.withLock(MIGRATION_LOCK_ID, async (db) => {
+    if (s.mode === "postgres") {
+      const { migrate: run } = await import("drizzle-orm/node-postgres/migrator");
+      await run(db as never, { migrationsFolder: migrationsFolder() });
+    } else {
+      const { migrate: run } = await import("drizzle-orm/pglite/migrator");
+      await run(db as never, { migrationsFolder: migrationsFolder() });
+    }
+  });
+}

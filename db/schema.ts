@@ -1,0 +1,405 @@
+/**
+ * The whole product's schema. Money columns are integer micro-USD (1 USD = 1,000,000) with the
+ * unit in the name; `mode: "number"` is safe because every amount stays far below 2^53.
+ * Timestamps are timestamptz. Ids are text with a typed prefix (lib/ids.ts).
+ */
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+const micro = (name: string) => bigint(name, { mode: "number" });
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+const createdAt = () => ts("created_at").notNull().defaultNow();
+
+/** A billing account: the owner of a prepaid balance, keys, requests and tasks. */
+export const accounts = pgTable("accounts", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  /** Prepaid balance; always equals the sum of this account's ledger rows. */
+  balanceMicroUsd: micro("balance_micro_usd").notNull().default(0),
+  /** Reserved by in-flight requests (rows in `holds`); spendable = balance - held. */
+  heldMicroUsd: micro("held_micro_usd").notNull().default(0),
+  /** null = every enabled model; otherwise the only public model ids the account may use. */
+  allowedModels: text("allowed_models").array(),
+  disabled: boolean("disabled").notNull().default(false),
+  /** Requests per minute across all of the account's keys; null = no account-wide limit. */
+  rpm: integer("rpm"),
+  createdAt: createdAt(),
+});
+
+/** Console users. One account per user for now; next-auth reads these through lib/auth. */
+export const users = pgTable("users", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id").notNull().references(() => accounts.id),
+  /** Stored lower-cased. */
+  email: text("email").notNull().unique(),
+  name: text("name"),
+  image: text("image"),
+  emailVerified: ts("email_verified"),
+  /** argon2id; null for users who only sign in with an OAuth provider. */
+  passwordHash: text("password_hash"),
+  role: text("role").$type<"user" | "admin">().notNull().default("user"),
+  disabled: boolean("disabled").notNull().default(false),
+  /** Bumped on disable, demotion or password change so existing JWT sessions stop working. */
+  sessionVersion: integer("session_version").notNull().default(0),
+  createdAt: createdAt(),
+});
+
+/** OAuth identities linked to a user (next-auth's "accounts" table, renamed to avoid a clash). */
+export const authAccounts = pgTable(
+  "auth_accounts",
+  {
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    provider: text("provider").notNull(),
+    providerAccountId: text("provider_account_id").notNull(),
+    refreshToken: text("refresh_token"),
+    accessToken: text("access_token"),
+    expiresAt: integer("expires_at"),
+    tokenType: text("token_type"),
+    scope: text("scope"),
+    idToken: text("id_token"),
+    sessionState: text("session_state"),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.providerAccountId] })],
+);
+
+export const verificationTokens = pgTable(
+  "verification_tokens",
+  {
+    identifier: text("identifier").notNull(),
+    token: text("token").notNull(),
+    expires: ts("expires").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.identifier, t.token] })],
+);
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    name: text("name").notNull().default(""),
+    /** sha256 hex of the full key. The key itself is never stored. */
+    hash: text("hash").notNull(),
+    /** Display only: `sk-` and the next few characters. */
+    prefix: text("prefix").notNull(),
+    last4: text("last4").notNull(),
+    /** After a roll: the old secret's hash, valid until previousExpiresAt. */
+    previousHash: text("previous_hash"),
+    previousExpiresAt: ts("previous_expires_at"),
+    /** null or empty = every model the account may use. */
+    allowedModels: text("allowed_models").array(),
+    /** Spend cap over the key's life; null = none. Enforced like the balance (holds count). */
+    limitMicroUsd: micro("limit_micro_usd"),
+    spentMicroUsd: micro("spent_micro_usd").notNull().default(0),
+    heldMicroUsd: micro("held_micro_usd").notNull().default(0),
+    /** Requests per minute; null = DEFAULT_KEY_RPM. */
+    rpm: integer("rpm"),
+    expiresAt: ts("expires_at"),
+    revokedAt: ts("revoked_at"),
+    lastUsedAt: ts("last_used_at"),
+    createdByUserId: text("created_by_user_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("api_keys_hash_idx").on(t.hash),
+    // Lookups during a roll's grace period go by the old hash.
+    uniqueIndex("api_keys_previous_hash_idx").on(t.previousHash),
+    index("api_keys_account_idx").on(t.accountId),
+  ],
+);
+
+export const upstreams = pgTable("upstreams", {
+  id: text("id").primaryKey(),
+  protocol: text("protocol").$type<UpstreamProtocol>().notNull(),
+  baseUrl: text("base_url").notNull().default(""),
+  /** AES-256-GCM ciphertext (lib/crypto.ts); never returned by any API. */
+  apiKeyEncrypted: text("api_key_encrypted"),
+  /** Per-request timeout override in ms; null = the route's default. */
+  timeoutMs: integer("timeout_ms"),
+  enabled: boolean("enabled").notNull().default(true),
+  /** "config" rows are owned by the gateway config file, "console" rows by admins. */
+  source: text("source").$type<"config" | "console" | "demo">().notNull().default("console"),
+  createdAt: createdAt(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});
+
+export type UpstreamProtocol = "openai" | "anthropic" | "gemini" | "openai-video" | "demo";
+export type ModelKind = "text" | "embedding" | "image" | "video";
+export type VideoFamily = "t2v" | "i2v" | "r2v" | "extend" | "second" | "third";
+
+/** Prices in integer micro-USD. Token prices are per million tokens. */
+export interface ModelPrice {
+  inputPerMTok?: number;
+  outputPerMTok?: number;
+  /** Keyed by `quality:size` (e.g. `high:1536x1024`), or `*` for a flat price. */
+  perImage?: Record<string, number>;
+  perVideo?: number;
+  perSecond?: number;
+}
+
+/** One (public model id, upstream) route. Several rows may share modelId: failover by priority. */
+export const models = pgTable(
+  "models",
+  {
+    id: text("id").primaryKey(),
+    modelId: text("model_id").notNull(),
+    upstreamId: text("upstream_id").notNull().references(() => upstreams.id),
+    upstreamModel: text("upstream_model").notNull(),
+    kind: text("kind").$type<ModelKind>().notNull(),
+    family: text("family").$type<VideoFamily>(),
+    ownedBy: text("owned_by").notNull(),
+    price: jsonb("price").$type<ModelPrice>().notNull(),
+    /** Output cap used when a request names none; also bounds the hold. */
+    defaultMaxTokens: integer("default_max_tokens"),
+    /** Failover order among rows sharing modelId: lower first. */
+    priority: integer("priority").notNull().default(0),
+    enabled: boolean("enabled").notNull().default(true),
+    source: text("source").$type<"config" | "console" | "demo">().notNull().default("console"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("models_model_upstream_idx").on(t.modelId, t.upstreamId)],
+);
+
+/**
+ * Append-only. Every balance change is one row, written in the same transaction as the
+ * balance update; the idempotency key makes a replayed change (a retried webhook, a
+ * duplicate task report) a no-op enforced by the database.
+ */
+export const ledgerEntries = pgTable(
+  "ledger_entries",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    deltaMicroUsd: micro("delta_micro_usd").notNull(),
+    balanceAfterMicroUsd: micro("balance_after_micro_usd").notNull(),
+    kind: text("kind").$type<LedgerKind>().notNull(),
+    idempotencyKey: text("idempotency_key").notNull(),
+    requestId: text("request_id"),
+    taskId: text("task_id"),
+    keyId: text("key_id"),
+    actorUserId: text("actor_user_id"),
+    note: text("note"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("ledger_idempotency_idx").on(t.idempotencyKey),
+    index("ledger_account_idx").on(t.accountId, t.id),
+  ],
+);
+
+export type LedgerKind =
+  | "topup"
+  | "charge"
+  | "hold"
+  | "release"
+  | "refund"
+  | "admin_credit"
+  | "admin_debit"
+  | "stripe_refund"
+  | "stripe_dispute";
+
+/**
+ * Money reserved for an in-flight request (or leased in a chunk to an instance). A crashed
+ * process leaves rows behind; a sweeper returns those past expiresAt to the account.
+ */
+export const holds = pgTable(
+  "holds",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    keyId: text("key_id"),
+    amountMicroUsd: micro("amount_micro_usd").notNull(),
+    /** Set for balance leases owned by one gateway instance. */
+    instanceId: text("instance_id"),
+    expiresAt: ts("expires_at").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("holds_expires_idx").on(t.expiresAt)],
+);
+
+/** One row per public API or playground request. Never the prompt or the output. */
+export const requestLogs = pgTable(
+  "request_logs",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    requestId: text("request_id").notNull(),
+    accountId: text("account_id"),
+    keyId: text("key_id"),
+    userId: text("user_id"),
+    source: text("source").$type<"api" | "playground">().notNull().default("api"),
+    method: text("method").notNull(),
+    route: text("route").notNull(),
+    model: text("model"),
+    upstreamId: text("upstream_id"),
+    inboundProtocol: text("inbound_protocol"),
+    upstreamProtocol: text("upstream_protocol"),
+    status: integer("status").notNull(),
+    errorCode: text("error_code"),
+    stream: boolean("stream").notNull().default(false),
+    inputTokens: integer("input_tokens").notNull().default(0),
+    outputTokens: integer("output_tokens").notNull().default(0),
+    costMicroUsd: micro("cost_micro_usd").notNull().default(0),
+    /** completed | client_disconnect | upstream_error | rejected | … */
+    settlement: text("settlement"),
+    /** Prices used for the charge, so history survives price edits. */
+    priceSnapshot: jsonb("price_snapshot").$type<ModelPrice>(),
+    latencyMs: integer("latency_ms").notNull().default(0),
+    ttftMs: integer("ttft_ms"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("request_logs_request_id_idx").on(t.requestId),
+    index("request_logs_account_idx").on(t.accountId, t.createdAt),
+    index("request_logs_key_idx").on(t.keyId, t.createdAt),
+  ],
+);
+
+export type TaskStatus = "queued" | "in_progress" | "completed" | "failed";
+
+/** Asynchronous (video) tasks. The worker claims due rows with FOR UPDATE SKIP LOCKED. */
+export const tasks = pgTable(
+  "tasks",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    keyId: text("key_id"),
+    userId: text("user_id"),
+    source: text("source").$type<"api" | "playground">().notNull().default("api"),
+    model: text("model").notNull(),
+    modelRowId: text("model_row_id"),
+    upstreamId: text("upstream_id"),
+    upstreamModel: text("upstream_model"),
+    upstreamTaskId: text("upstream_task_id"),
+    family: text("family").$type<VideoFamily>(),
+    status: text("status").$type<TaskStatus>().notNull().default("queued"),
+    /** 0–100, never decreases. */
+    progress: integer("progress").notNull().default(0),
+    seconds: text("seconds"),
+    size: text("size"),
+    /** What the upstream is sent (prompt and family fields); needed until submission. */
+    params: jsonb("params").$type<Record<string, unknown>>().notNull().default({}),
+    webhookUrl: text("webhook_url"),
+    /** Encrypted with lib/crypto.ts. */
+    webhookSecretEncrypted: text("webhook_secret_encrypted"),
+    holdMicroUsd: micro("hold_micro_usd").notNull().default(0),
+    costMicroUsd: micro("cost_micro_usd").notNull().default(0),
+    errorMessage: text("error_message"),
+    /** Storage keys of the finished media files. */
+    mediaKeys: jsonb("media_keys").$type<string[]>(),
+    mediaDeletedAt: ts("media_deleted_at"),
+    createdAt: createdAt(),
+    startedAt: ts("started_at"),
+    completedAt: ts("completed_at"),
+    /** Media retention end (completedAt + 14 days). */
+    expiresAt: ts("expires_at"),
+    /** Fail and refund when the upstream has not finished by then. */
+    deadlineAt: ts("deadline_at"),
+    nextPollAt: ts("next_poll_at"),
+    lockedUntil: ts("locked_until"),
+    pollFailures: integer("poll_failures").notNull().default(0),
+  },
+  (t) => [
+    index("tasks_account_idx").on(t.accountId, t.createdAt),
+    // The worker's claim query: unfinished tasks by due time.
+    index("tasks_due_idx")
+      .on(t.nextPollAt)
+      .where(sql`status in ('queued', 'in_progress')`),
+  ],
+);
+
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: text("id").primaryKey(),
+    taskId: text("task_id").notNull(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    url: text("url").notNull(),
+    /** The exact bytes sent on every attempt. */
+    body: text("body").notNull(),
+    /** The task status this delivery announces (dedupe key with taskId). */
+    eventStatus: text("event_status").notNull(),
+    isTest: boolean("is_test").notNull().default(false),
+    state: text("state").$type<"pending" | "delivered" | "failed" | "stopped">().notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: ts("next_attempt_at"),
+    lockedUntil: ts("locked_until"),
+    lastStatusCode: integer("last_status_code"),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("webhook_deliveries_due_idx")
+      .on(t.nextAttemptAt)
+      .where(sql`state = 'pending'`),
+    index("webhook_deliveries_task_idx").on(t.taskId),
+  ],
+);
+
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    deliveryId: text("delivery_id").notNull().references(() => webhookDeliveries.id),
+    attemptNo: integer("attempt_no").notNull(),
+    statusCode: integer("status_code"),
+    latencyMs: integer("latency_ms"),
+    error: text("error"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("webhook_attempts_no_idx").on(t.deliveryId, t.attemptNo)],
+);
+
+/** Stripe event ids already processed (inserted in the same transaction as their work). */
+export const stripeEvents = pgTable("stripe_events", {
+  id: text("id").primaryKey(),
+  type: text("type").notNull(),
+  createdAt: createdAt(),
+});
+
+/** `Idempotency-Key` answers, replayed for 24 h per account. */
+export const idempotencyRecords = pgTable(
+  "idempotency_records",
+  {
+    accountId: text("account_id").notNull(),
+    route: text("route").notNull(),
+    key: text("key").notNull(),
+    /** sha256 of the request body, to refuse a reused key with a different body. */
+    requestHash: text("request_hash").notNull(),
+    status: integer("status"),
+    responseBody: text("response_body"),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.route, t.key] })],
+);
+
+/** Admin and security-relevant changes, shown in the console's audit list. */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    actorUserId: text("actor_user_id"),
+    /** "cli" when done from the admin CLI. */
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    targetType: text("target_type"),
+    targetId: text("target_id"),
+    details: jsonb("details").$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("audit_log_created_idx").on(t.createdAt)],
+);

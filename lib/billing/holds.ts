@@ -1,0 +1,166 @@
+/**
+ * Reserve before, settle after: a hold moves the worst-case cost of a request into `held`
+ * (account and key) with one conditional UPDATE each, so concurrent requests can never spend
+ * more than the balance or the key's limit. Settling charges the real cost (never more than
+ * the hold) with its ledger row and returns the rest, in one transaction.
+ */
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import type { DB, DbOrTx } from "../../db/client";
+import { accounts, apiKeys, holds, ledgerEntries } from "../../db/schema";
+import { newId } from "../ids";
+
+export interface ReserveInput {
+  accountId: string;
+  keyId?: string | null;
+  amountMicroUsd: number;
+  /** How long before a sweeper may return the hold (a crashed process never settles). */
+  ttlMs?: number;
+}
+
+export type ReserveResult =
+  | { ok: true; holdId: string; amountMicroUsd: number }
+  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" };
+
+class Rejected extends Error {
+  constructor(readonly reason: "insufficient_balance" | "key_limit_exceeded") {
+    super(reason);
+  }
+}
+
+const DEFAULT_HOLD_TTL_MS = 15 * 60_000;
+
+export async function reserve(db: DB, input: ReserveInput): Promise<ReserveResult> {
+  const amount = Math.max(0, Math.ceil(input.amountMicroUsd));
+  const holdId = newId("hold");
+  try {
+    await db.transaction(async (tx) => {
+      const acct = await tx
+        .update(accounts)
+        .set({ heldMicroUsd: sql`${accounts.heldMicroUsd} + ${amount}` })
+        .where(
+          and(
+            eq(accounts.id, input.accountId),
+            sql`${accounts.balanceMicroUsd} - ${accounts.heldMicroUsd} >= ${amount}`,
+            // A zero hold still needs a non-negative balance (refunds/disputes can push it below).
+            sql`${accounts.balanceMicroUsd} >= 0`,
+          ),
+        )
+        .returning({ id: accounts.id });
+      if (acct.length === 0) throw new Rejected("insufficient_balance");
+      if (input.keyId) {
+        const key = await tx
+          .update(apiKeys)
+          .set({ heldMicroUsd: sql`${apiKeys.heldMicroUsd} + ${amount}` })
+          .where(
+            and(
+              eq(apiKeys.id, input.keyId),
+              or(
+                isNull(apiKeys.limitMicroUsd),
+                sql`${apiKeys.limitMicroUsd} - ${apiKeys.spentMicroUsd} - ${apiKeys.heldMicroUsd} >= ${amount}`,
+              ),
+            ),
+          )
+          .returning({ id: apiKeys.id });
+        if (key.length === 0) throw new Rejected("key_limit_exceeded");
+      }
+      await tx.insert(holds).values({
+        id: holdId,
+        accountId: input.accountId,
+        keyId: input.keyId ?? null,
+        amountMicroUsd: amount,
+        expiresAt: new Date(Date.now() + (input.ttlMs ?? DEFAULT_HOLD_TTL_MS)),
+      });
+    });
+  } catch (err) {
+    if (err instanceof Rejected) return { ok: false, reason: err.reason };
+    throw err;
+  }
+  return { ok: true, holdId, amountMicroUsd: amount };
+}
+
+export interface SettleInput {
+  holdId: string;
+  accountId: string;
+  keyId?: string | null;
+  /** The real cost; clamped to the hold, which was a true upper bound. */
+  costMicroUsd: number;
+  /** Ledger idempotency key of the charge, e.g. `charge:req_…`. */
+  idempotencyKey: string;
+  requestId?: string;
+  taskId?: string;
+  note?: string;
+}
+
+export interface SettleResult {
+  chargedMicroUsd: number;
+  balanceAfterMicroUsd: number;
+  /** False when the hold was already settled or swept (nothing done twice). */
+  settled: boolean;
+}
+
+/**
+ * Settles a hold inside `tx` (callers add their request-log row to the same transaction).
+ * Idempotent: a hold that is gone is not settled again.
+ */
+export async function settleInTx(tx: DbOrTx, input: SettleInput): Promise<SettleResult> {
+  const removed = await tx
+    .delete(holds)
+    .where(eq(holds.id, input.holdId))
+    .returning({ amount: holds.amountMicroUsd });
+  if (removed.length === 0) {
+    const [row] = await tx
+      .select({ balance: accounts.balanceMicroUsd })
+      .from(accounts)
+      .where(eq(accounts.id, input.accountId));
+    return { chargedMicroUsd: 0, balanceAfterMicroUsd: row?.balance ?? 0, settled: false };
+  }
+  const held = removed[0]!.amount;
+  const cost = Math.min(Math.max(0, Math.ceil(input.costMicroUsd)), held);
+  const [acct] = await tx
+    .update(accounts)
+    .set({
+      balanceMicroUsd: sql`${accounts.balanceMicroUsd} - ${cost}`,
+      heldMicroUsd: sql`${accounts.heldMicroUsd} - ${held}`,
+    })
+    .where(eq(accounts.id, input.accountId))
+    .returning({ balance: accounts.balanceMicroUsd });
+  if (input.keyId) {
+    await tx
+      .update(apiKeys)
+      .set({
+        spentMicroUsd: sql`${apiKeys.spentMicroUsd} + ${cost}`,
+        heldMicroUsd: sql`${apiKeys.heldMicroUsd} - ${held}`,
+      })
+      .where(eq(apiKeys.id, input.keyId));
+  }
+  if (cost > 0) {
+    await tx.insert(ledgerEntries).values({
+      accountId: input.accountId,
+      deltaMicroUsd: -cost,
+      balanceAfterMicroUsd: acct!.balance,
+      kind: "charge",
+      idempotencyKey: input.idempotencyKey,
+      requestId: input.requestId,
+      taskId: input.taskId,
+      keyId: input.keyId ?? undefined,
+      note: input.note,
+    });
+  }
+  return { chargedMicroUsd: cost, balanceAfterMicroUsd: acct!.balance, settled: true };
+}
+
+export async function settle(db: DB, input: SettleInput): Promise<SettleResult> {
+  return db.transaction((tx) => settleInTx(tx, input));
+}
+
+/** Returns a hold untouched (upstream failed before any output). */
+export async function release(db: DB, holdId: string, accountId: string, keyId?: string | null) {
+  return settle(db, { holdId, accountId, keyId, costMicroUsd: 0, idempotencyKey: `release:${holdId}` });
+}
+
+/** Returns every expired hold to its account; run periodically by the worker. */
+export async function sweepExpiredHolds(db: DB, now = new Date()): Promise<number> {
+  const expired = await db.select({ id: holds.id, accountId: holds.accountId, keyId: holds.keyId }).from(holds).where(lt(holds.expiresAt, now)).limit(500);
+  for (const h of expired) await release(db, h.id, h.accountId, h.keyId);
+  return expired.length;
+}

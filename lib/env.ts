@@ -1,0 +1,97 @@
+/**
+ * Environment variables, parsed once. Every public name here is documented in the README.
+ * Reading is lazy so tests can set process.env before first use.
+ */
+import path from "node:path";
+import { z } from "zod";
+
+const bool = (dflt: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === "" ? dflt : !["0", "false", "no", "off"].includes(v.toLowerCase())));
+const int = (dflt: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === "") return dflt;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0) {
+        ctx.addIssue({ code: "custom", message: `must be a non-negative integer, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
+const list = z
+  .string()
+  .optional()
+  .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : []));
+
+const envSchema = z.object({
+  PORT: int(3000),
+  DATABASE_URL: z.string().optional().transform((v) => v || undefined),
+  DATA_DIR: z.string().optional().transform((v) => path.resolve(v || ".data")),
+  GATEWAY_CONFIG: z.string().optional().transform((v) => v || undefined),
+  PUBLIC_BASE_URL: z.string().optional().transform((v) => v || undefined),
+  AUTH_SECRET: z.string().optional().transform((v) => v || undefined),
+  STRIPE_SECRET_KEY: z.string().optional().transform((v) => v || undefined),
+  STRIPE_WEBHOOK_SECRET: z.string().optional().transform((v) => v || undefined),
+  STRIPE_API_BASE: z.string().optional().transform((v) => v || undefined),
+  ADMIN_EMAILS: list.transform((l) => l.map((e) => e.toLowerCase())),
+  REDIS_URL: z.string().optional().transform((v) => v || undefined),
+  ENCRYPTION_KEY: z.string().optional().transform((v) => v || undefined),
+  RUN_WORKERS: bool(true),
+  TASK_TIMEOUT_S: int(3600),
+  DEFAULT_KEY_RPM: int(600),
+  METRICS_TOKEN: z.string().optional().transform((v) => v || undefined),
+  LOG_LEVEL: z.string().optional().transform((v) => v || "info"),
+  S3_BUCKET: z.string().optional().transform((v) => v || undefined),
+  S3_ENDPOINT: z.string().optional().transform((v) => v || undefined),
+  S3_REGION: z.string().optional().transform((v) => v || undefined),
+  S3_ACCESS_KEY_ID: z.string().optional().transform((v) => v || undefined),
+  S3_SECRET_ACCESS_KEY: z.string().optional().transform((v) => v || undefined),
+  GITHUB_ID: z.string().optional().transform((v) => v || undefined),
+  GITHUB_SECRET: z.string().optional().transform((v) => v || undefined),
+  GOOGLE_ID: z.string().optional().transform((v) => v || undefined),
+  GOOGLE_SECRET: z.string().optional().transform((v) => v || undefined),
+  REQUEST_LOG_RETENTION_DAYS: int(90),
+  TASK_POLL_INTERVAL_MS: int(10_000),
+  WEBHOOK_RETRY_SCHEDULE_S: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const parts = (v || "10,30,60,300,1800,7200").split(",").map((s) => Number(s.trim()));
+      if (parts.some((n) => !Number.isFinite(n) || n < 0)) {
+        ctx.addIssue({ code: "custom", message: `must be a comma list of seconds, got "${v}"` });
+        return z.NEVER;
+      }
+      return parts;
+    }),
+  WEBHOOK_TIMEOUT_MS: int(10_000),
+  WEBHOOK_ALLOW_HOSTS: list.transform((l) => l.map((h) => h.toLowerCase())),
+});
+
+export type Env = z.infer<typeof envSchema> & { publicBaseUrl: string };
+
+let cached: Env | undefined;
+
+export class EnvError extends Error {}
+
+export function env(): Env {
+  if (cached) return cached;
+  const parsed = envSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new EnvError(`Invalid environment variable ${String(issue.path[0])}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
+  cached = { ...e, publicBaseUrl };
+  return cached;
+}
+
+/** For tests that change process.env between cases. */
+export function resetEnvCache(): void {
+  cached = undefined;
+}

@@ -1,0 +1,136 @@
+/**
+ * Public API errors are values (ApiError), rendered in one place. The envelope is the spec's
+ * `{error:{message,type,code}}` on every route; the Messages route adds a top-level
+ * `type:"error"` so Anthropic clients parse it (DESIGN.md, "Errors").
+ */
+import { json, type GatewayResponse } from "./http";
+
+export interface ApiError {
+  status: number;
+  type: string;
+  code: string;
+  message: string;
+  /** The offending request field, where there is one. */
+  param?: string;
+  /** Extra response headers (Retry-After, …). */
+  headers?: Record<string, string>;
+}
+
+export type ErrorStyle = "openai" | "anthropic" | "gemini";
+
+export const errors = {
+  invalidRequest: (message: string, param?: string): ApiError => ({
+    status: 400,
+    type: "invalid_request",
+    code: "invalid_request",
+    message,
+    param,
+  }),
+  modelNotSupported: (message: string): ApiError => ({
+    status: 400,
+    type: "invalid_request",
+    code: "model_not_supported",
+    message,
+    param: "model",
+  }),
+  invalidToken: (): ApiError => ({
+    status: 401,
+    type: "authentication_error",
+    code: "invalid_token",
+    message: "Invalid API key: the key is missing, malformed, unknown, revoked or expired.",
+  }),
+  insufficientQuota: (message = "Insufficient balance: add funds under Billing."): ApiError => ({
+    status: 402,
+    type: "insufficient_quota",
+    code: "insufficient_user_quota",
+    message,
+  }),
+  keyLimitExceeded: (): ApiError => ({
+    status: 402,
+    type: "insufficient_quota",
+    code: "key_limit_exceeded",
+    message: "This API key has reached its spend limit.",
+  }),
+  accountDisabled: (): ApiError => ({
+    status: 403,
+    type: "permission_error",
+    code: "account_disabled",
+    message: "This account is disabled.",
+  }),
+  modelNotFound: (model: string): ApiError => ({
+    status: 404,
+    type: "invalid_request",
+    code: "model_not_found",
+    message: `The model "${truncate(model, 200)}" does not exist or is not available to this key. GET /v1/models lists the models you can use.`,
+    param: "model",
+  }),
+  notFound: (message = "Not found."): ApiError => ({ status: 404, type: "not_found", code: "not_found", message }),
+  methodNotAllowed: (method: string, allowed: string[]): ApiError => ({
+    status: 405,
+    type: "invalid_request",
+    code: "method_not_allowed",
+    message: `Method ${truncate(method, 20)} is not allowed here; use ${allowed.join(" or ")}.`,
+    headers: { allow: allowed.join(", ") },
+  }),
+  taskNotReady: (message: string): ApiError => ({ status: 409, type: "invalid_request", code: "task_not_ready", message }),
+  mediaExpired: (): ApiError => ({
+    status: 410,
+    type: "invalid_request",
+    code: "media_expired",
+    message: "The media of this task has expired (results are kept for 14 days).",
+  }),
+  payloadTooLarge: (limitBytes: number): ApiError => ({
+    status: 413,
+    type: "invalid_request",
+    code: "payload_too_large",
+    message: `Request body is larger than this route's limit of ${limitBytes} bytes.`,
+  }),
+  rateLimited: (retryAfterS: number): ApiError => ({
+    status: 429,
+    type: "rate_limit_error",
+    code: "rate_limit_exceeded",
+    message: `Too many requests; retry after ${retryAfterS} s.`,
+    headers: { "retry-after": String(retryAfterS) },
+  }),
+  internal: (requestId: string): ApiError => ({
+    status: 500,
+    type: "server_error",
+    code: "internal_error",
+    message: `Internal error (request ${requestId}).`,
+  }),
+  upstream: (message: string, status = 502): ApiError => ({
+    status,
+    type: "upstream_error",
+    code: "upstream_error",
+    message,
+  }),
+  upstreamTimeout: (): ApiError => ({
+    status: 504,
+    type: "upstream_error",
+    code: "upstream_timeout",
+    message: "The upstream provider did not answer in time.",
+  }),
+};
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/** 4xx that cannot heal tell the official SDKs not to retry (they retry 408/409/429/5xx by default). */
+function shouldRetryHeader(status: number): Record<string, string> {
+  return status >= 400 && status < 500 && status !== 409 && status !== 429 ? { "x-should-retry": "false" } : {};
+}
+
+export function errorBody(err: ApiError, style: ErrorStyle = "openai"): Record<string, unknown> {
+  const inner: Record<string, unknown> = { message: err.message, type: err.type, code: err.code };
+  if (err.param) inner.param = err.param;
+  return style === "anthropic" ? { type: "error", error: inner } : { error: inner };
+}
+
+export function errorResponse(err: ApiError, style: ErrorStyle = "openai"): GatewayResponse {
+  return json(err.status, errorBody(err, style), { ...shouldRetryHeader(err.status), ...err.headers });
+}
+
+export function isApiError(v: unknown): v is ApiError {
+  return typeof v === "object" && v !== null && "status" in v && "code" in v && "type" in v && "message" in v;
+}

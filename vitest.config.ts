@@ -1,0 +1,33 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+const root = path.dirname(new URL(import.meta.url).pathname);
+
+export default defineConfig({
+  resolve: { alias: { "@": root } },
+  test: {
+    projects: [
+      {
+        resolve: { alias: { "@": root } },
+        test: {
+          name: "unit",
+          include: ["lib/**/*.test.ts", "db/**/*.test.ts", "scripts/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        resolve: { alias: { "@": root } },
+        test: {
+          name: "integration",
+          include: ["tests/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+          // Each file starts its own server(s); two cores, so two files at a time.
+          maxWorkers: 2,
+          minWorkers: 1,
+        },
+      },
+    ],
+  },
+});
