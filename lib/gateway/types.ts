@@ -1,0 +1,60 @@
+/**
+ * The contract between the gateway entry (lib/gateway/entry.ts) and the capability route files
+ * (lib/gateway/routes/*.ts). A route file exports a RouteDef[]; the entry matches the path,
+ * authenticates, applies the rate limit and hands the handler a RouteContext.
+ */
+import type { ApiError, ErrorStyle } from "./errors";
+import type { GatewayRequest, GatewayResponse } from "./http";
+
+/** Who is calling: an API key, or a signed-in console user (playground, no key in the browser). */
+export interface Principal {
+  accountId: string;
+  /** null for playground calls made with a console session. */
+  keyId: string | null;
+  userId: string | null;
+  source: "api" | "playground";
+  /** The key's allow-list; null or empty = every model the account may use. */
+  keyAllowedModels: string[] | null;
+  /** The account's allow-list; null = every enabled model. */
+  accountAllowedModels: string[] | null;
+  keyLimitMicroUsd: number | null;
+  /** Requests per minute for this key; null = DEFAULT_KEY_RPM. */
+  keyRpm: number | null;
+  accountRpm: number | null;
+}
+
+/** Which credential transports a route accepts besides `Authorization: Bearer`. */
+export interface AuthTransports {
+  xApiKey?: boolean;
+  queryKey?: boolean;
+  googApiKey?: boolean;
+}
+
+export interface RouteContext {
+  req: GatewayRequest;
+  requestId: string;
+  /** performance.now() when the request arrived, for latency and TTFT. */
+  startedAt: number;
+  /** Named `{param}` segments of the route pattern, URL-decoded. */
+  params: Record<string, string>;
+  principal: Principal;
+  /** Reads the body with the route's size limit and parses JSON; errors are ready-made 400/413 values. */
+  readJson(): Promise<{ ok: true; value: unknown } | { ok: false; error: ApiError }>;
+  /** Reads the raw body with the route's size limit. */
+  readBody(): Promise<{ ok: true; value: Buffer } | { ok: false; error: ApiError }>;
+  /** Renders an ApiError in this route's error style. */
+  error(err: ApiError): GatewayResponse;
+}
+
+export interface RouteDef {
+  method: "GET" | "POST" | "DELETE";
+  /** Path pattern; `{name}` matches one path segment or part of one: `/v1beta/models/{model}:generateContent`. */
+  path: string;
+  /** false for routes that need no key (signed media URLs). Default true. */
+  auth?: boolean;
+  transports?: AuthTransports;
+  /** Body size limit in bytes. Default 4 MiB. */
+  bodyLimit?: number;
+  errorStyle?: ErrorStyle;
+  handler(ctx: RouteContext): Promise<GatewayResponse>;
+}
