@@ -1,0 +1,24 @@
+import { getDb } from "@/db/client";
+import { checkOrigin } from "@/lib/auth/origin";
+import { clientAddress } from "@/lib/auth/rate-limit";
+import { signUp, signUpSchema } from "@/lib/auth/signup";
+import { AppError, consoleRequestId, errorResponse } from "@/lib/console/errors";
+import { readBody } from "@/lib/console/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Creates a user and account; the page then signs in through next-auth's credentials flow. */
+export async function POST(req: Request): Promise<Response> {
+  const requestId = consoleRequestId();
+  try {
+    if (!checkOrigin(req.method, req.headers).ok) throw new AppError("cross_origin", "Cross-site request refused.");
+    const input = await readBody(req, signUpSchema);
+    const user = await signUp(await getDb(), input, clientAddress(req.headers));
+    return Response.json({ user: { id: user.id, email: user.email, role: user.role } }, { status: 201 });
+  } catch (err) {
+    if (err instanceof AppError) return errorResponse(err, requestId);
+    console.error(JSON.stringify({ msg: "signup failed", requestId, err: String(err) }));
+    return errorResponse(new AppError("internal_error", `Something went wrong (request ${requestId}).`), requestId);
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Cross-site request refusal for console route handlers. Next.js checks Origin for Server
+ * Actions only; route handlers with cookie sessions are CSRF targets (key creation, Checkout).
+ * Rules for state-changing methods:
+ *  - `Origin` must be this site (PUBLIC_BASE_URL, or the Host the request came to);
+ *  - `Origin: null` (sandboxed iframes, some redirects; GHSA-mq59-m269-xvcx) is refused;
+ *  - no `Origin` at all is refused unless `Sec-Fetch-Site: same-origin` (browsers always send
+ *    Origin on fetch POSTs; only non-browser clients omit it, and they have no business here).
+ */
+import { env } from "../env";
+
+const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export type OriginVerdict = { ok: true } | { ok: false; reason: "missing_origin" | "null_origin" | "cross_origin" };
+
+export function checkOrigin(method: string, headers: Headers): OriginVerdict {
+  if (SAFE.has(method.toUpperCase())) return { ok: true };
+  const origin = headers.get("origin");
+  if (origin === null) {
+    return headers.get("sec-fetch-site") === "same-origin" ? { ok: true } : { ok: false, reason: "missing_origin" };
+  }
+  if (origin.trim().toLowerCase() === "null") return { ok: false, reason: "null_origin" };
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return { ok: false, reason: "cross_origin" };
+  }
+  if (url.origin === new URL(env().publicBaseUrl).origin) return { ok: true };
+  const host = (headers.get("x-forwarded-host") ?? headers.get("host") ?? "").split(",")[0]!.trim().toLowerCase();
+  if (host && url.host.toLowerCase() === host) return { ok: true };
+  return { ok: false, reason: "cross_origin" };
+}

@@ -1,0 +1,111 @@
+/**
+ * Console users and their accounts. One account per user for now: signing up creates both in
+ * one transaction. The first user, and anyone listed in ADMIN_EMAILS, is an admin.
+ */
+import { eq, sql } from "drizzle-orm";
+import type { DB, DbOrTx } from "../../db/client";
+import { accounts, auditLog, authAccounts, users } from "../../db/schema";
+import { env } from "../env";
+import { newId } from "../ids";
+import { hashPassword } from "./password";
+
+export type UserRow = typeof users.$inferSelect;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function isAdminEmail(email: string): boolean {
+  return env().ADMIN_EMAILS.includes(normalizeEmail(email));
+}
+
+export async function findUserByEmail(db: DbOrTx, email: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.email, normalizeEmail(email)));
+  return row;
+}
+
+export async function findUserById(db: DbOrTx, id: string): Promise<UserRow | undefined> {
+  const [row] = await db.select().from(users).where(eq(users.id, id));
+  return row;
+}
+
+export interface CreateUserInput {
+  email: string;
+  /** Omitted for users who only sign in with an OAuth provider. */
+  password?: string;
+  name?: string | null;
+  image?: string | null;
+  /** Force admin (the CLI's --admin); otherwise first user or ADMIN_EMAILS. */
+  admin?: boolean;
+  /** "signup", "oauth:github", "cli", … — recorded in the audit list. */
+  via: string;
+  actorUserId?: string | null;
+}
+
+export type CreateUserResult = { ok: true; user: UserRow } | { ok: false; reason: "email_taken" };
+
+// Serialises "is this the first user?" across concurrent sign-ups (PostgreSQL and PGlite).
+const FIRST_USER_LOCK = 7_246_114;
+
+export async function createUser(db: DB, input: CreateUserInput): Promise<CreateUserResult> {
+  const email = normalizeEmail(input.email);
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${FIRST_USER_LOCK})`);
+    const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
+    if (taken) return { ok: false, reason: "email_taken" } as const;
+    const [{ n }] = (await tx.select({ n: sql<number>`count(*)::int` }).from(users)) as [{ n: number }];
+    const role = input.admin || n === 0 || isAdminEmail(email) ? "admin" : "user";
+    const accountId = newId("account");
+    await tx.insert(accounts).values({ id: accountId, name: email });
+    const [user] = await tx
+      .insert(users)
+      .values({
+        id: newId("user"),
+        accountId,
+        email,
+        name: input.name ?? null,
+        image: input.image ?? null,
+        passwordHash,
+        role,
+      })
+      .returning();
+    await tx.insert(auditLog).values({
+      actorUserId: input.actorUserId ?? user!.id,
+      actor: input.via === "cli" ? "cli" : email,
+      action: "user.create",
+      targetType: "user",
+      targetId: user!.id,
+      details: { via: input.via, role },
+    });
+    return { ok: true, user: user! } as const;
+  });
+}
+
+/**
+ * Signs in an OAuth identity: the linked user, else the user with the same (provider-verified)
+ * email, else a new user. Returns null for a disabled user.
+ */
+export async function userForOAuth(
+  db: DB,
+  input: { provider: string; providerAccountId: string; type: string; email: string; name?: string | null; image?: string | null },
+): Promise<UserRow | null> {
+  const [linked] = await db
+    .select({ user: users })
+    .from(authAccounts)
+    .innerJoin(users, eq(users.id, authAccounts.userId))
+    .where(sql`${authAccounts.provider} = ${input.provider} and ${authAccounts.providerAccountId} = ${input.providerAccountId}`);
+  let user: UserRow | undefined = linked?.user ?? (await findUserByEmail(db, input.email));
+  if (!user) {
+    const created = await createUser(db, { email: input.email, name: input.name, image: input.image, via: `oauth:${input.provider}` });
+    user = created.ok ? created.user : await findUserByEmail(db, input.email);
+  }
+  if (!user) return null;
+  if (!linked) {
+    await db
+      .insert(authAccounts)
+      .values({ userId: user.id, type: input.type, provider: input.provider, providerAccountId: input.providerAccountId })
+      .onConflictDoNothing();
+  }
+  return user.disabled ? null : user;
+}

@@ -1,0 +1,59 @@
+/**
+ * The one wrapper every console route handler goes through: session from the cookie (checked
+ * against the database), Origin check on state-changing methods, admin role where asked,
+ * errors rendered as AppError bodies. Handlers get plain inputs and return JSON-able values.
+ */
+import { checkOrigin } from "../auth/origin";
+import { userFromCookies, type SessionUser } from "../auth/session";
+import { AppError, consoleRequestId, errorResponse, fromZod } from "./errors";
+
+export interface ConsoleContext {
+  req: Request;
+  user: SessionUser;
+  url: URL;
+  requestId: string;
+}
+
+export interface ConsoleRouteOptions {
+  admin?: boolean;
+}
+
+type Handler = (ctx: ConsoleContext) => Promise<unknown>;
+
+export function consoleRoute(handler: Handler, opts: ConsoleRouteOptions = {}) {
+  return async (req: Request): Promise<Response> => {
+    const requestId = consoleRequestId();
+    try {
+      const origin = checkOrigin(req.method, req.headers);
+      if (!origin.ok) throw new AppError("cross_origin", "Cross-site request refused.");
+      const user = await userFromCookies(req.headers.get("cookie"));
+      if (!user) throw new AppError("unauthenticated", "Sign in to continue.");
+      if (opts.admin && user.role !== "admin") throw new AppError("forbidden", "Admins only.");
+      const result = await handler({ req, user, url: new URL(req.url), requestId });
+      if (result instanceof Response) return result;
+      return new Response(JSON.stringify(result ?? { ok: true }), {
+        status: 200,
+        headers: { "content-type": "application/json", "cache-control": "no-store", "x-request-id": requestId },
+      });
+    } catch (err) {
+      if (err instanceof AppError) return errorResponse(err, requestId);
+      console.error(JSON.stringify({ msg: "console route failed", requestId, path: new URL(req.url).pathname, err: String(err) }));
+      return errorResponse(new AppError("internal_error", `Something went wrong (request ${requestId}).`), requestId);
+    }
+  };
+}
+
+/** Parses a JSON body with a zod schema; a bad body is a 400 naming the field. */
+export async function readBody<T>(req: Request, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }): Promise<T> {
+  const text = await req.text();
+  if (text.length > 64 * 1024) throw new AppError("invalid_request", "Request body too large.");
+  let value: unknown;
+  try {
+    value = text ? JSON.parse(text) : {};
+  } catch {
+    throw new AppError("invalid_request", "Body is not valid JSON.");
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw fromZod(parsed.error);
+  return parsed.data;
+}
