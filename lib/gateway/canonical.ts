@@ -1,0 +1,177 @@
+/**
+ * The one canonical text-generation shape every inbound protocol parses into and every upstream
+ * adapter speaks from (DESIGN.md: "one canonical request/response/stream-event shape in
+ * between, not N×N converters"). Protocol quirks stay at the edges: this file has no vendor
+ * names in field semantics, only the union of what the four protocols can express and we convert.
+ */
+
+/** Where an image's bytes live. Data URLs are split into base64 + media type at parse time. */
+export type ImageSource = { kind: "base64"; mediaType: string; data: string } | { kind: "url"; url: string };
+
+export interface TextPart {
+  type: "text";
+  text: string;
+}
+
+export interface ImagePart {
+  type: "image";
+  source: ImageSource;
+}
+
+/** A call the model made. `arguments` is the JSON text (CC/RS carry strings, AM/GC objects). */
+export interface ToolCallPart {
+  type: "tool_call";
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** The caller's answer to a tool call. `name` is known when the protocol carries it (GC does). */
+export interface ToolResultPart {
+  type: "tool_result";
+  callId: string;
+  name?: string;
+  content: Array<TextPart | ImagePart>;
+  isError?: boolean;
+}
+
+export type ContentPart = TextPart | ImagePart | ToolCallPart | ToolResultPart;
+
+/** System prompts live in CanonicalRequest.system; tool results ride in user turns. */
+export interface CanonicalMessage {
+  role: "user" | "assistant";
+  parts: ContentPart[];
+}
+
+export interface CanonicalTool {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object; absent = no parameters. */
+  parameters?: Record<string, unknown>;
+}
+
+export type ToolChoice =
+  | { type: "auto" }
+  | { type: "none" }
+  | { type: "required" }
+  | { type: "tool"; name: string };
+
+export type ResponseFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | { type: "json_schema"; name?: string; schema: Record<string, unknown>; strict?: boolean };
+
+export interface CanonicalRequest {
+  /** The public model id the client asked for (the upstream name is the route's business). */
+  model: string;
+  system?: string;
+  messages: CanonicalMessage[];
+  tools?: CanonicalTool[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  /** Output cap as the client sent it; the route fills a default before billing and upstream. */
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  stop?: string[];
+  /** Candidates asked for; anything but 1 is rejected at parse time (no upstream fans out). */
+  n?: number;
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  responseFormat?: ResponseFormat;
+  /** End-user id for abuse tracking, where the protocols have one. */
+  user?: string;
+  stream: boolean;
+  /** CC's stream_options.include_usage: whether the client wants the usage chunk. */
+  includeUsage?: boolean;
+  /**
+   * Fields the client sent that this shape does not carry (AM `thinking`, GC `thinkingConfig`…).
+   * Harmless on the same-protocol passthrough, which forwards them; any converted route must
+   * answer 400 naming them rather than drop them silently.
+   */
+  unconvertible?: string[];
+}
+
+/** Why generation ended, in protocol-neutral words (conversion.md, "Stop / finish reasons"). */
+export type StopReason = "end" | "stop_sequence" | "max_tokens" | "tool_calls" | "content_filter";
+
+/**
+ * Normalised usage. inputTokens/outputTokens are the "(all)" rows of conversion.md (cache reads
+ * and writes included in input, reasoning included in output) because that is what is billed.
+ */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+  /** True when we counted ourselves because the upstream reported nothing. */
+  estimated?: boolean;
+  /** The provider's usage object as received, for audits. */
+  raw?: unknown;
+}
+
+export type OutputPart = TextPart | ToolCallPart;
+
+export interface CanonicalResponse {
+  id: string;
+  /** The upstream's model name; protocols render the public id instead. */
+  model: string;
+  content: OutputPart[];
+  stopReason: StopReason;
+  stopSequence?: string | null;
+  usage: Usage;
+}
+
+/**
+ * Stream events. Tool calls are numbered by `index` in the order they start; argument text
+ * arrives in deltas whose concatenation is the JSON arguments. `done` is the single terminal
+ * event and carries the final usage (and, once billed, the cost) so that encoders can put the
+ * cost into their protocol's last usage event.
+ */
+export type StreamEvent =
+  | { type: "start"; id: string; model: string; inputTokens?: number }
+  | { type: "text_delta"; text: string }
+  | { type: "tool_call_start"; index: number; id: string; name: string }
+  | { type: "tool_call_delta"; index: number; arguments: string }
+  /** Partial usage seen mid-stream (AM's message_start, GC's per-chunk counts); metering only. */
+  | { type: "usage"; usage: Partial<Usage> }
+  | {
+      type: "done";
+      stopReason: StopReason;
+      stopSequence?: string | null;
+      usage: Usage | null;
+      /** Set by the billing layer before the event reaches the encoder. */
+      costMicroUsd?: number;
+    };
+
+/** Concatenates text parts (for token counting and tool-result flattening). */
+export function partsText(parts: ReadonlyArray<ContentPart>): string {
+  let out = "";
+  for (const p of parts) if (p.type === "text") out += p.text;
+  return out;
+}
+
+/** `data:image/png;base64,AAAA` → base64 source; anything else → URL source. */
+export function imageFromUrl(url: string): ImageSource {
+  const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return m ? { kind: "base64", mediaType: m[1]!, data: m[2]! } : { kind: "url", url };
+}
+
+export function imageToUrl(src: ImageSource): string {
+  return src.kind === "base64" ? `data:${src.mediaType};base64,${src.data}` : src.url;
+}
+
+/** Tool arguments come as JSON text; AM/GC want objects. Invalid JSON keeps its text (conversion.md). */
+export function argumentsToObject(args: string): Record<string, unknown> {
+  if (args.trim() === "") return {};
+  try {
+    const v = JSON.parse(args) as unknown;
+    if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+    return { _raw: args };
+  } catch {
+    return { _raw: args };
+  }
+}

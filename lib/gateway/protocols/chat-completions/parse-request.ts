@@ -1,0 +1,130 @@
+/** Chat Completions wire request → canonical request. */
+import type {
+  CanonicalMessage,
+  CanonicalRequest,
+  ContentPart,
+  ImagePart,
+  ResponseFormat,
+  TextPart,
+  ToolChoice,
+} from "../../canonical";
+import { imageFromUrl } from "../../canonical";
+import type { Result } from "../types";
+import { bad, toStringList, zodError } from "../validate";
+import { ccRequest, type CcMessage } from "./schema";
+
+export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
+  const parsed = ccRequest.safeParse(body);
+  if (!parsed.success) return { ok: false, error: zodError(parsed.error) };
+  const b = parsed.data;
+  if (b.n != null && b.n > 1) return { ok: false, error: bad("n", "only 1 candidate is supported") };
+  if (b.stream_options != null && !b.stream)
+    return { ok: false, error: bad("stream_options", "only allowed when stream is true") };
+
+  const system: string[] = [];
+  const messages: CanonicalMessage[] = [];
+  for (let i = 0; i < b.messages.length; i++) {
+    const m = b.messages[i]!;
+    const where = `messages[${i}]`;
+    switch (m.role) {
+      case "system":
+      case "developer": {
+        const r = contentParts(m.content, where, false);
+        if (!r.ok) return r;
+        system.push(r.value.map((p) => (p as TextPart).text).join(""));
+        break;
+      }
+      case "user": {
+        const r = contentParts(m.content, where, true);
+        if (!r.ok) return r;
+        push(messages, "user", r.value);
+        break;
+      }
+      case "assistant": {
+        const r = contentParts(m.content ?? null, where, false);
+        if (!r.ok) return r;
+        const parts: ContentPart[] = r.value.filter((p) => p.type !== "text" || p.text !== "");
+        for (const tc of m.tool_calls ?? [])
+          parts.push({ type: "tool_call", id: tc.id, name: tc.function.name, arguments: tc.function.arguments });
+        push(messages, "assistant", parts);
+        break;
+      }
+      case "tool": {
+        if (!m.tool_call_id) return { ok: false, error: bad(`${where}.tool_call_id`, "required for role tool") };
+        const r = contentParts(m.content, where, true);
+        if (!r.ok) return r;
+        push(messages, "user", [{ type: "tool_result", callId: m.tool_call_id, content: r.value }]);
+        break;
+      }
+      case "function":
+        return { ok: false, error: bad(`${where}.role`, "the deprecated function role is not supported; use tool") };
+    }
+  }
+
+  let toolChoice: ToolChoice | undefined;
+  if (typeof b.tool_choice === "string") toolChoice = { type: b.tool_choice };
+  else if (b.tool_choice) toolChoice = { type: "tool", name: b.tool_choice.function.name };
+
+  let responseFormat: ResponseFormat | undefined;
+  const rf = b.response_format;
+  if (rf?.type === "json_object") responseFormat = { type: "json_object" };
+  else if (rf?.type === "json_schema" && "json_schema" in rf) {
+    const js = rf.json_schema as { name: string; schema?: Record<string, unknown>; strict?: boolean | null };
+    responseFormat = { type: "json_schema", name: js.name, schema: js.schema ?? {}, strict: js.strict ?? undefined };
+  }
+
+  const req: CanonicalRequest = {
+    model: b.model,
+    system: system.length ? system.join("\n\n") : undefined,
+    messages,
+    stream: b.stream === true,
+    includeUsage: b.stream_options?.include_usage === true,
+    maxOutputTokens: b.max_completion_tokens ?? b.max_tokens ?? undefined,
+    temperature: b.temperature ?? undefined,
+    topP: b.top_p ?? undefined,
+    stop: toStringList(b.stop),
+    n: b.n ?? undefined,
+    seed: b.seed ?? undefined,
+    presencePenalty: b.presence_penalty ?? undefined,
+    frequencyPenalty: b.frequency_penalty ?? undefined,
+    user: b.user,
+    tools: b.tools?.map((t) => ({
+      name: t.function.name,
+      description: t.function.description,
+      parameters: t.function.parameters,
+    })),
+    toolChoice,
+    parallelToolCalls: b.parallel_tool_calls,
+    responseFormat,
+  };
+  return { ok: true, value: req };
+}
+
+/** Consecutive same-role turns merge (AM and GC want alternation; CC tool messages come in runs). */
+function push(messages: CanonicalMessage[], role: "user" | "assistant", parts: ContentPart[]) {
+  const last = messages[messages.length - 1];
+  if (last && last.role === role) last.parts.push(...parts);
+  else messages.push({ role, parts });
+}
+
+function contentParts(
+  content: CcMessage["content"],
+  where: string,
+  allowImages: boolean,
+): Result<Array<TextPart | ImagePart>> {
+  if (content == null) return { ok: true, value: [] };
+  if (typeof content === "string") return { ok: true, value: [{ type: "text", text: content }] };
+  const out: Array<TextPart | ImagePart> = [];
+  for (let j = 0; j < content.length; j++) {
+    const p = content[j] as { type: string; text?: string; image_url?: { url: string } };
+    if (p.type === "text" && typeof p.text === "string") out.push({ type: "text", text: p.text });
+    else if (p.type === "image_url" && allowImages && p.image_url)
+      out.push({ type: "image", source: imageFromUrl(p.image_url.url) });
+    else
+      return {
+        ok: false,
+        error: bad(`${where}.content[${j}].type`, `content part type "${p.type}" is not supported here`),
+      };
+  }
+  return { ok: true, value: out };
+}

@@ -1,0 +1,121 @@
+/** Canonical response and stream events → Chat Completions wire JSON and SSE. */
+import type { CanonicalResponse, StopReason, StreamEvent, Usage } from "../../canonical";
+import { errorBody, type ApiError } from "../../errors";
+import { costUsd, nowSeconds, protocolId } from "../ids";
+import { sseData } from "../sse";
+import type { RenderContext, StreamEncoder } from "../types";
+
+export function finishReason(r: StopReason): string {
+  switch (r) {
+    case "max_tokens":
+      return "length";
+    case "tool_calls":
+      return "tool_calls";
+    case "content_filter":
+      return "content_filter";
+    default:
+      return "stop";
+  }
+}
+
+export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    prompt_tokens: u.inputTokens,
+    completion_tokens: u.outputTokens,
+    total_tokens: u.inputTokens + u.outputTokens,
+    prompt_tokens_details: { cached_tokens: u.cacheReadTokens ?? 0 },
+    completion_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0 },
+  };
+  const cost = costUsd(costMicroUsd);
+  if (cost !== undefined) out.cost_usd = cost;
+  return out;
+}
+
+export function renderChatResponse(resp: CanonicalResponse, ctx: RenderContext): Record<string, unknown> {
+  let text = "";
+  const toolCalls: unknown[] = [];
+  for (const p of resp.content) {
+    if (p.type === "text") text += p.text;
+    else toolCalls.push({ id: p.id, type: "function", function: { name: p.name, arguments: p.arguments } });
+  }
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: text === "" && toolCalls.length ? null : text,
+    refusal: null,
+  };
+  if (toolCalls.length) message.tool_calls = toolCalls;
+  return {
+    id: protocolId.chat(),
+    object: "chat.completion",
+    created: nowSeconds(),
+    model: ctx.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(resp.stopReason) }],
+    usage: renderUsage(resp.usage, ctx.costMicroUsd),
+  };
+}
+
+export function createChatStreamEncoder(ctx: RenderContext): StreamEncoder {
+  const id = protocolId.chat();
+  const created = nowSeconds();
+  const withUsage = ctx.request.includeUsage === true;
+  let started = false;
+
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string => {
+    const c: Record<string, unknown> = {
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model: ctx.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    };
+    if (withUsage) c.usage = null;
+    return sseData(c);
+  };
+  const start = (): string[] => {
+    if (started) return [];
+    started = true;
+    return [chunk({ role: "assistant", content: "" })];
+  };
+
+  return {
+    encode(ev: StreamEvent): string[] {
+      switch (ev.type) {
+        case "start":
+          return start();
+        case "text_delta":
+          return [...start(), chunk({ content: ev.text })];
+        case "tool_call_start":
+          return [
+            ...start(),
+            chunk({
+              tool_calls: [{ index: ev.index, id: ev.id, type: "function", function: { name: ev.name, arguments: "" } }],
+            }),
+          ];
+        case "tool_call_delta":
+          return [...start(), chunk({ tool_calls: [{ index: ev.index, function: { arguments: ev.arguments } }] })];
+        case "usage":
+          return [];
+        case "done": {
+          const out = [...start(), chunk({}, finishReason(ev.stopReason))];
+          if (withUsage && ev.usage)
+            out.push(
+              sseData({
+                id,
+                object: "chat.completion.chunk",
+                created,
+                model: ctx.model,
+                choices: [],
+                usage: renderUsage(ev.usage, ev.costMicroUsd),
+              }),
+            );
+          out.push("data: [DONE]\n\n");
+          return out;
+        }
+      }
+    },
+    error(err: ApiError): string[] {
+      // The openai SDK throws an APIError for any data payload with an `error` key.
+      return [sseData(errorBody(err, "openai"))];
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/** generateContent wire request → canonical request (model and streaming come from the URL). */
+import type { CanonicalMessage, CanonicalRequest, CanonicalTool, ContentPart, ResponseFormat, ToolChoice } from "../../canonical";
+import type { ParseOptions, Result } from "../types";
+import { bad, zodError } from "../validate";
+import { camelKeys, toJsonSchema } from "./camel";
+import { gcRequest } from "./schema";
+
+export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = {}): Result<CanonicalRequest> {
+  const parsed = gcRequest.safeParse(camelKeys(body));
+  if (!parsed.success) return { ok: false, error: zodError(parsed.error) };
+  const b = parsed.data;
+  const g = b.generationConfig ?? {};
+  if (g.candidateCount && g.candidateCount > 1)
+    return { ok: false, error: bad("generationConfig.candidateCount", "only 1 candidate is supported") };
+  if (b.cachedContent) return { ok: false, error: bad("cachedContent", "cached contents are not supported") };
+  const unconvertible: string[] = [];
+  if (g.thinkingConfig !== undefined) unconvertible.push("generationConfig.thinkingConfig");
+
+  const messages: CanonicalMessage[] = [];
+  // GC ids are optional: synthesise stable ones and pair responses with calls by name, in order.
+  const pending: Array<{ id: string; name: string }> = [];
+  let synth = 0;
+  for (let i = 0; i < b.contents.length; i++) {
+    const c = b.contents[i]!;
+    const role = c.role === "model" ? "assistant" : c.role === "user" || c.role === undefined || c.role === "function" ? "user" : null;
+    if (!role) return { ok: false, error: bad(`contents[${i}].role`, `must be user or model, not "${c.role}"`) };
+    const parts: ContentPart[] = [];
+    for (let j = 0; j < c.parts.length; j++) {
+      const p = c.parts[j]!;
+      const where = `contents[${i}].parts[${j}]`;
+      if (typeof p.text === "string") {
+        if (p.thought) continue;
+        if (p.text !== "") parts.push({ type: "text", text: p.text });
+      } else if (p.inlineData) {
+        if (!p.inlineData.mimeType.startsWith("image/"))
+          return { ok: false, error: bad(`${where}.inlineData.mimeType`, `only images are supported, not ${p.inlineData.mimeType}`) };
+        parts.push({ type: "image", source: { kind: "base64", mediaType: p.inlineData.mimeType, data: p.inlineData.data } });
+      } else if (p.fileData) {
+        parts.push({ type: "image", source: { kind: "url", url: p.fileData.fileUri } });
+      } else if (p.functionCall) {
+        const id = p.functionCall.id ?? `call_gc${i}_${synth++}`;
+        pending.push({ id, name: p.functionCall.name });
+        parts.push({ type: "tool_call", id, name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) });
+      } else if (p.functionResponse) {
+        const fr = p.functionResponse;
+        let id = fr.id;
+        const k = pending.findIndex((q) => (id ? q.id === id : q.name === fr.name));
+        if (k >= 0) id = pending.splice(k, 1)[0]!.id;
+        id ??= `call_gc${i}_${synth++}`;
+        const resp = fr.response as Record<string, unknown> | undefined;
+        const isError = !!resp && "error" in resp && !("output" in resp);
+        const value = resp && typeof resp === "object" && ("output" in resp || "error" in resp) ? (resp.output ?? resp.error) : resp;
+        const text = typeof value === "string" ? value : JSON.stringify(value ?? {});
+        parts.push({ type: "tool_result", callId: id, name: fr.name, content: [{ type: "text", text }], isError: isError || undefined });
+      } else {
+        return { ok: false, error: bad(where, "unsupported part (text, inlineData, fileData, functionCall and functionResponse are)") };
+      }
+    }
+    const last = messages[messages.length - 1];
+    if (last && last.role === role) last.parts.push(...parts);
+    else messages.push({ role, parts });
+  }
+
+  const tools: CanonicalTool[] = [];
+  for (let i = 0; i < (b.tools ?? []).length; i++) {
+    const t = b.tools![i]! as Record<string, unknown> & { functionDeclarations?: Array<{ name: string; description?: string; parameters?: unknown; parametersJsonSchema?: unknown }> };
+    const other = Object.keys(t).find((k) => k !== "functionDeclarations");
+    if (other) return { ok: false, error: bad(`tools[${i}].${other}`, "only functionDeclarations are supported") };
+    for (const f of t.functionDeclarations ?? [])
+      tools.push({
+        name: f.name,
+        description: f.description,
+        parameters: (f.parametersJsonSchema ?? (f.parameters ? toJsonSchema(f.parameters) : undefined)) as Record<string, unknown> | undefined,
+      });
+  }
+
+  let toolChoice: ToolChoice | undefined;
+  const fc = b.toolConfig?.functionCallingConfig;
+  if (fc?.mode) {
+    const mode = fc.mode.toUpperCase();
+    const names = fc.allowedFunctionNames ?? [];
+    if (mode === "AUTO" || mode === "VALIDATED") toolChoice = { type: "auto" };
+    else if (mode === "NONE") toolChoice = { type: "none" };
+    else if (mode === "ANY") {
+      if (names.length > 1)
+        return { ok: false, error: bad("toolConfig.functionCallingConfig.allowedFunctionNames", "at most one name is supported") };
+      toolChoice = names.length === 1 ? { type: "tool", name: names[0]! } : { type: "required" };
+    } else return { ok: false, error: bad("toolConfig.functionCallingConfig.mode", `unknown mode "${fc.mode}"`) };
+  }
+
+  let responseFormat: ResponseFormat | undefined;
+  if (g.responseMimeType === "application/json") {
+    const schema = g.responseJsonSchema ?? (g.responseSchema ? toJsonSchema(g.responseSchema) : undefined);
+    responseFormat = schema ? { type: "json_schema", name: "response", schema: schema as Record<string, unknown> } : { type: "json_object" };
+  } else if (g.responseMimeType && g.responseMimeType !== "text/plain")
+    return { ok: false, error: bad("generationConfig.responseMimeType", `"${g.responseMimeType}" is not supported`) };
+
+  const si = b.systemInstruction;
+  const system = typeof si === "string" ? si : si?.parts?.map((p) => p.text ?? "").join("") || undefined;
+  return {
+    ok: true,
+    value: {
+      model: opts.pathModel ?? b.model ?? "",
+      system,
+      messages,
+      stream: opts.stream === true,
+      maxOutputTokens: g.maxOutputTokens,
+      temperature: g.temperature,
+      topP: g.topP,
+      topK: g.topK,
+      stop: g.stopSequences,
+      seed: g.seed,
+      presencePenalty: g.presencePenalty,
+      frequencyPenalty: g.frequencyPenalty,
+      tools: tools.length ? tools : undefined,
+      toolChoice,
+      responseFormat,
+      unconvertible: unconvertible.length ? unconvertible : undefined,
+    },
+  };
+}

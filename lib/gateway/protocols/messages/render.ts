@@ -1,0 +1,143 @@
+/** Canonical response and stream events → Messages wire JSON and SSE (event: lines required). */
+import { argumentsToObject, type CanonicalResponse, type StopReason, type StreamEvent, type Usage } from "../../canonical";
+import type { ApiError } from "../../errors";
+import { costUsd, protocolId } from "../ids";
+import { sseEvent } from "../sse";
+import type { RenderContext, StreamEncoder } from "../types";
+
+export function stopReason(r: StopReason): string {
+  switch (r) {
+    case "stop_sequence":
+      return "stop_sequence";
+    case "max_tokens":
+      return "max_tokens";
+    case "tool_calls":
+      return "tool_use";
+    case "content_filter":
+      return "refusal";
+    default:
+      return "end_turn";
+  }
+}
+
+/** AM's input_tokens excludes cache reads and writes (reference/messages.md). */
+export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unknown> {
+  const cacheRead = u.cacheReadTokens ?? 0;
+  const cacheWrite = u.cacheWriteTokens ?? 0;
+  const out: Record<string, unknown> = {
+    input_tokens: Math.max(0, u.inputTokens - cacheRead - cacheWrite),
+    output_tokens: u.outputTokens,
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
+  };
+  const cost = costUsd(costMicroUsd);
+  if (cost !== undefined) out.cost_usd = cost;
+  return out;
+}
+
+export function renderMessagesResponse(resp: CanonicalResponse, ctx: RenderContext): Record<string, unknown> {
+  return {
+    id: protocolId.message(),
+    type: "message",
+    role: "assistant",
+    model: ctx.model,
+    content: resp.content.map((p) =>
+      p.type === "text"
+        ? { type: "text", text: p.text }
+        : { type: "tool_use", id: p.id, name: p.name, input: argumentsToObject(p.arguments) },
+    ),
+    stop_reason: stopReason(resp.stopReason),
+    stop_sequence: resp.stopSequence ?? null,
+    usage: renderUsage(resp.usage, ctx.costMicroUsd),
+  };
+}
+
+export function createMessagesStreamEncoder(ctx: RenderContext): StreamEncoder {
+  let started = false;
+  let blockCount = 0;
+  let open: { index: number; kind: "text" | "tool"; tool?: number } | null = null;
+  const toolBlock = new Map<number, number>();
+  let inputTokens = 0;
+
+  const start = (id?: string, input?: number): string[] => {
+    if (started) return [];
+    started = true;
+    inputTokens = input ?? 0;
+    return [
+      sseEvent("message_start", {
+        type: "message_start",
+        message: {
+          id: id ?? protocolId.message(),
+          type: "message",
+          role: "assistant",
+          model: ctx.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: inputTokens, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        },
+      }),
+    ];
+  };
+  const close = (): string[] => {
+    if (!open) return [];
+    const idx = open.index;
+    open = null;
+    return [sseEvent("content_block_stop", { type: "content_block_stop", index: idx })];
+  };
+
+  return {
+    encode(e: StreamEvent): string[] {
+      switch (e.type) {
+        case "start":
+          return start(protocolId.message(), e.inputTokens);
+        case "text_delta": {
+          const out = start();
+          if (!open || open.kind !== "text") {
+            out.push(...close());
+            open = { index: blockCount++, kind: "text" };
+            out.push(sseEvent("content_block_start", { type: "content_block_start", index: open.index, content_block: { type: "text", text: "" } }));
+          }
+          out.push(sseEvent("content_block_delta", { type: "content_block_delta", index: open.index, delta: { type: "text_delta", text: e.text } }));
+          return out;
+        }
+        case "tool_call_start": {
+          const out = [...start(), ...close()];
+          open = { index: blockCount++, kind: "tool", tool: e.index };
+          toolBlock.set(e.index, open.index);
+          out.push(
+            sseEvent("content_block_start", {
+              type: "content_block_start",
+              index: open.index,
+              content_block: { type: "tool_use", id: e.id, name: e.name, input: {} },
+            }),
+          );
+          return out;
+        }
+        case "tool_call_delta": {
+          const idx = toolBlock.get(e.index);
+          if (idx === undefined) return [];
+          return [sseEvent("content_block_delta", { type: "content_block_delta", index: idx, delta: { type: "input_json_delta", partial_json: e.arguments } })];
+        }
+        case "usage":
+          return [];
+        case "done": {
+          const out = [...start(), ...close()];
+          const usage = e.usage ? renderUsage(e.usage, e.costMicroUsd) : { output_tokens: 0 };
+          out.push(
+            sseEvent("message_delta", {
+              type: "message_delta",
+              delta: { stop_reason: stopReason(e.stopReason), stop_sequence: e.stopSequence ?? null },
+              usage,
+            }),
+            sseEvent("message_stop", { type: "message_stop" }),
+          );
+          return out;
+        }
+      }
+    },
+    error(err: ApiError): string[] {
+      return [sseEvent("error", { type: "error", error: { type: err.type, code: err.code, message: err.message } })];
+    },
+  };
+}
