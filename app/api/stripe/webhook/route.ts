@@ -1,0 +1,24 @@
+import { getDb } from "@/db/client";
+import { stripeClient } from "@/lib/billing/stripe";
+import { handleStripeWebhook } from "@/lib/billing/stripe-webhook";
+import { env } from "@/lib/env";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Stripe → us. No session and no Origin check: the signature is the authentication. */
+export async function POST(req: Request): Promise<Response> {
+  const stripe = stripeClient();
+  const secret = env().STRIPE_WEBHOOK_SECRET;
+  if (!stripe || !secret) return Response.json({ error: { message: "Stripe is not configured on this gateway." } }, { status: 404 });
+  // The raw text, read once: re-serialising parsed JSON would break the signature.
+  const rawBody = await req.text();
+  try {
+    const result = await handleStripeWebhook(await getDb(), stripe, { rawBody, signature: req.headers.get("stripe-signature"), secret });
+    return Response.json(result.body, { status: result.status });
+  } catch (err) {
+    // A 5xx makes Stripe deliver again later; the work is idempotent.
+    console.error(JSON.stringify({ msg: "stripe webhook failed", err: String(err) }));
+    return Response.json({ error: { message: "Temporary failure; Stripe will retry." } }, { status: 500 });
+  }
+}

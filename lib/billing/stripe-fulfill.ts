@@ -1,0 +1,165 @@
+/**
+ * Turning Stripe's word into ledger rows. Every function re-reads the object from the Stripe
+ * API (events arrive in any order, any number of times) and writes in one transaction that
+ * also records the event id when there is one. Credits are idempotent per Checkout Session
+ * (`stripe:session:<id>`), so `completed` + `async_payment_succeeded` + the success page
+ * together credit once.
+ */
+import { and, eq, like, sql } from "drizzle-orm";
+import type Stripe from "stripe";
+import type { DB, DbOrTx } from "../../db/client";
+import { accounts, ledgerEntries, stripeEvents } from "../../db/schema";
+import { applyLedgerChange } from "./ledger";
+import { MICRO_PER_CENT } from "./stripe";
+
+export interface EventRef {
+  id: string;
+  type: string;
+}
+
+export type FulfillOutcome =
+  | { status: "credited"; accountId: string; amountMicroUsd: number; balanceAfterMicroUsd: number }
+  | { status: "already_credited"; accountId: string; amountMicroUsd: number }
+  | { status: "pending"; accountId: string }
+  | { status: "duplicate_event" }
+  | { status: "ignored"; reason: string; accountId?: string };
+
+/** Inserts the event id; false when it was processed before (the caller then does nothing). */
+async function claimEvent(tx: DbOrTx, event: EventRef | undefined): Promise<boolean> {
+  if (!event) return true;
+  const rows = await tx.insert(stripeEvents).values({ id: event.id, type: event.type }).onConflictDoNothing().returning({ id: stripeEvents.id });
+  return rows.length > 0;
+}
+
+/** Records an event that needs no money movement (so a replay is answered as a duplicate). */
+export async function recordEventOnly(db: DB, event: EventRef): Promise<boolean> {
+  return claimEvent(db, event);
+}
+
+function accountOfSession(session: Stripe.Checkout.Session): string | null {
+  const ref = session.client_reference_id;
+  const meta = session.metadata?.accountId;
+  // Both are set by createCheckoutSession; a session that lacks either, or where they disagree,
+  // was not made by us and credits nobody.
+  return ref && meta && ref === meta ? ref : null;
+}
+
+/**
+ * Credits a Checkout Session's amount once. `expectAccountId` (the success page) refuses a
+ * session that belongs to another account.
+ */
+export async function fulfillCheckoutSession(
+  db: DB,
+  stripe: Stripe,
+  sessionId: string,
+  opts: { event?: EventRef; expectAccountId?: string } = {},
+): Promise<FulfillOutcome> {
+  const session = await stripe.checkout.sessions.retrieve(sessionId);
+  const accountId = accountOfSession(session);
+  if (!accountId) return finishIgnored(db, opts.event, "session has no account of ours");
+  if (opts.expectAccountId && opts.expectAccountId !== accountId) return { status: "ignored", reason: "session belongs to another account" };
+  if (session.mode !== "payment") return finishIgnored(db, opts.event, "not a payment session", accountId);
+  if ((session.currency ?? "").toLowerCase() !== "usd") return finishIgnored(db, opts.event, `currency ${session.currency}`, accountId);
+  const cents = session.amount_total ?? 0;
+  if (!Number.isSafeInteger(cents) || cents <= 0) return finishIgnored(db, opts.event, "no amount", accountId);
+  if (session.payment_status !== "paid") {
+    // Delayed methods: `completed` arrives unpaid; `async_payment_succeeded` brings the credit.
+    if (opts.event) await claimEvent(db, opts.event);
+    return { status: "pending", accountId };
+  }
+  const amount = cents * MICRO_PER_CENT;
+  return db.transaction(async (tx) => {
+    if (!(await claimEvent(tx, opts.event))) return { status: "duplicate_event" } as const;
+    const r = await applyLedgerChange(tx, {
+      accountId,
+      deltaMicroUsd: amount,
+      kind: "topup",
+      idempotencyKey: `stripe:session:${session.id}`,
+      note: `Stripe Checkout ${session.id}`,
+    });
+    if (!r.ok) return { status: "ignored", reason: r.reason, accountId } as const;
+    if (!r.applied) return { status: "already_credited", accountId, amountMicroUsd: amount } as const;
+    return { status: "credited", accountId, amountMicroUsd: amount, balanceAfterMicroUsd: r.balanceAfterMicroUsd } as const;
+  });
+}
+
+async function finishIgnored(db: DB, event: EventRef | undefined, reason: string, accountId?: string): Promise<FulfillOutcome> {
+  if (event) await claimEvent(db, event);
+  return { status: "ignored", reason, accountId };
+}
+
+async function accountOfPaymentIntent(stripe: Stripe, pi: string | Stripe.PaymentIntent | null): Promise<string | null> {
+  if (!pi) return null;
+  const intent = typeof pi === "string" ? await stripe.paymentIntents.retrieve(pi) : pi;
+  return intent.metadata?.accountId ?? null;
+}
+
+export type AdjustOutcome =
+  | { status: "debited" | "credited"; accountId: string; amountMicroUsd: number }
+  | { status: "nothing_to_do" | "duplicate_event" }
+  | { status: "ignored"; reason: string };
+
+/**
+ * A refund: the charge's cumulative `amount_refunded` (re-read from Stripe) minus what the
+ * ledger already holds for that charge becomes one negative row. Partial refunds arriving out
+ * of order never double count; the account row lock serialises concurrent deliveries.
+ */
+export async function recordChargeRefund(db: DB, stripe: Stripe, chargeId: string, event?: EventRef): Promise<AdjustOutcome> {
+  const charge = await stripe.charges.retrieve(chargeId);
+  const accountId = await accountOfPaymentIntent(stripe, charge.payment_intent);
+  if (!accountId || (charge.currency ?? "").toLowerCase() !== "usd") {
+    if (event) await claimEvent(db, event);
+    return { status: "ignored", reason: accountId ? `currency ${charge.currency}` : "charge has no account of ours" };
+  }
+  const refunded = (charge.amount_refunded ?? 0) * MICRO_PER_CENT;
+  const prefix = `stripe:refund:${charge.id}:`;
+  return db.transaction(async (tx) => {
+    if (!(await claimEvent(tx, event))) return { status: "duplicate_event" } as const;
+    await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).for("update");
+    const [row] = await tx
+      .select({ sum: sql<string>`coalesce(sum(${ledgerEntries.deltaMicroUsd}), 0)` })
+      .from(ledgerEntries)
+      .where(and(eq(ledgerEntries.accountId, accountId), like(ledgerEntries.idempotencyKey, `${prefix}%`)));
+    const already = -Number(row?.sum ?? 0);
+    const delta = refunded - already;
+    if (delta <= 0) return { status: "nothing_to_do" } as const;
+    const r = await applyLedgerChange(tx, {
+      accountId,
+      deltaMicroUsd: -delta,
+      kind: "stripe_refund",
+      idempotencyKey: `${prefix}${charge.amount_refunded}`,
+      note: `Stripe refund on ${charge.id}`,
+      floor: "any",
+    });
+    return r.ok && r.applied ? ({ status: "debited", accountId, amountMicroUsd: delta } as const) : ({ status: "nothing_to_do" } as const);
+  });
+}
+
+/** A dispute opened: the disputed amount leaves the balance (which may go below zero). A dispute
+ * closed as won puts it back. */
+export async function recordDispute(db: DB, stripe: Stripe, dispute: Stripe.Dispute, event?: EventRef): Promise<AdjustOutcome> {
+  const accountId = await accountOfPaymentIntent(stripe, dispute.payment_intent);
+  if (!accountId || (dispute.currency ?? "").toLowerCase() !== "usd") {
+    if (event) await claimEvent(db, event);
+    return { status: "ignored", reason: "dispute has no account of ours" };
+  }
+  const won = event?.type === "charge.dispute.closed";
+  if (won && dispute.status !== "won") {
+    if (event) await claimEvent(db, event);
+    return { status: "nothing_to_do" };
+  }
+  const amount = dispute.amount * MICRO_PER_CENT;
+  return db.transaction(async (tx) => {
+    if (!(await claimEvent(tx, event))) return { status: "duplicate_event" } as const;
+    const r = await applyLedgerChange(tx, {
+      accountId,
+      deltaMicroUsd: won ? amount : -amount,
+      kind: "stripe_dispute",
+      idempotencyKey: `stripe:dispute:${dispute.id}:${won ? "won" : "opened"}`,
+      note: won ? `Stripe dispute ${dispute.id} won` : `Stripe dispute ${dispute.id} opened`,
+      floor: "any",
+    });
+    if (!r.ok || !r.applied) return { status: "nothing_to_do" } as const;
+    return { status: won ? "credited" : "debited", accountId, amountMicroUsd: amount } as const;
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * Stripe Checkout top-ups. Enabled by STRIPE_SECRET_KEY; STRIPE_API_BASE points stripe-node at
+ * a local fake in tests (host/port/protocol). Amounts are whole US cents on the Stripe side and
+ * micro-USD (cents × 10,000) on ours.
+ */
+import Stripe from "stripe";
+import { env } from "../env";
+
+export const MICRO_PER_CENT = 10_000;
+/** Top-up bounds and presets in USD cents. */
+export const TOPUP_MIN_CENTS = 500;
+export const TOPUP_MAX_CENTS = 1_000_000;
+export const TOPUP_PRESETS_CENTS = [1_000, 2_500, 5_000, 10_000];
+
+export function stripeEnabled(): boolean {
+  return Boolean(env().STRIPE_SECRET_KEY);
+}
+
+/** stripe-node config for a base URL such as `http://127.0.0.1:12111`. */
+export function stripeConnection(base: string | undefined): { host?: string; port?: number; protocol?: "http" | "https" } {
+  if (!base) return {};
+  const url = new URL(base);
+  const protocol = url.protocol === "http:" ? "http" : "https";
+  return { host: url.hostname, port: url.port ? Number(url.port) : protocol === "http" ? 80 : 443, protocol };
+}
+
+const KEY = Symbol.for("gateway.stripe");
+type G = typeof globalThis & { [KEY]?: { key: string; base?: string; client: Stripe } };
+
+/** The process-wide Stripe client, or null when payments are off. */
+export function stripeClient(): Stripe | null {
+  const e = env();
+  if (!e.STRIPE_SECRET_KEY) return null;
+  const g = globalThis as G;
+  const cached = g[KEY];
+  if (cached && cached.key === e.STRIPE_SECRET_KEY && cached.base === e.STRIPE_API_BASE) return cached.client;
+  const client = new Stripe(e.STRIPE_SECRET_KEY, {
+    ...stripeConnection(e.STRIPE_API_BASE),
+    maxNetworkRetries: 2,
+    timeout: 20_000,
+    appInfo: { name: "generation-gateway" },
+  });
+  g[KEY] = { key: e.STRIPE_SECRET_KEY, base: e.STRIPE_API_BASE, client };
+  return client;
+}
+
+export type AmountProblem = { ok: true; cents: number } | { ok: false; message: string };
+
+/** Validates a top-up amount in cents against the bounds. */
+export function checkTopupCents(cents: number): AmountProblem {
+  if (!Number.isSafeInteger(cents)) return { ok: false, message: "Enter an amount in dollars and cents." };
+  if (cents < TOPUP_MIN_CENTS) return { ok: false, message: `The minimum top-up is $${TOPUP_MIN_CENTS / 100}.` };
+  if (cents > TOPUP_MAX_CENTS) return { ok: false, message: `The maximum top-up is $${(TOPUP_MAX_CENTS / 100).toLocaleString("en-US")}.` };
+  return { ok: true, cents };
+}
+
+export interface CheckoutInput {
+  accountId: string;
+  userId: string;
+  email: string;
+  amountCents: number;
+}
+
+/**
+ * A Checkout Session in payment mode. The account rides in client_reference_id and metadata
+ * (also copied onto the PaymentIntent, so refunds and disputes find their account); the amount
+ * credited later is read back from the session Stripe reports, never from metadata.
+ */
+export async function createCheckoutSession(stripe: Stripe, input: CheckoutInput): Promise<{ id: string; url: string }> {
+  const base = env().publicBaseUrl;
+  const metadata = { accountId: input.accountId, userId: input.userId };
+  const session = await stripe.checkout.sessions.create({
+    mode: "payment",
+    client_reference_id: input.accountId,
+    customer_email: input.email,
+    metadata,
+    payment_intent_data: { metadata },
+    line_items: [
+      {
+        quantity: 1,
+        price_data: {
+          currency: "usd",
+          unit_amount: input.amountCents,
+          product_data: { name: "Generation Gateway balance top-up" },
+        },
+      },
+    ],
+    success_url: `${base}/billing/success?session_id={CHECKOUT_SESSION_ID}`,
+    cancel_url: `${base}/billing/cancel`,
+  });
+  if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
+  return { id: session.id, url: session.url };
+}
