@@ -7,6 +7,8 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // The public API is served by lib/gateway; Next must not rewrite /v1 paths.
   skipTrailingSlashRedirect: true,
+  // Type-checking runs once for the whole repo (`npm run typecheck`, in CI); the build skips it.
+  typescript: { ignoreBuildErrors: true },
 };
 
 export default nextConfig;

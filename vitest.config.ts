@@ -25,7 +25,6 @@ export default defineConfig({
           hookTimeout: 180_000,
           // Each file starts its own server(s); two cores, so two files at a time.
           maxWorkers: 2,
-          minWorkers: 1,
         },
       },
     ],

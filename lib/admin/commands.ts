@@ -1,0 +1,221 @@
+/**
+ * The admin CLI's commands as one function: argv in, output lines and an exit code out. The CLI
+ * runs it against the database directly (PostgreSQL, or PGlite when no server holds it) or
+ * through the running server's local admin endpoint (PGlite in use by the server).
+ */
+import { randomUUID } from "node:crypto";
+import { parseArgs } from "node:util";
+import { and, eq, sql } from "drizzle-orm";
+import type { DB } from "../../db/client";
+import { apiKeys, auditLog, models, users } from "../../db/schema";
+import { createUser, findUserByEmail, normalizeEmail } from "../auth/users";
+import { hashPassword, passwordProblem } from "../auth/password";
+import { applyLedgerChange } from "../billing/ledger";
+import { formatUsd, parseUsd } from "../billing/money";
+import { notifyInvalidation } from "../gateway/invalidation";
+import { createKey, revokeKey } from "../keys/manage";
+
+export interface CommandResult {
+  exitCode: number;
+  stdout: string[];
+  stderr: string[];
+}
+
+export const USAGE = `Usage: npm run admin -- <command>
+  user create --email E [--password P] [--admin]
+  user set-password --email E --password P
+  user disable --email E | user enable --email E
+  credit --email E --usd AMOUNT [--note TEXT]
+  debit --email E --usd AMOUNT --note TEXT
+  key create --email E [--name N] [--models m1,m2] [--limit-usd X] [--rpm N] [--expires ISO-8601]
+  key revoke KEY_OR_ID
+  key list --email E
+  balance --email E`;
+
+class UsageError extends Error {}
+class CommandError extends Error {}
+
+type Opts = Record<string, { type: "string" | "boolean" }>;
+
+function parse(rawArgs: string[], options: Opts, positionals = 0) {
+  // `--usd -5` would read as two options: keep a negative number with its flag so it gets a clear error.
+  const args: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!;
+    const next = rawArgs[i + 1];
+    if (a.startsWith("--") && !a.includes("=") && next !== undefined && /^-\d/.test(next)) {
+      args.push(`${a}=${next}`);
+      i++;
+    } else args.push(a);
+  }
+  try {
+    const r = parseArgs({ args, options, strict: true, allowPositionals: positionals > 0 });
+    if (r.positionals.length > positionals) throw new UsageError(`unexpected argument "${r.positionals[positionals]}"`);
+    return { values: r.values as Record<string, string | boolean | undefined>, positionals: r.positionals };
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError((err as Error).message.split("\n")[0]!);
+  }
+}
+
+function required(values: Record<string, string | boolean | undefined>, name: string): string {
+  const v = values[name];
+  if (typeof v !== "string" || v.trim() === "") throw new UsageError(`--${name} is required`);
+  return v.trim();
+}
+
+function email(values: Record<string, string | boolean | undefined>): string {
+  const e = normalizeEmail(required(values, "email"));
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e)) throw new CommandError(`"${e}" is not an email address`);
+  return e;
+}
+
+function usd(values: Record<string, string | boolean | undefined>, name: string): number {
+  const raw = required(values, name);
+  if (raw.startsWith("-")) throw new CommandError(`--${name} must be positive, got ${raw}`);
+  const micro = parseUsd(raw);
+  if (micro === null) throw new CommandError(`--${name} must be a USD amount like 10 or 0.25 (at most 6 decimals), got "${raw}"`);
+  if (micro === 0) throw new CommandError(`--${name} must be greater than zero`);
+  return micro;
+}
+
+async function userByEmail(db: DB, e: string) {
+  const u = await findUserByEmail(db, e);
+  if (!u) throw new CommandError(`no user with email ${e}`);
+  return u;
+}
+
+async function audit(db: DB, action: string, targetType: string, targetId: string, details: Record<string, unknown>) {
+  await db.insert(auditLog).values({ actor: "cli", action, targetType, targetId, details });
+}
+
+export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandResult> {
+  const out: string[] = [];
+  try {
+    const [cmd, sub, ...rest] = argv;
+    const two = `${cmd} ${sub ?? ""}`.trim();
+    if (two === "user create") {
+      const { values } = parse(rest, { email: { type: "string" }, password: { type: "string" }, admin: { type: "boolean" } });
+      const e = email(values);
+      const password = typeof values.password === "string" ? values.password : undefined;
+      const problem = password !== undefined ? passwordProblem(password) : null;
+      if (problem) throw new CommandError(`--password: ${problem}`);
+      const r = await createUser(db, { email: e, password, admin: values.admin === true, via: "cli" });
+      if (!r.ok) throw new CommandError(`a user with email ${e} already exists`);
+      out.push(`created user ${r.user.id} (${r.user.email}, ${r.user.role}) with account ${r.user.accountId}`);
+    } else if (two === "user set-password") {
+      const { values } = parse(rest, { email: { type: "string" }, password: { type: "string" } });
+      const u = await userByEmail(db, email(values));
+      const password = required(values, "password");
+      const problem = passwordProblem(password);
+      if (problem) throw new CommandError(`--password: ${problem}`);
+      await db
+        .update(users)
+        .set({ passwordHash: await hashPassword(password), sessionVersion: sql`${users.sessionVersion} + 1` })
+        .where(eq(users.id, u.id));
+      await audit(db, "user.set_password", "user", u.id, {});
+      out.push(`password changed for ${u.email}; their console sessions were signed out`);
+    } else if (two === "user disable" || two === "user enable") {
+      const { values } = parse(rest, { email: { type: "string" } });
+      const u = await userByEmail(db, email(values));
+      const disabled = sub === "disable";
+      await db.update(users).set({ disabled, sessionVersion: sql`${users.sessionVersion} + 1` }).where(eq(users.id, u.id));
+      await db.execute(sql`update accounts set disabled = ${disabled} where id = ${u.accountId}`);
+      await audit(db, `user.${sub}`, "user", u.id, {});
+      await notifyInvalidation({ kind: "accounts", ids: [u.accountId] });
+      out.push(`${disabled ? "disabled" : "enabled"} ${u.email}`);
+    } else if (cmd === "credit" || cmd === "debit") {
+      const { values } = parse(argv.slice(1), { email: { type: "string" }, usd: { type: "string" }, note: { type: "string" } });
+      const e = email(values);
+      const amount = usd(values, "usd");
+      const note = typeof values.note === "string" ? values.note : undefined;
+      if (cmd === "debit" && !note?.trim()) throw new UsageError("--note is required for a debit");
+      const u = await userByEmail(db, e);
+      const r = await applyLedgerChange(db, {
+        accountId: u.accountId,
+        deltaMicroUsd: cmd === "credit" ? amount : -amount,
+        kind: cmd === "credit" ? "admin_credit" : "admin_debit",
+        idempotencyKey: `cli:${cmd}:${randomUUID()}`,
+        note: note ?? "admin credit",
+        floor: "zero",
+      });
+      if (!r.ok) {
+        throw new CommandError(
+          r.reason === "insufficient_balance" ? `debit of ${formatUsd(amount)} USD would take the balance below zero` : "account not found",
+        );
+      }
+      if (!r.applied) throw new CommandError("duplicate change");
+      await audit(db, `account.${cmd}`, "account", u.accountId, { micro_usd: amount, note });
+      out.push(`${cmd === "credit" ? "credited" : "debited"} ${formatUsd(amount)} USD; balance ${formatUsd(r.balanceAfterMicroUsd)} USD`);
+    } else if (two === "key create") {
+      const { values } = parse(rest, {
+        email: { type: "string" },
+        name: { type: "string" },
+        models: { type: "string" },
+        "limit-usd": { type: "string" },
+        rpm: { type: "string" },
+        expires: { type: "string" },
+      });
+      const u = await userByEmail(db, email(values));
+      const allowed =
+        typeof values.models === "string" ? values.models.split(",").map((m) => m.trim()).filter(Boolean) : null;
+      if (allowed?.length) {
+        const known = new Set(
+          (await db.selectDistinct({ id: models.modelId }).from(models).where(eq(models.enabled, true))).map((r) => r.id),
+        );
+        const unknown = allowed.filter((m) => !known.has(m));
+        if (unknown.length) throw new CommandError(`unknown model ${unknown.join(", ")}; known: ${[...known].sort().join(", ")}`);
+      }
+      const limit = values["limit-usd"] !== undefined ? usd(values, "limit-usd") : null;
+      let rpm: number | null = null;
+      if (values.rpm !== undefined) {
+        rpm = Number(values.rpm);
+        if (!Number.isInteger(rpm) || rpm < 1) throw new CommandError(`--rpm must be a positive whole number, got "${values.rpm}"`);
+      }
+      let expiresAt: Date | null = null;
+      if (values.expires !== undefined) {
+        expiresAt = new Date(String(values.expires));
+        if (Number.isNaN(expiresAt.getTime())) throw new CommandError(`--expires must be an ISO-8601 date, got "${values.expires}"`);
+        if (expiresAt.getTime() <= Date.now()) throw new CommandError("--expires must be in the future");
+      }
+      const name = typeof values.name === "string" ? values.name : "";
+      const k = await createKey(db, { accountId: u.accountId, name, allowedModels: allowed, limitMicroUsd: limit, rpm, expiresAt });
+      await audit(db, "key.create", "key", k.id, { name, via: "cli" });
+      out.push(`created key ${k.id}${name ? ` "${name}"` : ""} for ${u.email}; it is shown once:`);
+      out.push(k.key);
+    } else if (two === "key revoke") {
+      const { positionals } = parse(rest, {}, 1);
+      const target = positionals[0];
+      if (!target) throw new UsageError("key revoke needs a key or key id");
+      const id = await revokeKey(db, target);
+      if (!id) throw new CommandError("no active key matches");
+      await audit(db, "key.revoke", "key", id, { via: "cli" });
+      out.push(`revoked ${id}`);
+    } else if (two === "key list") {
+      const { values } = parse(rest, { email: { type: "string" } });
+      const u = await userByEmail(db, email(values));
+      const rows = await db.select().from(apiKeys).where(and(eq(apiKeys.accountId, u.accountId)));
+      for (const k of rows) {
+        const state = k.revokedAt ? "revoked" : k.expiresAt && k.expiresAt < new Date() ? "expired" : "active";
+        out.push(`${k.id}\t${k.prefix}…${k.last4}\t${state}\t${k.name}`);
+      }
+      if (!rows.length) out.push("no keys");
+    } else if (cmd === "balance") {
+      const { values } = parse(argv.slice(1), { email: { type: "string" } });
+      const u = await userByEmail(db, email(values));
+      const [a] = await db.execute<{ balance: string | number }>(
+        sql`select balance_micro_usd as balance from accounts where id = ${u.accountId}`,
+      ).then((r) => (r as unknown as { rows: { balance: string | number }[] }).rows);
+      out.push(formatUsd(Number(a?.balance ?? 0)));
+    } else if (!cmd || cmd === "help" || cmd === "--help") {
+      return { exitCode: cmd ? 0 : 2, stdout: cmd ? [USAGE] : [], stderr: cmd ? [] : [USAGE] };
+    } else {
+      throw new UsageError(`unknown command "${two}"`);
+    }
+    return { exitCode: 0, stdout: out, stderr: [] };
+  } catch (err) {
+    if (err instanceof UsageError) return { exitCode: 2, stdout: out, stderr: [`error: ${err.message} (npm run admin -- help lists the commands)`] };
+    if (err instanceof CommandError) return { exitCode: 1, stdout: out, stderr: [`error: ${err.message}`] };
+    throw err;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Upserts the config file (or the demo catalog) into the database at start. The file wins for
+ * the entries it names; console-made entries are left alone; an entry that left the file is
+ * disabled, never deleted, so history keeps its prices.
+ */
+import { and, eq, inArray, not, sql } from "drizzle-orm";
+import type { DB } from "../../db/client";
+import { models, upstreams, type ModelPrice } from "../../db/schema";
+import { usdToMicro } from "../billing/money";
+import { encryptSecret } from "../crypto";
+import { newId } from "../ids";
+import type { GatewayConfig } from "./schema";
+
+export function priceToMicro(p: GatewayConfig["models"][number]["price"]): ModelPrice {
+  const out: ModelPrice = {};
+  if (p.inputPerMTok !== undefined) out.inputPerMTok = usdToMicro(p.inputPerMTok);
+  if (p.outputPerMTok !== undefined) out.outputPerMTok = usdToMicro(p.outputPerMTok);
+  if (p.perImage) out.perImage = Object.fromEntries(Object.entries(p.perImage).map(([k, v]) => [k, usdToMicro(v)]));
+  if (p.perVideo !== undefined) out.perVideo = usdToMicro(p.perVideo);
+  if (p.perSecond !== undefined) out.perSecond = usdToMicro(p.perSecond);
+  return out;
+}
+
+export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" | "demo"): Promise<void> {
+  await db.transaction(async (tx) => {
+    const now = new Date();
+    for (const u of cfg.upstreams) {
+      const values = {
+        protocol: u.protocol,
+        baseUrl: u.baseUrl ?? "",
+        apiKeyEncrypted: u.apiKey ? encryptSecret(u.apiKey) : null,
+        timeoutMs: u.timeoutMs ?? null,
+        enabled: u.enabled ?? true,
+        source,
+        updatedAt: now,
+      };
+      await tx.insert(upstreams).values({ id: u.id, ...values }).onConflictDoUpdate({ target: upstreams.id, set: values });
+    }
+    const seenModelRows: string[] = [];
+    const priorityById = new Map<string, number>();
+    for (const m of cfg.models) {
+      const priority = priorityById.get(m.id) ?? 0;
+      priorityById.set(m.id, priority + 1);
+      const values = {
+        upstreamModel: m.upstreamModel ?? m.id,
+        kind: m.kind,
+        family: m.family ?? null,
+        ownedBy: m.ownedBy ?? (source === "demo" ? "demo" : m.upstream),
+        price: priceToMicro(m.price),
+        defaultMaxTokens: m.defaultMaxTokens ?? null,
+        priority,
+        enabled: m.enabled ?? true,
+        source,
+        updatedAt: now,
+      };
+      const [row] = await tx
+        .insert(models)
+        .values({ id: newId("model"), modelId: m.id, upstreamId: m.upstream, ...values })
+        .onConflictDoUpdate({ target: [models.modelId, models.upstreamId], set: values })
+        .returning({ id: models.id });
+      seenModelRows.push(row!.id);
+    }
+    // Entries this source owned before but no longer names: disabled, kept for history.
+    const otherSource = source === "demo" ? "config" : "demo";
+    const stale = seenModelRows.length ? not(inArray(models.id, seenModelRows)) : sql`true`;
+    await tx.update(models).set({ enabled: false, updatedAt: now }).where(and(eq(models.source, source), stale));
+    await tx.update(models).set({ enabled: false, updatedAt: now }).where(eq(models.source, otherSource));
+    const namedUpstreams = cfg.upstreams.map((u) => u.id);
+    await tx
+      .update(upstreams)
+      .set({ enabled: false, updatedAt: now })
+      .where(and(inArray(upstreams.source, [source, otherSource]), namedUpstreams.length ? not(inArray(upstreams.id, namedUpstreams)) : sql`true`));
+  });
+}

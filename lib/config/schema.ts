@@ -1,0 +1,105 @@
+/** The gateway config file (GATEWAY_CONFIG): format in the README and DESIGN.md. Prices in USD here. */
+import { z } from "zod";
+
+export const PROTOCOLS = ["openai", "anthropic", "gemini", "openai-video", "demo"] as const;
+export const KINDS = ["text", "embedding", "image", "video"] as const;
+export const FAMILIES = ["t2v", "i2v", "r2v", "extend", "second", "third"] as const;
+
+/** Which model kinds each upstream protocol can serve. */
+export const PROTOCOL_KINDS: Record<(typeof PROTOCOLS)[number], readonly (typeof KINDS)[number][]> = {
+  openai: ["text", "embedding", "image"],
+  anthropic: ["text"],
+  gemini: ["text", "embedding"],
+  "openai-video": ["video"],
+  demo: ["text", "embedding", "image", "video"],
+};
+
+const usd = z.number().finite().nonnegative().max(1_000_000);
+const slug = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, "must be 1–128 letters, digits or . _ : / -");
+
+export const upstreamSchema = z.strictObject({
+  id: slug,
+  protocol: z.enum(PROTOCOLS),
+  baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  apiKey: z.string().min(1).optional(),
+  timeoutMs: z.int().positive().max(3_600_000).optional(),
+  enabled: z.boolean().optional(),
+});
+
+export const priceSchema = z.strictObject({
+  inputPerMTok: usd.optional(),
+  outputPerMTok: usd.optional(),
+  perImage: z.record(z.string().regex(/^(\*|[a-z]+:\d+x\d+|\*:\d+x\d+|[a-z]+:\*)$/, 'keys are "quality:WxH" or "*"'), usd).optional(),
+  perVideo: usd.optional(),
+  perSecond: usd.optional(),
+});
+
+export const modelSchema = z.strictObject({
+  id: slug,
+  kind: z.enum(KINDS),
+  upstream: slug,
+  upstreamModel: z.string().min(1).optional(),
+  ownedBy: z.string().min(1).max(64).optional(),
+  family: z.enum(FAMILIES).optional(),
+  price: priceSchema,
+  defaultMaxTokens: z.int().positive().max(10_000_000).optional(),
+  enabled: z.boolean().optional(),
+});
+
+export const configSchema = z
+  .strictObject({
+    upstreams: z.array(upstreamSchema),
+    models: z.array(modelSchema),
+  })
+  .superRefine((cfg, ctx) => {
+    const ups = new Map<string, (typeof cfg.upstreams)[number]>();
+    cfg.upstreams.forEach((u, i) => {
+      if (ups.has(u.id)) ctx.addIssue({ code: "custom", path: ["upstreams", i, "id"], message: `duplicate upstream id "${u.id}"` });
+      ups.set(u.id, u);
+      if (u.protocol !== "demo" && !u.baseUrl)
+        ctx.addIssue({ code: "custom", path: ["upstreams", i, "baseUrl"], message: `required for protocol "${u.protocol}"` });
+    });
+    const byId = new Map<string, (typeof cfg.models)[number]>();
+    const pairs = new Set<string>();
+    cfg.models.forEach((m, i) => {
+      const at = (...p: (string | number)[]) => ["models", i, ...p];
+      const up = ups.get(m.upstream);
+      if (!up) {
+        ctx.addIssue({ code: "custom", path: at("upstream"), message: `no upstream with id "${m.upstream}"` });
+        return;
+      }
+      if (!PROTOCOL_KINDS[up.protocol].includes(m.kind))
+        ctx.addIssue({ code: "custom", path: at("kind"), message: `upstream "${up.id}" (${up.protocol}) cannot serve ${m.kind} models` });
+      const pair = `${m.id}\u0000${m.upstream}`;
+      if (pairs.has(pair)) ctx.addIssue({ code: "custom", path: at("id"), message: `model "${m.id}" is listed twice for upstream "${m.upstream}"` });
+      pairs.add(pair);
+      const p = m.price;
+      const need = (field: keyof typeof p) => {
+        if (p[field] === undefined) ctx.addIssue({ code: "custom", path: at("price", field), message: `required for ${m.kind} models` });
+      };
+      if (m.kind === "text") (need("inputPerMTok"), need("outputPerMTok"));
+      if (m.kind === "embedding") need("inputPerMTok");
+      if (m.kind === "image") {
+        if (!p.perImage || Object.keys(p.perImage).length === 0) need("perImage");
+      }
+      if (m.kind === "video" && p.perVideo === undefined && p.perSecond === undefined)
+        ctx.addIssue({ code: "custom", path: at("price"), message: "video models need perVideo or perSecond" });
+      if (m.family && m.kind !== "video") ctx.addIssue({ code: "custom", path: at("family"), message: "only video models have a family" });
+      const first = byId.get(m.id);
+      if (first) {
+        if (first.kind !== m.kind) ctx.addIssue({ code: "custom", path: at("kind"), message: `entries for "${m.id}" must share one kind` });
+        if (JSON.stringify(first.price) !== JSON.stringify(m.price))
+          ctx.addIssue({ code: "custom", path: at("price"), message: `entries for "${m.id}" must share one price` });
+        if (m.kind === "embedding" && (first.upstreamModel ?? first.id) !== (m.upstreamModel ?? m.id))
+          ctx.addIssue({
+            code: "custom",
+            path: at("upstreamModel"),
+            message: `embedding entries for "${m.id}" must share one upstreamModel (vectors of different models never mix)`,
+          });
+      } else byId.set(m.id, m);
+    });
+  });
+
+export type GatewayConfig = z.infer<typeof configSchema>;
+export type UpstreamConfig = z.infer<typeof upstreamSchema>;
+export type ModelConfig = z.infer<typeof modelSchema>;

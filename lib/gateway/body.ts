@@ -1,0 +1,37 @@
+/** Reading request bodies with a size limit; malformed input becomes a ready 400/413 value. */
+import { errors, type ApiError } from "./errors";
+import { header, type GatewayRequest } from "./http";
+
+export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+export async function readBody(req: GatewayRequest, limit: number): Promise<{ ok: true; value: Buffer } | { ok: false; error: ApiError }> {
+  const declared = Number(header(req, "content-length"));
+  if (Number.isFinite(declared) && declared > limit) return { ok: false, error: errors.payloadTooLarge(limit) };
+  if (!req.body) return { ok: true, value: Buffer.alloc(0) };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req.body) {
+    size += chunk.byteLength;
+    if (size > limit) return { ok: false, error: errors.payloadTooLarge(limit) };
+    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  }
+  return { ok: true, value: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) };
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+export function parseJsonBody(buf: Buffer): { ok: true; value: unknown } | { ok: false; error: ApiError } {
+  if (buf.byteLength === 0) return { ok: false, error: errors.invalidRequest("Request body is required (JSON).") };
+  let text: string;
+  try {
+    text = utf8.decode(buf);
+  } catch {
+    return { ok: false, error: errors.invalidRequest("Request body is not valid UTF-8.") };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    const detail = err instanceof SyntaxError ? err.message.slice(0, 200) : "nested too deeply";
+    return { ok: false, error: errors.invalidRequest(`Request body is not valid JSON: ${detail}`) };
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The model catalog in memory: enabled models joined with their enabled upstreams (credentials
+ * decrypted), grouped by public model id in failover order. Reloaded when an admin change is
+ * announced through lib/gateway/invalidation, and every 30 s as a safety net.
+ */
+import { and, asc, eq } from "drizzle-orm";
+import { getDb } from "../../db/client";
+import { models, upstreams, type ModelKind, type ModelPrice, type UpstreamProtocol, type VideoFamily } from "../../db/schema";
+import { decryptSecret } from "../crypto";
+import { logger } from "../logger";
+import { errors, type ApiError } from "./errors";
+import { notifyInvalidation, onInvalidation } from "./invalidation";
+import type { Principal } from "./types";
+
+export interface UpstreamInfo {
+  id: string;
+  protocol: UpstreamProtocol;
+  baseUrl: string;
+  /** Decrypted; never log it, never return it. */
+  apiKey: string | null;
+  timeoutMs: number | null;
+}
+
+export interface ModelRoute {
+  rowId: string;
+  modelId: string;
+  kind: ModelKind;
+  family: VideoFamily | null;
+  ownedBy: string;
+  upstreamModel: string;
+  /** Integer micro-USD (per million tokens for token prices). */
+  price: ModelPrice;
+  defaultMaxTokens: number | null;
+  upstream: UpstreamInfo;
+}
+
+export interface ModelSummary {
+  id: string;
+  kind: ModelKind;
+  family: VideoFamily | null;
+  ownedBy: string;
+  /** Unix seconds. */
+  created: number;
+  price: ModelPrice;
+}
+
+export interface Catalog {
+  routes: Map<string, ModelRoute[]>;
+  summaries: ModelSummary[];
+  loadedAt: number;
+}
+
+const TTL_MS = 30_000;
+const KEY = Symbol.for("gateway.catalog");
+type G = typeof globalThis & { [KEY]?: { current?: Catalog; loading?: Promise<Catalog>; generation: number } };
+
+function state() {
+  const g = globalThis as G;
+  if (!g[KEY]) {
+    const s: { current?: Catalog; loading?: Promise<Catalog>; generation: number } = { generation: 0 };
+    g[KEY] = s;
+    onInvalidation((msg) => {
+      if (msg.kind === "catalog") {
+        s.generation++;
+        s.current = undefined;
+        s.loading = undefined;
+      }
+    });
+  }
+  return g[KEY]!;
+}
+
+async function load(): Promise<Catalog> {
+  const db = await getDb();
+  const rows = await db
+    .select({ m: models, u: upstreams })
+    .from(models)
+    .innerJoin(upstreams, eq(upstreams.id, models.upstreamId))
+    .where(and(eq(models.enabled, true), eq(upstreams.enabled, true)))
+    .orderBy(asc(models.modelId), asc(models.priority), asc(models.createdAt));
+  const routes = new Map<string, ModelRoute[]>();
+  const summaries = new Map<string, ModelSummary>();
+  for (const { m, u } of rows) {
+    let apiKey: string | null = null;
+    if (u.apiKeyEncrypted) {
+      try {
+        apiKey = decryptSecret(u.apiKeyEncrypted);
+      } catch {
+        logger().error({ upstream: u.id }, "cannot decrypt upstream API key (was ENCRYPTION_KEY changed?); upstream skipped");
+        continue;
+      }
+    }
+    const route: ModelRoute = {
+      rowId: m.id,
+      modelId: m.modelId,
+      kind: m.kind,
+      family: m.family,
+      ownedBy: m.ownedBy,
+      upstreamModel: m.upstreamModel,
+      price: m.price,
+      defaultMaxTokens: m.defaultMaxTokens,
+      upstream: { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey, timeoutMs: u.timeoutMs },
+    };
+    const list = routes.get(m.modelId) ?? [];
+    list.push(route);
+    routes.set(m.modelId, list);
+    const created = Math.floor(m.createdAt.getTime() / 1000);
+    const prev = summaries.get(m.modelId);
+    if (!prev) summaries.set(m.modelId, { id: m.modelId, kind: m.kind, family: m.family, ownedBy: m.ownedBy, created, price: m.price });
+    else if (created < prev.created) prev.created = created;
+  }
+  return { routes, summaries: [...summaries.values()], loadedAt: Date.now() };
+}
+
+export async function getCatalog(): Promise<Catalog> {
+  const s = state();
+  if (s.current && Date.now() - s.current.loadedAt < TTL_MS) return s.current;
+  if (!s.loading) {
+    const generation = s.generation;
+    s.loading = load().then(
+      (c) => {
+        // A change announced while loading makes this copy stale: keep it for this call only.
+        if (s.generation === generation) s.current = c;
+        s.loading = undefined;
+        return c;
+      },
+      (err) => {
+        s.loading = undefined;
+        throw err;
+      },
+    );
+  }
+  return s.loading;
+}
+
+/** Announces an admin change to every instance (call after the change commits). */
+export async function invalidateCatalog(): Promise<void> {
+  await notifyInvalidation({ kind: "catalog" });
+}
+
+/** The allow-list rule: the key's list (empty = all) intersected with the account's (null = all). */
+export function isAllowed(principal: Principal, modelId: string): boolean {
+  if (principal.accountAllowedModels && !principal.accountAllowedModels.includes(modelId)) return false;
+  if (principal.keyAllowedModels?.length && !principal.keyAllowedModels.includes(modelId)) return false;
+  return true;
+}
+
+const KIND_WORDS: Record<ModelKind, string> = { text: "a text", embedding: "an embedding", image: "an image", video: "a video" };
+
+/**
+ * A public model id → its routes in failover order, for this principal and this route's kinds.
+ * Unknown and not-allowed look the same (model_not_found); a model of another kind is
+ * model_not_supported, naming both kinds.
+ */
+export async function resolveModel(
+  principal: Principal,
+  modelId: unknown,
+  kinds: ModelKind[],
+): Promise<{ ok: true; routes: ModelRoute[] } | { ok: false; error: ApiError }> {
+  if (typeof modelId !== "string" || modelId.length === 0) {
+    return { ok: false, error: errors.invalidRequest("`model` is required and must be a string.", "model") };
+  }
+  const catalog = await getCatalog();
+  const routes = catalog.routes.get(modelId);
+  if (!routes?.length || !isAllowed(principal, modelId)) return { ok: false, error: errors.modelNotFound(modelId) };
+  const kind = routes[0]!.kind;
+  if (!kinds.includes(kind)) {
+    return {
+      ok: false,
+      error: errors.modelNotSupported(
+        `The model "${modelId}" is ${KIND_WORDS[kind]} model; this route serves ${kinds.map((k) => KIND_WORDS[k]).join(" or ")} models.`,
+      ),
+    };
+  }
+  return { ok: true, routes };
+}
+
+/** Models this principal may use, sorted by id. */
+export async function listModels(principal: Principal): Promise<ModelSummary[]> {
+  const catalog = await getCatalog();
+  return catalog.summaries.filter((m) => isAllowed(principal, m.id)).sort((a, b) => a.id.localeCompare(b.id));
+}

@@ -1,0 +1,91 @@
+/**
+ * The public API's single entry: a GatewayRequest in, a GatewayResponse out. Matches the route,
+ * authenticates, gives the handler its context and turns every failure into the error envelope
+ * with an x-request-id. Knows nothing of Next.js or node:http (see server.ts, app/v1).
+ */
+import { performance } from "node:perf_hooks";
+import { logger, sanitizeUrl } from "../logger";
+import { newId } from "../ids";
+import { authenticate } from "./auth";
+import { DEFAULT_BODY_LIMIT, parseJsonBody, readBody } from "./body";
+import { errorResponse, errors } from "./errors";
+import type { GatewayRequest, GatewayResponse } from "./http";
+import { Router } from "./router";
+import { allRoutes } from "./routes";
+import type { Principal, RouteContext } from "./types";
+
+const KEY = Symbol.for("gateway.router");
+type G = typeof globalThis & { [KEY]?: Router };
+
+function router(): Router {
+  const g = globalThis as G;
+  return (g[KEY] ??= new Router(allRoutes()));
+}
+
+export interface HandleOptions {
+  /** Skip key auth: the console's playground calls with the signed-in user's account. */
+  principal?: Principal;
+}
+
+export async function handleGatewayRequest(req: GatewayRequest, opts: HandleOptions = {}): Promise<GatewayResponse> {
+  const startedAt = performance.now();
+  const requestId = newId("request");
+  let res: GatewayResponse;
+  let errorCode: string | undefined;
+  try {
+    const match = router().match(req.method, req.url.pathname);
+    if (match.kind === "not_found") {
+      res = errorResponse(errors.notFound(`Unknown route ${req.method} ${req.url.pathname.slice(0, 200)}.`));
+    } else if (match.kind === "method_not_allowed") {
+      res = errorResponse(errors.methodNotAllowed(req.method, match.allowed));
+    } else {
+      const def = match.def;
+      const style = def.errorStyle ?? "openai";
+      let principal = opts.principal;
+      if (!principal && def.auth !== false) {
+        const auth = await authenticate(req, def.transports);
+        if (!auth.ok) {
+          res = errorResponse(auth.error, style);
+          errorCode = auth.error.code;
+          return finish(res);
+        }
+        principal = auth.principal;
+      }
+      const limit = def.bodyLimit ?? DEFAULT_BODY_LIMIT;
+      let body: Promise<{ ok: true; value: Buffer } | { ok: false; error: import("./errors").ApiError }> | undefined;
+      const ctx: RouteContext = {
+        req,
+        requestId,
+        startedAt,
+        params: match.params,
+        principal: principal as Principal,
+        readBody: () => (body ??= readBody(req, limit)),
+        readJson: async () => {
+          const b = await ctx.readBody();
+          return b.ok ? parseJsonBody(b.value) : b;
+        },
+        error: (err) => {
+          errorCode = err.code;
+          return errorResponse(err, style);
+        },
+      };
+      res = await def.handler(ctx);
+    }
+  } catch (err) {
+    logger().error({ err, requestId, path: sanitizeUrl(req.url.pathname + req.url.search) }, "unhandled error in gateway");
+    res = errorResponse(errors.internal(requestId));
+    errorCode = "internal_error";
+  }
+  return finish(res);
+
+  function finish(r: GatewayResponse): GatewayResponse {
+    r.headers["x-request-id"] = requestId;
+    const ms = Math.round((performance.now() - startedAt) * 100) / 100;
+    if (r.status >= 500) {
+      logger().warn({ requestId, method: req.method, path: sanitizeUrl(req.url.pathname + req.url.search), status: r.status, ms, errorCode }, "request failed");
+    } else {
+      logger().debug({ requestId, method: req.method, path: sanitizeUrl(req.url.pathname + req.url.search), status: r.status, ms, errorCode }, "request");
+    }
+    return r;
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Cache invalidation across processes. A change (key revoked, catalog edited, account disabled)
+ * is dispatched to this process's caches at once and, on PostgreSQL, sent with pg_notify so
+ * every other instance drops its copy within milliseconds. PGlite has one process by design.
+ *
+ * Call notifyInvalidation after the change has committed, never inside its transaction:
+ * another request could otherwise reload the old state and cache it.
+ */
+import { sql } from "drizzle-orm";
+import { dbState } from "../../db/client";
+import { logger } from "../logger";
+
+export type Invalidation =
+  | { kind: "keys"; hashes?: string[] }
+  | { kind: "accounts"; ids?: string[] }
+  | { kind: "catalog" };
+
+type Listener = (msg: Invalidation) => void;
+const CHANNEL = "gateway_invalidate";
+const KEY = Symbol.for("gateway.invalidation");
+type G = typeof globalThis & { [KEY]?: { listeners: Set<Listener>; started?: Promise<void> } };
+
+function registry() {
+  const g = globalThis as G;
+  return (g[KEY] ??= { listeners: new Set() });
+}
+
+export function onInvalidation(listener: Listener): () => void {
+  registry().listeners.add(listener);
+  return () => registry().listeners.delete(listener);
+}
+
+function dispatch(msg: Invalidation): void {
+  for (const l of registry().listeners) {
+    try {
+      l(msg);
+    } catch (err) {
+      logger().error({ err }, "invalidation listener failed");
+    }
+  }
+}
+
+export async function notifyInvalidation(msg: Invalidation): Promise<void> {
+  dispatch(msg);
+  const s = await dbState();
+  if (s.mode === "postgres") {
+    await s.db.execute(sql`select pg_notify(${CHANNEL}, ${JSON.stringify(msg)})`).catch((err) => {
+      logger().warn({ err }, "pg_notify failed; other instances catch up when their caches expire");
+    });
+  }
+}
+
+/** Subscribes this process to other instances' changes (PostgreSQL only). Idempotent. */
+export function startInvalidationListener(): Promise<void> {
+  const reg = registry();
+  reg.started ??= (async () => {
+    const s = await dbState();
+    if (!s.listen) return;
+    await s.listen(CHANNEL, (payload) => {
+      try {
+        dispatch(JSON.parse(payload) as Invalidation);
+      } catch {
+        dispatch({ kind: "catalog" });
+        dispatch({ kind: "keys" });
+      }
+    });
+  })();
+  return reg.started;
+}

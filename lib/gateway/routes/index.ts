@@ -1,0 +1,10 @@
+import type { RouteDef } from "../types";
+import { mediaRoutes } from "./media";
+import { modelRoutes } from "./models";
+import { textRoutes } from "./text";
+import { videoRoutes } from "./video";
+
+/** Every public route. Each capability owns one file. */
+export function allRoutes(): RouteDef[] {
+  return [...modelRoutes, ...textRoutes, ...mediaRoutes, ...videoRoutes];
+}

@@ -1,0 +1,74 @@
+/**
+ * Model listing in the three shapes the official SDKs read: OpenAI's list (default), Anthropic's
+ * (when the request carries anthropic-version) and Gemini's (`GET /v1beta/models`).
+ */
+import { listModels, type ModelSummary } from "../catalog";
+import { errors } from "../errors";
+import { header, json } from "../http";
+import type { RouteDef } from "../types";
+
+const openaiModel = (m: ModelSummary) => ({ id: m.id, object: "model", created: m.created, owned_by: m.ownedBy });
+const anthropicModel = (m: ModelSummary) => ({
+  type: "model",
+  id: m.id,
+  display_name: m.id,
+  created_at: new Date(m.created * 1000).toISOString(),
+});
+const GEMINI_METHODS: Record<ModelSummary["kind"], string[]> = {
+  text: ["generateContent", "streamGenerateContent", "countTokens"],
+  embedding: ["embedContent", "batchEmbedContents"],
+  image: [],
+  video: [],
+};
+const geminiModel = (m: ModelSummary) => ({
+  name: `models/${m.id}`,
+  baseModelId: m.id,
+  version: "1",
+  displayName: m.id,
+  supportedGenerationMethods: GEMINI_METHODS[m.kind],
+});
+
+export const modelRoutes: RouteDef[] = [
+  {
+    method: "GET",
+    path: "/v1/models",
+    transports: { xApiKey: true },
+    async handler(ctx) {
+      const list = await listModels(ctx.principal);
+      if (header(ctx.req, "anthropic-version") !== undefined) {
+        const data = list.filter((m) => m.kind === "text").map(anthropicModel);
+        return json(200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+      }
+      return json(200, { object: "list", data: list.map(openaiModel) });
+    },
+  },
+  {
+    method: "GET",
+    path: "/v1/models/{model}",
+    transports: { xApiKey: true },
+    async handler(ctx) {
+      const m = (await listModels(ctx.principal)).find((x) => x.id === ctx.params.model);
+      if (!m) return ctx.error(errors.modelNotFound(ctx.params.model!));
+      return json(200, header(ctx.req, "anthropic-version") !== undefined ? anthropicModel(m) : openaiModel(m));
+    },
+  },
+  {
+    method: "GET",
+    path: "/v1beta/models",
+    transports: { queryKey: true, googApiKey: true },
+    async handler(ctx) {
+      const list = await listModels(ctx.principal);
+      return json(200, { models: list.filter((m) => m.kind === "text" || m.kind === "embedding").map(geminiModel) });
+    },
+  },
+  {
+    method: "GET",
+    path: "/v1beta/models/{model}",
+    transports: { queryKey: true, googApiKey: true },
+    async handler(ctx) {
+      const m = (await listModels(ctx.principal)).find((x) => x.id === ctx.params.model);
+      if (!m) return ctx.error(errors.modelNotFound(ctx.params.model!));
+      return json(200, geminiModel(m));
+    },
+  },
+];

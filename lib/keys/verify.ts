@@ -1,0 +1,133 @@
+/**
+ * API key verification: shape check, sha256, lookup by hash (never a plaintext comparison),
+ * then states in a fixed order — revoked, expired, account disabled. Results are cached for a
+ * few seconds; revocation and account changes drop cache entries through lib/gateway/invalidation.
+ */
+import { eq, or } from "drizzle-orm";
+import { getDb } from "../../db/client";
+import { accounts, apiKeys } from "../../db/schema";
+import { onInvalidation } from "../gateway/invalidation";
+import type { Principal } from "../gateway/types";
+import { hashKey, looksLikeKey } from "./generate";
+
+export type VerifyResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: "malformed" | "unknown" | "revoked" | "expired" | "account_disabled" };
+
+interface CachedKey {
+  keyId: string;
+  accountId: string;
+  /** Which secret matched: the current one, or the previous one during a roll's grace period. */
+  matched: "current" | "previous";
+  previousExpiresAt: number | null;
+  revoked: boolean;
+  expiresAt: number | null;
+  accountDisabled: boolean;
+  keyAllowedModels: string[] | null;
+  accountAllowedModels: string[] | null;
+  keyLimitMicroUsd: number | null;
+  keyRpm: number | null;
+  accountRpm: number | null;
+  cachedAt: number;
+}
+
+const TTL_MS = 5_000;
+const MAX_ENTRIES = 50_000;
+const KEY = Symbol.for("gateway.keyCache");
+type G = typeof globalThis & { [KEY]?: Map<string, CachedKey | "unknown"> };
+
+function cache(): Map<string, CachedKey | "unknown"> {
+  const g = globalThis as G;
+  if (!g[KEY]) {
+    const m = new Map<string, CachedKey | "unknown">();
+    g[KEY] = m;
+    onInvalidation((msg) => {
+      if (msg.kind === "keys") {
+        if (msg.hashes?.length) for (const h of msg.hashes) m.delete(h);
+        else m.clear();
+        // A hash may be cached as "unknown" after a roll: drop negatives too.
+        for (const [h, v] of m) if (v === "unknown") m.delete(h);
+      } else if (msg.kind === "accounts") {
+        if (!msg.ids?.length) m.clear();
+        else for (const [h, v] of m) if (v !== "unknown" && msg.ids.includes(v.accountId)) m.delete(h);
+      }
+    });
+  }
+  return g[KEY]!;
+}
+
+async function load(hash: string): Promise<CachedKey | "unknown"> {
+  const db = await getDb();
+  const rows = await db
+    .select({ key: apiKeys, account: accounts })
+    .from(apiKeys)
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(or(eq(apiKeys.hash, hash), eq(apiKeys.previousHash, hash)))
+    .limit(1);
+  const row = rows[0];
+  if (!row) return "unknown";
+  const { key, account } = row;
+  return {
+    keyId: key.id,
+    accountId: key.accountId,
+    matched: key.hash === hash ? "current" : "previous",
+    previousExpiresAt: key.previousExpiresAt?.getTime() ?? null,
+    revoked: key.revokedAt !== null,
+    expiresAt: key.expiresAt?.getTime() ?? null,
+    accountDisabled: account.disabled,
+    keyAllowedModels: key.allowedModels?.length ? key.allowedModels : null,
+    accountAllowedModels: account.allowedModels ?? null,
+    keyLimitMicroUsd: key.limitMicroUsd,
+    keyRpm: key.rpm,
+    accountRpm: account.rpm,
+    cachedAt: Date.now(),
+  };
+}
+
+export async function verifyKey(candidate: string | undefined | null, now = Date.now()): Promise<VerifyResult> {
+  if (!candidate || !looksLikeKey(candidate)) return { ok: false, reason: "malformed" };
+  const hash = hashKey(candidate);
+  const c = cache();
+  let entry = c.get(hash);
+  if (!entry || (entry !== "unknown" && now - entry.cachedAt > TTL_MS) || entry === "unknown") {
+    // Unknown keys are not cached: a key created a moment ago must work at once.
+    entry = await load(hash);
+    if (entry !== "unknown") {
+      if (c.size >= MAX_ENTRIES) c.clear();
+      c.set(hash, entry);
+    }
+  }
+  if (entry === "unknown") return { ok: false, reason: "unknown" };
+  if (entry.revoked) return { ok: false, reason: "revoked" };
+  if (entry.expiresAt !== null && entry.expiresAt <= now) return { ok: false, reason: "expired" };
+  if (entry.matched === "previous" && (entry.previousExpiresAt === null || entry.previousExpiresAt <= now)) {
+    return { ok: false, reason: "expired" };
+  }
+  if (entry.accountDisabled) return { ok: false, reason: "account_disabled" };
+  return {
+    ok: true,
+    principal: {
+      accountId: entry.accountId,
+      keyId: entry.keyId,
+      userId: null,
+      source: "api",
+      keyAllowedModels: entry.keyAllowedModels,
+      accountAllowedModels: entry.accountAllowedModels,
+      keyLimitMicroUsd: entry.keyLimitMicroUsd,
+      keyRpm: entry.keyRpm,
+      accountRpm: entry.accountRpm,
+    },
+  };
+}
+
+const lastStamped = new Map<string, number>();
+
+/** Best-effort `lastUsedAt`, at most once a minute per key, never awaited by the request. */
+export function stampLastUsed(keyId: string): void {
+  const now = Date.now();
+  if ((lastStamped.get(keyId) ?? 0) > now - 60_000) return;
+  lastStamped.set(keyId, now);
+  void getDb()
+    .then((db) => db.update(apiKeys).set({ lastUsedAt: new Date(now) }).where(eq(apiKeys.id, keyId)))
+    .catch(() => {});
+}

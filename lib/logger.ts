@@ -1,0 +1,56 @@
+/**
+ * Structured JSON logs (pino). Secrets never reach a log line: credential headers and fields
+ * are redacted by path, and URLs are sanitized before logging (redaction cannot see inside them).
+ */
+import pino, { type Logger } from "pino";
+
+const KEY = Symbol.for("gateway.logger");
+type G = typeof globalThis & { [KEY]?: Logger };
+
+export const REDACT_PATHS = [
+  "authorization",
+  "*.authorization",
+  "headers.authorization",
+  'headers["x-api-key"]',
+  'headers["x-goog-api-key"]',
+  "apiKey",
+  "*.apiKey",
+  "key",
+  "password",
+  "*.password",
+  "secret",
+  "*.secret",
+  "webhookSecret",
+  "*.webhookSecret",
+  "prompt",
+  "*.prompt",
+  "messages",
+  "*.messages",
+];
+
+export function logger(): Logger {
+  const g = globalThis as G;
+  if (!g[KEY]) {
+    g[KEY] = pino({
+      level: process.env.LOG_LEVEL || "info",
+      redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+      base: { pid: process.pid },
+    });
+  }
+  return g[KEY]!;
+}
+
+/** Drops credentials from a URL before it is logged: `?key=`, userinfo. */
+export function sanitizeUrl(url: string): string {
+  try {
+    const u = new URL(url, "http://x");
+    for (const name of ["key", "api_key", "token", "sig", "signature"]) {
+      if (u.searchParams.has(name)) u.searchParams.set(name, "[redacted]");
+    }
+    u.username = "";
+    u.password = "";
+    return url.startsWith("/") ? `${u.pathname}${u.search}` : u.toString();
+  } catch {
+    return "[unparseable url]";
+  }
+}

@@ -1,0 +1,35 @@
+/** What every process does before using the database: migrations, then the config file or demo catalog. */
+import { getDb, migrate } from "../../db/client";
+import { applyConfig } from "../config/apply";
+import { demoCatalog } from "../config/demo-catalog";
+import { loadConfigFile, resolveConfigPath } from "../config/load";
+import { env } from "../env";
+import { invalidateCatalog } from "../gateway/catalog";
+
+export async function prepareDatabase(opts: { applyCatalog?: boolean } = {}): Promise<{ configPath: string | null }> {
+  // Validate the config before touching the database: a bad file stops the start with one message.
+  const configPath = resolveConfigPath(env().GATEWAY_CONFIG);
+  const config = configPath ? loadConfigFile(configPath) : null;
+  await migrate();
+  if (opts.applyCatalog !== false) {
+    await applyConfig(await getDb(), config ?? demoCatalog, config ? "config" : "demo");
+    await invalidateCatalog();
+  }
+  return { configPath };
+}
+
+const PREPARED = Symbol.for("gateway.prepared");
+type G = typeof globalThis & { [PREPARED]?: Promise<unknown> };
+
+/** Once per process: the custom server marks it done; a Next-only deployment does it on first request. */
+export function ensurePrepared(): Promise<unknown> {
+  const g = globalThis as G;
+  return (g[PREPARED] ??= prepareDatabase().catch((err) => {
+    g[PREPARED] = undefined;
+    throw err;
+  }));
+}
+
+export function markPrepared(p: Promise<unknown>): void {
+  (globalThis as G)[PREPARED] = p;
+}

@@ -1,0 +1,43 @@
+/**
+ * `npm start`: builds the web console on first run (or with --build), then starts the server on
+ * its embedded defaults. `--dev` runs Next in development mode instead.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+
+const dev = process.argv.includes("--dev");
+const forceBuild = process.argv.includes("--build");
+(process.env as Record<string, string>).NODE_ENV ??= dev ? "development" : "production";
+
+if (!dev && (forceBuild || !fs.existsSync(".next/BUILD_ID"))) {
+  console.error("Building the web console (first start only; `npm run build` rebuilds)…");
+  const r = spawnSync("npx", ["next", "build"], { stdio: "inherit", env: process.env });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+const { startServer } = await import("../server");
+const { ConfigError } = await import("../lib/config/load");
+const { EnvError } = await import("../lib/env");
+const { DataDirBusy } = await import("../lib/runtime/instance-lock");
+
+try {
+  const server = await startServer({ dev });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`${signal}: shutting down`);
+    await server.close().catch(() => {});
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  console.error(`Generation Gateway ready on http://localhost:${server.port}`);
+} catch (err) {
+  if (err instanceof ConfigError || err instanceof EnvError || err instanceof DataDirBusy) {
+    console.error(`error: ${err.message}`);
+  } else {
+    console.error("error: the server could not start:", err);
+  }
+  process.exit(1);
+}

@@ -1,0 +1,144 @@
+/**
+ * The production HTTP server (`npm start`): one Node process where /v1/* and /v1beta/* go
+ * straight to the framework-agnostic gateway entry and everything else to Next.js. The public
+ * API thus never pays Next's per-request cost (DESIGN.md, "Serving the public API").
+ */
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import { once } from "node:events";
+import { closeDb, dbState } from "./db/client";
+import { env } from "./lib/env";
+import { handleGatewayRequest } from "./lib/gateway/entry";
+import type { GatewayResponse } from "./lib/gateway/http";
+import { startInvalidationListener } from "./lib/gateway/invalidation";
+import { logger } from "./lib/logger";
+import { dataDirSecret } from "./lib/crypto";
+import { ADMIN_PATH, ADMIN_SECRET_FILE, handleAdminRequest } from "./lib/runtime/admin-endpoint";
+import { acquireInstance, updateInstance } from "./lib/runtime/instance-lock";
+import { startJobs, type Jobs } from "./lib/runtime/jobs";
+import { markPrepared, prepareDatabase } from "./lib/runtime/prepare";
+
+const URL_BASE = "http://localhost";
+
+function isApiPath(url: string): boolean {
+  return url.startsWith("/v1/") || url.startsWith("/v1beta/") || url === "/v1" || url === "/v1beta" || url.startsWith("/v1?") || url.startsWith("/v1beta?");
+}
+
+/** Writes a GatewayResponse to node:http, flushing each streamed chunk as it comes. */
+export async function writeGatewayResponse(res: ServerResponse, r: GatewayResponse): Promise<void> {
+  res.writeHead(r.status, r.headers);
+  const body = r.body;
+  if (body === null) return void res.end();
+  if (typeof body === "string" || body instanceof Uint8Array) return void res.end(body);
+  try {
+    for await (const chunk of body) {
+      if (res.destroyed) break; // client gone: leaving the loop ends the generator (upstream aborted)
+      if (!res.write(chunk)) await once(res, "drain");
+    }
+  } catch (err) {
+    if (!res.destroyed) logger().error({ err }, "stream failed after the response began");
+  }
+  res.end();
+}
+
+async function serveApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const ac = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) ac.abort();
+  });
+  const r = await handleGatewayRequest({
+    method: req.method ?? "GET",
+    url: new URL(req.url ?? "/", URL_BASE),
+    headers: req.headers,
+    body: req.method === "GET" || req.method === "HEAD" ? null : req,
+    signal: ac.signal,
+    remoteAddress: req.socket.remoteAddress,
+  });
+  // An unread oversized body must not be drained over a kept-alive connection.
+  if (r.status === 413) r.headers.connection = "close";
+  await writeGatewayResponse(res, r);
+}
+
+async function health(res: ServerResponse, ready: boolean): Promise<void> {
+  let ok = true;
+  if (ready) {
+    try {
+      const s = await dbState();
+      await s.db.execute("select 1" as never);
+    } catch {
+      ok = false;
+    }
+  }
+  res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
+  res.end(JSON.stringify({ status: ok ? "ok" : "unavailable" }));
+}
+
+export interface RunningServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startServer(opts: { port?: number; hostname?: string; dev?: boolean } = {}): Promise<RunningServer> {
+  const e = env();
+  const embedded = !e.DATABASE_URL;
+  const release = embedded ? acquireInstance({ kind: "server" }) : () => {};
+  let jobs: Jobs | null = null;
+  try {
+    const prepared = prepareDatabase();
+    markPrepared(prepared);
+    await prepared;
+    await startInvalidationListener();
+    if (e.RUN_WORKERS) jobs = await startJobs();
+    if (e.WEBHOOK_ALLOW_HOSTS.length) {
+      logger().warn({ hosts: e.WEBHOOK_ALLOW_HOSTS }, "WEBHOOK_ALLOW_HOSTS exempts these hosts from the private-address rule (tests only)");
+    }
+    const { default: next } = await import("next");
+    const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: opts.hostname ?? "localhost", port: opts.port ?? e.PORT });
+    await app.prepare();
+    const nextHandler = app.getRequestHandler();
+
+    const server = http.createServer({ keepAliveTimeout: 65_000, noDelay: true }, (req, res) => {
+      const url = req.url ?? "/";
+      const done = (p: Promise<unknown>) =>
+        p.catch((err) => {
+          logger().error({ err }, "request handler failed");
+          if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+          res.end();
+        });
+      if (isApiPath(url)) return void done(serveApi(req, res));
+      if (url === "/healthz") return void done(health(res, false));
+      if (url === "/readyz") return void done(health(res, true));
+      if (embedded && url === ADMIN_PATH) return void done(handleAdminRequest(req, res));
+      void done(nextHandler(req, res));
+    });
+    server.listen(opts.port ?? e.PORT, opts.hostname);
+    await once(server, "listening");
+    const port = (server.address() as { port: number }).port;
+    if (embedded) {
+      dataDirSecret(ADMIN_SECRET_FILE); // created before the CLI can look for it
+      updateInstance({ port });
+    }
+    logger().info({ port, database: embedded ? "pglite" : "postgres", publicBaseUrl: e.publicBaseUrl }, "gateway listening");
+
+    let closing: Promise<void> | null = null;
+    return {
+      port,
+      close: () =>
+        (closing ??= (async () => {
+          server.closeIdleConnections();
+          // Streams still open after a grace period are cut; their holds are settled or swept.
+          const force = setTimeout(() => server.closeAllConnections(), 5_000);
+          await new Promise<void>((r) => server.close(() => r()));
+          clearTimeout(force);
+          await jobs?.stop();
+          await app.close?.();
+          await closeDb();
+          release();
+        })()),
+    };
+  } catch (err) {
+    await jobs?.stop().catch(() => {});
+    await closeDb().catch(() => {});
+    release();
+    throw err;
+  }
+}
