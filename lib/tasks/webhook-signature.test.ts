@@ -15,8 +15,8 @@ describe("webhook signature", () => {
     const now = Math.floor(Date.now() / 1000);
     const header = signatureHeader("a-secret-of-some-length", body, now);
     const stripe = new Stripe("sk_test_x");
-    expect(() => stripe.webhooks.signature.verifyHeader(body, header, "a-secret-of-some-length", 300)).not.toThrow();
-    expect(() => stripe.webhooks.signature.verifyHeader(body + " ", header, "a-secret-of-some-length", 300)).toThrow();
+    expect(() => stripe.webhooks.signature!.verifyHeader(body, header, "a-secret-of-some-length", 300)).not.toThrow();
+    expect(() => stripe.webhooks.signature!.verifyHeader(body + " ", header, "a-secret-of-some-length", 300)).toThrow();
   });
 
   it("refuses tampering, other secrets, stale and malformed headers", () => {
