@@ -80,6 +80,13 @@ describe("image pricing", () => {
     expect(imagePriceMicro(perQuality, "low", "1536x1024")).toBe(10_000);
   });
 
+  it("supports size-only prices with *:size", () => {
+    const bySize: ModelPrice = { perImage: { "*:1024x1024": 10_000, "*:1536x1024": 15_000 } };
+    expect(qualityTiers(bySize)).toEqual([]);
+    expect(plan(bySize, { quality: "high" })).toMatchObject({ quality: null, sizes: ["1024x1024", "1536x1024"], holdMicroUsd: 15_000 });
+    expect(plan(bySize, { size: "1024x1024" }).holdMicroUsd).toBe(10_000);
+  });
+
   it("keeps auto within the sizes a partial table prices", () => {
     expect(plan(partial, { quality: "high" })).toMatchObject({ sizes: ["1536x1024"], holdMicroUsd: 260_000 });
   });

@@ -1,7 +1,8 @@
 /**
  * Image pricing (DESIGN.md, "Image pricing"): prices are per-model data in integer micro-USD,
- * keyed `quality:size` (`high:1536x1024`), `quality:*` (one price for every size of a quality)
- * or `*` (flat: the model has no quality tiers and `quality` is ignored). Before the upstream
+ * keyed `quality:size` (`high:1536x1024`), `quality:*` (one price for every size of a quality),
+ * `*:size` (priced by size only) or `*` (flat). A model whose keys name no quality has no tiers
+ * and ignores `quality`. Before the upstream
  * call the plan fixes the quality, the size to ask for and the hold; after it, the charge is
  * the price of the size actually produced, never above the hold.
  */
@@ -27,7 +28,8 @@ export function qualityTiers(price: ModelPrice): string[] {
   const tiers: string[] = [];
   for (const key of Object.keys(price.perImage ?? {})) {
     const i = key.indexOf(":");
-    if (i > 0 && !tiers.includes(key.slice(0, i))) tiers.push(key.slice(0, i));
+    const tier = key.slice(0, i);
+    if (i > 0 && tier !== "*" && !tiers.includes(tier)) tiers.push(tier);
   }
   return tiers;
 }
@@ -39,7 +41,7 @@ export function imagePriceMicro(price: ModelPrice, quality: string | null, size:
     if (table[`${quality}:${size}`] !== undefined) return table[`${quality}:${size}`]!;
     if (table[`${quality}:*`] !== undefined) return table[`${quality}:*`]!;
   }
-  return table["*"] ?? null;
+  return table[`*:${size}`] ?? table["*"] ?? null;
 }
 
 export function planImage(
