@@ -1,0 +1,72 @@
+/**
+ * Where finished media lives: a local folder (DATA_DIR/media) by default, an S3-compatible
+ * bucket when S3_BUCKET is set. Both stream in and out; nothing holds a whole video in memory.
+ * One instance per process, on globalThis (the custom server and Next's bundle share it).
+ */
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { env } from "../env";
+import { LocalStorage } from "./local-storage";
+import { S3Storage } from "./s3-storage";
+
+export interface StoredObject {
+  size: number;
+  contentType: string;
+}
+
+/** Inclusive byte offsets, as in an HTTP Range header. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface MediaStorage {
+  readonly kind: "local" | "s3";
+  /** Stores the stream under `key`, replacing what was there; the object appears whole or not at all. */
+  put(key: string, body: AsyncIterable<Uint8Array>, contentType: string): Promise<{ size: number }>;
+  stat(key: string): Promise<StoredObject | null>;
+  /** The whole object, or the given range of it; null when it does not exist. */
+  read(key: string, range?: ByteRange): Promise<Readable | null>;
+  /** Idempotent: deleting a missing object is not an error. */
+  delete(key: string): Promise<void>;
+}
+
+/** Keys are ours (`videos/<task id>/<n>.mp4`), but refuse anything that could escape a folder. */
+export function assertSafeKey(key: string): void {
+  if (!/^[A-Za-z0-9_-][A-Za-z0-9._/-]*$/.test(key) || key.split("/").some((p) => p === ".." || p === "." || p === "")) {
+    throw new Error(`unsafe storage key: ${key}`);
+  }
+}
+
+export function contentTypeFor(key: string): string {
+  if (key.endsWith(".mp4")) return "video/mp4";
+  if (key.endsWith(".png")) return "image/png";
+  if (key.endsWith(".jpg") || key.endsWith(".jpeg")) return "image/jpeg";
+  if (key.endsWith(".webp")) return "image/webp";
+  return "application/octet-stream";
+}
+
+const KEY = Symbol.for("gateway.mediaStorage");
+type G = typeof globalThis & { [KEY]?: MediaStorage };
+
+export function getMediaStorage(): MediaStorage {
+  const g = globalThis as G;
+  if (!g[KEY]) {
+    const e = env();
+    g[KEY] = e.S3_BUCKET
+      ? new S3Storage({
+          bucket: e.S3_BUCKET,
+          endpoint: e.S3_ENDPOINT,
+          region: e.S3_REGION ?? "us-east-1",
+          accessKeyId: e.S3_ACCESS_KEY_ID ?? "",
+          secretAccessKey: e.S3_SECRET_ACCESS_KEY ?? "",
+        })
+      : new LocalStorage(path.join(e.DATA_DIR, "media"));
+  }
+  return g[KEY]!;
+}
+
+/** For tests that switch storage between cases. */
+export function setMediaStorage(s: MediaStorage | undefined): void {
+  (globalThis as G)[KEY] = s;
+}
