@@ -1,0 +1,85 @@
+/**
+ * Token counts without a tokenizer. Two different questions:
+ * - `promptTokenBound`: a TRUE upper bound for the hold. Every BPE/SentencePiece tokenizer the
+ *   upstreams use spends at most one token per UTF-8 byte (byte fallback), so the byte length
+ *   bounds the text; images and per-message framing get generous fixed allowances.
+ * - `estimateTokens`: a fair count for billing when an upstream reports no usage (and for the
+ *   demo upstream): about four characters per token, never fewer than the words.
+ */
+import type { CanonicalRequest, ContentPart } from "./canonical";
+
+/** No provider we speak charges more than this for one image (Anthropic ~1.6k, OpenAI tiles ~2.5k). */
+export const IMAGE_TOKEN_BOUND = 4096;
+/** Role markers and separators per message, generously. */
+const PER_MESSAGE_BOUND = 16;
+const PER_REQUEST_BOUND = 64;
+
+export function utf8Bytes(s: string): number {
+  return Buffer.byteLength(s, "utf8");
+}
+
+function partBound(p: ContentPart): number {
+  switch (p.type) {
+    case "text":
+      return utf8Bytes(p.text);
+    case "image":
+      return IMAGE_TOKEN_BOUND;
+    case "tool_call":
+      return utf8Bytes(p.name) + utf8Bytes(p.arguments) + PER_MESSAGE_BOUND;
+    case "tool_result":
+      return p.content.reduce((n, c) => n + partBound(c), PER_MESSAGE_BOUND + (p.name ? utf8Bytes(p.name) : 0));
+  }
+}
+
+export function promptTokenBound(req: CanonicalRequest): number {
+  let n = PER_REQUEST_BOUND;
+  if (req.system) n += utf8Bytes(req.system) + PER_MESSAGE_BOUND;
+  for (const m of req.messages) {
+    n += PER_MESSAGE_BOUND;
+    for (const p of m.parts) n += partBound(p);
+  }
+  // Tool definitions are rendered into the prompt by every provider.
+  if (req.tools?.length) n += utf8Bytes(JSON.stringify(req.tools)) + req.tools.length * PER_MESSAGE_BOUND + 256;
+  if (req.responseFormat?.type === "json_schema") n += utf8Bytes(JSON.stringify(req.responseFormat.schema)) + 64;
+  return n;
+}
+
+/**
+ * Upper bound for a passthrough body, whose fields we do not all model (AM thinking blocks in
+ * history, …): every byte of the JSON counts, except inline image data, which is bounded per image.
+ */
+export function rawBodyTokenBound(rawJsonBytes: number, req: CanonicalRequest): number {
+  let imageBytes = 0;
+  let images = 0;
+  const visit = (p: ContentPart) => {
+    if (p.type === "image") {
+      images++;
+      if (p.source.kind === "base64") imageBytes += p.source.data.length;
+    } else if (p.type === "tool_result") p.content.forEach(visit);
+  };
+  for (const m of req.messages) m.parts.forEach(visit);
+  return Math.max(promptTokenBound(req), rawJsonBytes - imageBytes + images * IMAGE_TOKEN_BOUND + PER_REQUEST_BOUND);
+}
+
+export function estimateTokens(text: string): number {
+  if (text === "") return 0;
+  const words = text.split(/\s+/).filter(Boolean).length;
+  return Math.max(words, Math.ceil(text.length / 4));
+}
+
+/** A fair prompt count for billing when the upstream reported none (never above the bound). */
+export function estimatePromptTokens(req: CanonicalRequest): number {
+  let n = 3;
+  if (req.system) n += estimateTokens(req.system) + 4;
+  for (const m of req.messages) {
+    n += 4;
+    for (const p of m.parts) {
+      if (p.type === "text") n += estimateTokens(p.text);
+      else if (p.type === "image") n += 765;
+      else if (p.type === "tool_call") n += estimateTokens(p.name) + estimateTokens(p.arguments);
+      else for (const c of p.content) n += c.type === "text" ? estimateTokens(c.text) : 765;
+    }
+  }
+  if (req.tools?.length) n += estimateTokens(JSON.stringify(req.tools));
+  return Math.min(n, promptTokenBound(req));
+}

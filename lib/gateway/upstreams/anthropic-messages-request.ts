@@ -1,0 +1,94 @@
+/** Canonical request → Anthropic Messages wire body (reference/messages.md, conversion.md). */
+import { argumentsToObject, type CanonicalRequest, type ImageSource } from "../canonical";
+import type { Inexpressible } from "./text-types";
+
+const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
+
+/** AM accepts only [A-Za-z0-9_-] in tool ids; the same mapping on both sides keeps pairs matched. */
+export function anthropicToolId(id: string): string {
+  const s = id.replace(/[^A-Za-z0-9_-]/g, "_");
+  return s === "" ? "toolu_empty" : s;
+}
+
+function imageBlock(src: ImageSource): Record<string, unknown> | Inexpressible {
+  if (src.kind === "url") return { type: "image", source: { type: "url", url: src.url } };
+  if (!IMAGE_TYPES.has(src.mediaType))
+    return { ok: false, field: "image", message: `image type ${src.mediaType} is not supported by this model (jpeg, png, gif, webp are)` };
+  return { type: "image", source: { type: "base64", media_type: src.mediaType, data: src.data } };
+}
+
+function isInexpressible(v: unknown): v is Inexpressible {
+  return typeof v === "object" && v !== null && (v as { ok?: unknown }).ok === false;
+}
+
+export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): { ok: true; value: Record<string, unknown> } | Inexpressible {
+  if (req.temperature !== undefined && req.temperature > 1)
+    return { ok: false, field: "temperature", message: `must be between 0 and 1 for this model, got ${req.temperature}` };
+  if (req.seed !== undefined) return { ok: false, field: "seed", message: "not supported by this model" };
+  if (req.presencePenalty !== undefined) return { ok: false, field: "presence_penalty", message: "not supported by this model" };
+  if (req.frequencyPenalty !== undefined) return { ok: false, field: "frequency_penalty", message: "not supported by this model" };
+  if (req.responseFormat?.type === "json_object")
+    return { ok: false, field: "response_format", message: "JSON mode is not supported by this model; use a JSON schema" };
+  if (req.maxOutputTokens === undefined) return { ok: false, field: "max_tokens", message: "required by this model" };
+
+  const messages: Array<{ role: string; content: Record<string, unknown>[] }> = [];
+  for (const m of req.messages) {
+    const blocks: Record<string, unknown>[] = [];
+    const results: Record<string, unknown>[] = [];
+    for (const p of m.parts) {
+      if (p.type === "text") {
+        if (p.text !== "") blocks.push({ type: "text", text: p.text });
+      } else if (p.type === "image") {
+        const b = imageBlock(p.source);
+        if (isInexpressible(b)) return b;
+        blocks.push(b);
+      } else if (p.type === "tool_call") {
+        blocks.push({ type: "tool_use", id: anthropicToolId(p.id), name: p.name, input: argumentsToObject(p.arguments) });
+      } else {
+        const content: Record<string, unknown>[] = [];
+        for (const c of p.content) {
+          if (c.type === "text") {
+            if (c.text !== "") content.push({ type: "text", text: c.text });
+          } else {
+            const b = imageBlock(c.source);
+            if (isInexpressible(b)) return b;
+            content.push(b);
+          }
+        }
+        const r: Record<string, unknown> = { type: "tool_result", tool_use_id: anthropicToolId(p.callId), content };
+        if (p.isError) r.is_error = true;
+        results.push(r);
+      }
+    }
+    // Tool results lead their user turn; consecutive same-role turns merge (AM wants alternation).
+    const content = [...results, ...blocks];
+    if (!content.length) continue;
+    const last = messages[messages.length - 1];
+    if (last && last.role === m.role) last.content.push(...content);
+    else messages.push({ role: m.role, content });
+  }
+
+  const body: Record<string, unknown> = { model: upstreamModel, max_tokens: req.maxOutputTokens, messages };
+  if (req.system) body.system = req.system;
+  if (req.temperature !== undefined) body.temperature = req.temperature;
+  if (req.topP !== undefined) body.top_p = req.topP;
+  if (req.topK !== undefined) body.top_k = req.topK;
+  if (req.stop?.length) body.stop_sequences = req.stop;
+  if (req.user) body.metadata = { user_id: req.user };
+  if (req.tools?.length && req.toolChoice?.type !== "none")
+    body.tools = req.tools.map((t) => ({
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      input_schema: t.parameters ?? { type: "object", properties: {} },
+    }));
+  if (req.toolChoice && req.tools?.length) {
+    const tc = req.toolChoice;
+    const choice: Record<string, unknown> =
+      tc.type === "required" ? { type: "any" } : tc.type === "tool" ? { type: "tool", name: tc.name } : { type: tc.type };
+    if (req.parallelToolCalls === false && tc.type !== "none") choice.disable_parallel_tool_use = true;
+    if (tc.type !== "none") body.tool_choice = choice;
+  } else if (req.parallelToolCalls === false && req.tools?.length) body.tool_choice = { type: "auto", disable_parallel_tool_use: true };
+  if (req.responseFormat?.type === "json_schema") body.output_config = { format: { type: "json_schema", schema: req.responseFormat.schema } };
+  if (req.stream) body.stream = true;
+  return { ok: true, value: body };
+}

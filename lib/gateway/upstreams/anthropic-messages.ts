@@ -1,0 +1,44 @@
+/** The `anthropic` text upstream: POST {baseUrl}/v1/messages with x-api-key and anthropic-version. */
+import { createAnthropicDecoder, fromAnthropicResponse } from "./anthropic-messages-response";
+import { toAnthropicBody } from "./anthropic-messages-request";
+import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
+import { joinUrl } from "./text-http";
+import type { TextAdapter, TextRoute } from "./text-types";
+
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+function target(route: TextRoute): HttpTarget {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json",
+    "anthropic-version": ANTHROPIC_VERSION,
+  };
+  if (route.upstream.apiKey) headers["x-api-key"] = route.upstream.apiKey;
+  return { url: joinUrl(route.upstream.baseUrl, "v1/messages"), headers };
+}
+
+export const anthropicMessages: TextAdapter = {
+  passthroughFor: "messages",
+  prepare(route, req, raw) {
+    if (raw) {
+      const body = { ...raw, model: route.upstreamModel };
+      return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true } };
+    }
+    const body = toAnthropicBody(req, route.upstreamModel);
+    if (!body.ok) return body;
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false } };
+  },
+  complete(call, opts) {
+    return httpComplete(call, opts, target(call.route), fromAnthropicResponse, (j) => {
+      j.model = call.publicModel;
+    });
+  },
+  stream(call, opts) {
+    const d = createAnthropicDecoder(call.publicModel);
+    return httpStream(call, opts, target(call.route), d);
+  },
+  injectCost(json, costMicroUsd) {
+    const u = json.usage as Record<string, unknown> | undefined;
+    if (u && typeof u === "object") u.cost_usd = costMicroUsd / 1_000_000;
+  },
+};

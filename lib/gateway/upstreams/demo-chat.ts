@@ -1,0 +1,138 @@
+/**
+ * The built-in `demo` text upstream (DESIGN.md, "The demo upstream"): a deterministic reply
+ * derived from the prompt, streamed word by word, with real usage counts. It runs in-process
+ * but goes through the same routing, billing and encoding as any upstream.
+ */
+import { partsText, type CanonicalRequest, type CanonicalResponse, type CanonicalTool, type OutputPart, type StopReason, type StreamEvent } from "../canonical";
+import { randomBase62 } from "../../ids";
+import { estimatePromptTokens } from "../tokens";
+import { clientGone } from "./text-http";
+import type { TextAdapter, UpstreamChunk } from "./text-types";
+
+/** Pause between streamed words, so a playground visibly streams. */
+export const DEMO_WORD_DELAY_MS = 12;
+
+interface DemoPlan {
+  /** Text pieces, one token each (a word with its leading space). */
+  words: string[];
+  call: { name: string; arguments: string } | null;
+  stopReason: StopReason;
+  stopSequence: string | null;
+}
+
+function sampleArgs(tool: CanonicalTool): string {
+  const props = (tool.parameters?.properties ?? {}) as Record<string, { type?: string; enum?: unknown[] }>;
+  const required = (tool.parameters?.required as string[] | undefined) ?? Object.keys(props);
+  const args: Record<string, unknown> = {};
+  for (const k of required) {
+    const t = props[k]?.type;
+    args[k] = props[k]?.enum?.[0] ?? (t === "number" || t === "integer" ? 1 : t === "boolean" ? true : t === "array" ? [] : t === "object" ? {} : "demo");
+  }
+  return JSON.stringify(args);
+}
+
+export function planDemoReply(req: CanonicalRequest): DemoPlan {
+  const last = req.messages[req.messages.length - 1];
+  const results = last?.role === "user" ? last.parts.filter((p) => p.type === "tool_result") : [];
+  const tools = req.tools ?? [];
+  const choice = req.toolChoice;
+  let text: string;
+  if (results.length) {
+    const r = results[0]!;
+    const out = partsText(r.type === "tool_result" ? r.content : []).slice(0, 200);
+    text = `The tool answered: ${out}. That is all the demo model knows.`;
+  } else if (tools.length && choice?.type !== "none") {
+    const tool = (choice?.type === "tool" && tools.find((t) => t.name === choice.name)) || tools[0]!;
+    return { words: [], call: { name: tool.name, arguments: sampleArgs(tool) }, stopReason: "tool_calls", stopSequence: null };
+  } else {
+    const prompt = last ? partsText(last.parts) : "";
+    const words = prompt.split(/\s+/).filter(Boolean);
+    const echo = words.slice(0, 12).join(" ");
+    text =
+      `This is the demo model of the gateway. You wrote ${words.length} word${words.length === 1 ? "" : "s"}` +
+      (echo ? `, starting with: ${echo}.` : ".") +
+      " Configure a real upstream to get real answers.";
+  }
+  let stopReason: StopReason = "end";
+  let stopSequence: string | null = null;
+  for (const s of req.stop ?? []) {
+    const at = s ? text.indexOf(s) : -1;
+    if (at >= 0) {
+      text = text.slice(0, at);
+      stopReason = "stop_sequence";
+      stopSequence = s;
+    }
+  }
+  let words = text.split(/(?=\s)/).filter((w) => w !== "");
+  const cap = req.maxOutputTokens;
+  if (cap !== undefined && words.length > cap) {
+    words = words.slice(0, cap);
+    stopReason = "max_tokens";
+    stopSequence = null;
+  }
+  return { words, call: null, stopReason, stopSequence };
+}
+
+function callTokens(call: { name: string; arguments: string }): number {
+  return Math.max(1, Math.ceil((call.name.length + call.arguments.length) / 4));
+}
+
+export const demoChat: TextAdapter = {
+  prepare(route, req) {
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: req, request: req, passthrough: false } };
+  },
+  async complete(call) {
+    const req = call.request;
+    const plan = planDemoReply(req);
+    const content: OutputPart[] = [];
+    if (plan.words.length) content.push({ type: "text", text: plan.words.join("") });
+    if (plan.call) content.push({ type: "tool_call", id: `call_${randomBase62(24)}`, ...plan.call });
+    const response: CanonicalResponse = {
+      id: `demo-${randomBase62(16)}`,
+      model: call.route.upstreamModel,
+      content,
+      stopReason: plan.stopReason,
+      stopSequence: plan.stopSequence,
+      usage: { inputTokens: estimatePromptTokens(req), outputTokens: plan.words.length + (plan.call ? callTokens(plan.call) : 0) },
+    };
+    return { ok: true, value: { response } };
+  },
+  async stream(call, opts) {
+    if (opts.signal.aborted) return clientGone();
+    const req = call.request;
+    const plan = planDemoReply(req);
+    const inputTokens = estimatePromptTokens(req);
+    async function* run(): AsyncGenerator<UpstreamChunk> {
+      yield { events: [{ type: "start", id: `demo-${randomBase62(16)}`, model: call.publicModel, inputTokens }] };
+      let out = 0;
+      for (const w of plan.words) {
+        await sleep(DEMO_WORD_DELAY_MS, opts.signal);
+        out++;
+        yield { events: [{ type: "text_delta", text: w }, { type: "usage", usage: { outputTokens: out } }] };
+      }
+      if (plan.call) {
+        const events: StreamEvent[] = [
+          { type: "tool_call_start", index: 0, id: `call_${randomBase62(24)}`, name: plan.call.name },
+          { type: "tool_call_delta", index: 0, arguments: plan.call.arguments },
+        ];
+        out += callTokens(plan.call);
+        yield { events };
+      }
+      yield { events: [{ type: "done", stopReason: plan.stopReason, stopSequence: plan.stopSequence, usage: { inputTokens, outputTokens: out } }] };
+    }
+    return { ok: true, value: run() };
+  },
+};
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,82 @@
+/** Canonical request → Gemini generateContent wire body (reference/generate-content.md). */
+import { argumentsToObject, partsText, type CanonicalRequest } from "../canonical";
+import type { Inexpressible } from "./text-types";
+
+/** GC's documented limit on stop sequences. */
+export const GEMINI_MAX_STOP = 5;
+
+export function toGeminiBody(req: CanonicalRequest): { ok: true; value: Record<string, unknown> } | Inexpressible {
+  if (req.stop && req.stop.length > GEMINI_MAX_STOP)
+    return { ok: false, field: "stop", message: `at most ${GEMINI_MAX_STOP} stop sequences are accepted by this model` };
+
+  // GC's functionResponse needs the function name; the other protocols only carry the call id.
+  const names = new Map<string, string>();
+  for (const m of req.messages) for (const p of m.parts) if (p.type === "tool_call") names.set(p.id, p.name);
+
+  const contents: Array<{ role: string; parts: Record<string, unknown>[] }> = [];
+  for (const m of req.messages) {
+    const parts: Record<string, unknown>[] = [];
+    for (const p of m.parts) {
+      if (p.type === "text") {
+        if (p.text !== "") parts.push({ text: p.text });
+      } else if (p.type === "image") {
+        if (p.source.kind === "url")
+          return { ok: false, field: "image", message: "image URLs are not supported by this model; send the image inline as base64" };
+        parts.push({ inlineData: { mimeType: p.source.mediaType, data: p.source.data } });
+      } else if (p.type === "tool_call") {
+        parts.push({ functionCall: { name: p.name, args: argumentsToObject(p.arguments) } });
+      } else {
+        const name = p.name ?? names.get(p.callId);
+        if (!name) return { ok: false, field: "messages", message: `a tool result answers call "${p.callId}", which no earlier turn made` };
+        if (p.content.some((c) => c.type === "image"))
+          return { ok: false, field: "image", message: "images inside tool results are not supported by this model" };
+        const text = partsText(p.content);
+        parts.push({ functionResponse: { name, response: p.isError ? { error: text } : { output: text } } });
+      }
+    }
+    if (!parts.length) continue;
+    const role = m.role === "assistant" ? "model" : "user";
+    const last = contents[contents.length - 1];
+    if (last && last.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  }
+
+  const gen: Record<string, unknown> = {};
+  if (req.temperature !== undefined) gen.temperature = req.temperature;
+  if (req.topP !== undefined) gen.topP = req.topP;
+  if (req.topK !== undefined) gen.topK = req.topK;
+  if (req.maxOutputTokens !== undefined) gen.maxOutputTokens = req.maxOutputTokens;
+  if (req.stop?.length) gen.stopSequences = req.stop;
+  if (req.seed !== undefined) gen.seed = req.seed;
+  if (req.presencePenalty !== undefined) gen.presencePenalty = req.presencePenalty;
+  if (req.frequencyPenalty !== undefined) gen.frequencyPenalty = req.frequencyPenalty;
+  if (req.responseFormat?.type === "json_object") gen.responseMimeType = "application/json";
+  else if (req.responseFormat?.type === "json_schema") {
+    gen.responseMimeType = "application/json";
+    gen.responseJsonSchema = req.responseFormat.schema;
+  }
+
+  const body: Record<string, unknown> = { contents };
+  if (req.system) body.systemInstruction = { parts: [{ text: req.system }] };
+  if (Object.keys(gen).length) body.generationConfig = gen;
+  if (req.tools?.length)
+    body.tools = [
+      {
+        functionDeclarations: req.tools.map((t) => ({
+          name: t.name,
+          ...(t.description ? { description: t.description } : {}),
+          ...(t.parameters ? { parametersJsonSchema: t.parameters } : {}),
+        })),
+      },
+    ];
+  if (req.toolChoice && req.tools?.length) {
+    const tc = req.toolChoice;
+    body.toolConfig = {
+      functionCallingConfig:
+        tc.type === "tool"
+          ? { mode: "ANY", allowedFunctionNames: [tc.name] }
+          : { mode: tc.type === "required" ? "ANY" : tc.type === "none" ? "NONE" : "AUTO" },
+    };
+  }
+  return { ok: true, value: body };
+}

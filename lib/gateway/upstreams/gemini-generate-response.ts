@@ -1,0 +1,129 @@
+/** Gemini generateContent wire response and `?alt=sse` chunks → canonical. */
+import type { CanonicalResponse, OutputPart, StopReason, StreamEvent, Usage } from "../canonical";
+import { errors } from "../errors";
+import { randomBase62 } from "../../ids";
+import { invalidUpstreamEvent, UpstreamStreamError } from "./sse-reader";
+import type { UpstreamChunk } from "./text-types";
+
+export function stopFromGemini(reason: unknown, hasCalls: boolean): StopReason {
+  if (hasCalls) return "tool_calls";
+  switch (reason) {
+    case "MAX_TOKENS":
+      return "max_tokens";
+    case "SAFETY":
+    case "RECITATION":
+    case "BLOCKLIST":
+    case "PROHIBITED_CONTENT":
+    case "SPII":
+    case "IMAGE_SAFETY":
+    case "IMAGE_PROHIBITED_CONTENT":
+    case "IMAGE_RECITATION":
+      return "content_filter";
+    default:
+      return "end";
+  }
+}
+
+type GcUsage = {
+  promptTokenCount?: number;
+  candidatesTokenCount?: number;
+  thoughtsTokenCount?: number;
+  toolUsePromptTokenCount?: number;
+  cachedContentTokenCount?: number;
+};
+
+/** Billed output = candidates + thoughts; billed input = prompt + tool-use prompt (conversion.md). */
+export function usageFromGemini(u: GcUsage | undefined): Usage | null {
+  if (!u) return null;
+  return {
+    inputTokens: (u.promptTokenCount ?? 0) + (u.toolUsePromptTokenCount ?? 0),
+    outputTokens: (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0),
+    cacheReadTokens: u.cachedContentTokenCount,
+    reasoningTokens: u.thoughtsTokenCount,
+    raw: u,
+  };
+}
+
+type GcPart = { text?: string; thought?: boolean; functionCall?: { name?: string; args?: unknown; id?: string } };
+
+function candidateOf(json: Record<string, unknown>) {
+  return (json.candidates as Array<{ content?: { parts?: GcPart[] }; finishReason?: string }> | undefined)?.[0];
+}
+
+export function fromGeminiResponse(json: Record<string, unknown>): CanonicalResponse | null {
+  const cand = candidateOf(json);
+  const content: OutputPart[] = [];
+  let hasCalls = false;
+  for (const p of cand?.content?.parts ?? []) {
+    if (p.thought) continue;
+    if (typeof p.text === "string" && p.text !== "") content.push({ type: "text", text: p.text });
+    else if (p.functionCall) {
+      hasCalls = true;
+      content.push({ type: "tool_call", id: p.functionCall.id ?? `call_${randomBase62(24)}`, name: p.functionCall.name ?? "", arguments: JSON.stringify(p.functionCall.args ?? {}) });
+    }
+  }
+  if (!cand && !json.promptFeedback) return null;
+  const blocked = !cand && !!(json.promptFeedback as { blockReason?: string } | undefined)?.blockReason;
+  return {
+    id: String(json.responseId ?? ""),
+    model: String(json.modelVersion ?? ""),
+    content,
+    stopReason: blocked ? "content_filter" : stopFromGemini(cand?.finishReason, hasCalls),
+    usage: usageFromGemini(json.usageMetadata as GcUsage) ?? { inputTokens: 0, outputTokens: 0, estimated: true },
+  };
+}
+
+/** Stateful decoder; `done` rides on the chunk with finishReason (it carries the full usage). */
+export function createGeminiDecoder(publicModel: string) {
+  let started = false;
+  let finished = false;
+  let calls = 0;
+  let usage: Usage | null = null;
+
+  return {
+    push(data: string): UpstreamChunk {
+      let json: Record<string, unknown>;
+      try {
+        json = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        throw invalidUpstreamEvent("not JSON");
+      }
+      if (json.error) {
+        const e = json.error as { message?: string };
+        throw new UpstreamStreamError(errors.upstream(`The upstream failed mid-stream: ${String(e.message ?? "unknown error")}`), false);
+      }
+      if ("modelVersion" in json) json.modelVersion = publicModel;
+      const events: StreamEvent[] = [];
+      if (finished) return { events, json };
+      if (!started) {
+        started = true;
+        events.push({ type: "start", id: String(json.responseId ?? ""), model: publicModel });
+      }
+      const u = usageFromGemini(json.usageMetadata as GcUsage);
+      if (u) {
+        usage = u;
+        events.push({ type: "usage", usage: { inputTokens: u.inputTokens } });
+      }
+      const cand = candidateOf(json);
+      for (const p of cand?.content?.parts ?? []) {
+        if (p.thought) continue;
+        if (typeof p.text === "string" && p.text !== "") events.push({ type: "text_delta", text: p.text });
+        else if (p.functionCall) {
+          const index = calls++;
+          events.push({ type: "tool_call_start", index, id: p.functionCall.id ?? `call_${randomBase62(24)}`, name: p.functionCall.name ?? "" });
+          events.push({ type: "tool_call_delta", index, arguments: JSON.stringify(p.functionCall.args ?? {}) });
+        }
+      }
+      const blocked = !cand && (json.promptFeedback as { blockReason?: string } | undefined)?.blockReason;
+      if (cand?.finishReason || blocked) {
+        finished = true;
+        events.push({ type: "done", stopReason: blocked ? "content_filter" : stopFromGemini(cand?.finishReason, calls > 0), usage });
+      }
+      return { events, json };
+    },
+    end(): UpstreamChunk | null {
+      if (!finished) throw invalidUpstreamEvent("the stream ended early");
+      return null;
+    },
+  };
+}

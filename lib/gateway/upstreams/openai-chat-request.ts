@@ -1,0 +1,76 @@
+/** Canonical request → OpenAI Chat Completions wire body (reference/chat-completions.md). */
+import { imageToUrl, partsText, type CanonicalRequest } from "../canonical";
+import type { Inexpressible } from "./text-types";
+
+/** CC rejects more than 4 stop sequences. */
+export const OPENAI_MAX_STOP = 4;
+
+export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): { ok: true; value: Record<string, unknown> } | Inexpressible {
+  if (req.stop && req.stop.length > OPENAI_MAX_STOP)
+    return { ok: false, field: "stop", message: `at most ${OPENAI_MAX_STOP} stop sequences are accepted by this model` };
+  if (req.topK !== undefined) return { ok: false, field: "top_k", message: "not supported by this model" };
+
+  const messages: Record<string, unknown>[] = [];
+  if (req.system) messages.push({ role: "system", content: req.system });
+  for (let i = 0; i < req.messages.length; i++) {
+    const m = req.messages[i]!;
+    if (m.role === "assistant") {
+      let text = "";
+      const toolCalls: unknown[] = [];
+      for (const p of m.parts) {
+        if (p.type === "text") text += p.text;
+        else if (p.type === "tool_call")
+          toolCalls.push({ id: p.id, type: "function", function: { name: p.name, arguments: p.arguments } });
+        else return { ok: false, field: "messages", message: `a ${p.type} part cannot appear in an assistant turn` };
+      }
+      const msg: Record<string, unknown> = { role: "assistant", content: text === "" && toolCalls.length ? null : text };
+      if (toolCalls.length) msg.tool_calls = toolCalls;
+      messages.push(msg);
+      continue;
+    }
+    // Tool results become `tool` messages right after the assistant turn; the rest one user message.
+    const content: Record<string, unknown>[] = [];
+    for (const p of m.parts) {
+      if (p.type === "tool_result") {
+        if (p.content.some((c) => c.type === "image"))
+          return { ok: false, field: "image", message: "images inside tool results are not supported by this model" };
+        const text = partsText(p.content);
+        messages.push({ role: "tool", tool_call_id: p.callId, content: p.isError ? `Error: ${text}` : text });
+      } else if (p.type === "text") content.push({ type: "text", text: p.text });
+      else if (p.type === "image") content.push({ type: "image_url", image_url: { url: imageToUrl(p.source) } });
+      else return { ok: false, field: "messages", message: "a tool call cannot appear in a user turn" };
+    }
+    if (content.length) {
+      const onlyText = content.every((c) => c.type === "text");
+      messages.push({ role: "user", content: onlyText ? content.map((c) => c.text).join("") : content });
+    }
+  }
+
+  const body: Record<string, unknown> = { model: upstreamModel, messages };
+  if (req.maxOutputTokens !== undefined) body.max_completion_tokens = req.maxOutputTokens;
+  if (req.temperature !== undefined) body.temperature = req.temperature;
+  if (req.topP !== undefined) body.top_p = req.topP;
+  if (req.stop?.length) body.stop = req.stop;
+  if (req.seed !== undefined) body.seed = req.seed;
+  if (req.presencePenalty !== undefined) body.presence_penalty = req.presencePenalty;
+  if (req.frequencyPenalty !== undefined) body.frequency_penalty = req.frequencyPenalty;
+  if (req.user !== undefined) body.user = req.user;
+  if (req.tools?.length)
+    body.tools = req.tools.map((t) => ({
+      type: "function",
+      function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters ?? { type: "object", properties: {} } },
+    }));
+  if (req.toolChoice)
+    body.tool_choice = req.toolChoice.type === "tool" ? { type: "function", function: { name: req.toolChoice.name } } : req.toolChoice.type;
+  if (req.parallelToolCalls !== undefined && req.tools?.length) body.parallel_tool_calls = req.parallelToolCalls;
+  const rf = req.responseFormat;
+  if (rf?.type === "json_object") body.response_format = { type: "json_object" };
+  else if (rf?.type === "json_schema")
+    body.response_format = { type: "json_schema", json_schema: { name: rf.name ?? "response", schema: rf.schema, ...(rf.strict !== undefined ? { strict: rf.strict } : {}) } };
+  if (req.stream) {
+    body.stream = true;
+    // Always ask for usage: billing needs it even when the client did not.
+    body.stream_options = { include_usage: true };
+  }
+  return { ok: true, value: body };
+}

@@ -1,0 +1,130 @@
+/** OpenAI Chat Completions wire response and SSE chunks → canonical (reference/chat-completions.md). */
+import type { CanonicalResponse, OutputPart, StopReason, StreamEvent, Usage } from "../canonical";
+import { errors } from "../errors";
+import { invalidUpstreamEvent, UpstreamStreamError } from "./sse-reader";
+import type { UpstreamChunk } from "./text-types";
+
+export function stopFromOpenAI(reason: unknown): StopReason {
+  switch (reason) {
+    case "length":
+      return "max_tokens";
+    case "tool_calls":
+    case "function_call":
+      return "tool_calls";
+    case "content_filter":
+      return "content_filter";
+    default:
+      return "end";
+  }
+}
+
+export function usageFromOpenAI(u: unknown): Usage | null {
+  if (!u || typeof u !== "object") return null;
+  const x = u as {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
+    completion_tokens_details?: { reasoning_tokens?: number } | null;
+  };
+  return {
+    inputTokens: x.prompt_tokens ?? 0,
+    outputTokens: x.completion_tokens ?? 0,
+    cacheReadTokens: x.prompt_tokens_details?.cached_tokens ?? undefined,
+    cacheWriteTokens: x.prompt_tokens_details?.cache_write_tokens ?? undefined,
+    reasoningTokens: x.completion_tokens_details?.reasoning_tokens ?? undefined,
+    raw: u,
+  };
+}
+
+export function fromOpenAIChatResponse(json: Record<string, unknown>): CanonicalResponse | null {
+  const choice = (json.choices as Array<Record<string, unknown>> | undefined)?.[0];
+  const message = choice?.message as { content?: unknown; tool_calls?: unknown; refusal?: unknown } | undefined;
+  if (!choice || !message) return null;
+  const content: OutputPart[] = [];
+  if (typeof message.content === "string" && message.content !== "") content.push({ type: "text", text: message.content });
+  else if (typeof message.refusal === "string" && message.refusal) content.push({ type: "text", text: message.refusal });
+  for (const tc of (message.tool_calls as Array<{ id?: string; function?: { name?: string; arguments?: string } }>) ?? [])
+    content.push({ type: "tool_call", id: tc.id ?? "", name: tc.function?.name ?? "", arguments: tc.function?.arguments ?? "" });
+  return {
+    id: String(json.id ?? ""),
+    model: String(json.model ?? ""),
+    content,
+    stopReason: stopFromOpenAI(choice.finish_reason),
+    usage: usageFromOpenAI(json.usage) ?? { inputTokens: 0, outputTokens: 0, estimated: true },
+  };
+}
+
+/**
+ * Stateful decoder of CC chunks. The terminal `done` is emitted on the usage chunk (we always
+ * ask for it) so a passthrough can put the cost into that very chunk, or on `[DONE]` when an
+ * upstream sent no usage.
+ */
+export function createOpenAIChatDecoder(publicModel: string) {
+  let started = false;
+  let finish: StopReason | null = null;
+  let finished = false;
+  let usage: Usage | null = null;
+  const toolIndex = new Map<number, number>();
+
+  return {
+    push(data: string): UpstreamChunk {
+      if (data.trim() === "[DONE]") {
+        if (finished) return { events: [], doneMarker: true };
+        finished = true;
+        if (finish === null) throw invalidUpstreamEvent("the stream ended without a finish reason");
+        return { events: [{ type: "done", stopReason: finish, usage }], doneMarker: true };
+      }
+      let json: Record<string, unknown>;
+      try {
+        json = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        throw invalidUpstreamEvent("not JSON");
+      }
+      if (!json || typeof json !== "object") throw invalidUpstreamEvent("not a JSON object");
+      if (json.error) {
+        const e = json.error as { message?: string };
+        throw new UpstreamStreamError(errors.upstream(`The upstream failed mid-stream: ${String(e.message ?? "unknown error")}`), false);
+      }
+      if ("model" in json) json.model = publicModel;
+      const events: StreamEvent[] = [];
+      if (!started) {
+        started = true;
+        events.push({ type: "start", id: String(json.id ?? ""), model: publicModel });
+      }
+      const choice = (json.choices as Array<Record<string, unknown>> | undefined)?.[0];
+      const delta = choice?.delta as { content?: unknown; refusal?: unknown; tool_calls?: unknown } | undefined;
+      if (delta) {
+        if (typeof delta.content === "string" && delta.content !== "") events.push({ type: "text_delta", text: delta.content });
+        if (typeof delta.refusal === "string" && delta.refusal !== "") events.push({ type: "text_delta", text: delta.refusal });
+        for (const tc of (delta.tool_calls as Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>) ?? []) {
+          const upstreamIndex = tc.index ?? 0;
+          let idx = toolIndex.get(upstreamIndex);
+          if (idx === undefined) {
+            idx = toolIndex.size;
+            toolIndex.set(upstreamIndex, idx);
+            events.push({ type: "tool_call_start", index: idx, id: tc.id ?? `call_${idx}`, name: tc.function?.name ?? "" });
+          }
+          const args = tc.function?.arguments;
+          if (typeof args === "string" && args !== "") events.push({ type: "tool_call_delta", index: idx, arguments: args });
+        }
+      }
+      if (choice?.finish_reason) finish = stopFromOpenAI(choice.finish_reason);
+      const u = usageFromOpenAI(json.usage);
+      if (u) {
+        usage = u;
+        if (finish !== null && !finished) {
+          finished = true;
+          events.push({ type: "done", stopReason: finish, usage });
+        }
+      }
+      return { events, json };
+    },
+    /** The body ended: a stream cut before its end is an upstream failure. */
+    end(): UpstreamChunk | null {
+      if (finished) return null;
+      if (finish === null) throw invalidUpstreamEvent("the stream ended early");
+      finished = true;
+      return { events: [{ type: "done", stopReason: finish, usage }] };
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/** The `openai` text upstream: POST {baseUrl}/chat/completions with a Bearer key. */
+import { fromOpenAIChatResponse, createOpenAIChatDecoder } from "./openai-chat-response";
+import { toOpenAIChatBody } from "./openai-chat-request";
+import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
+import { joinUrl } from "./text-http";
+import type { PreparedCall, TextAdapter, TextRoute } from "./text-types";
+
+function target(route: TextRoute): HttpTarget {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+  if (route.upstream.apiKey) headers.authorization = `Bearer ${route.upstream.apiKey}`;
+  return { url: joinUrl(route.upstream.baseUrl, "chat/completions"), headers };
+}
+
+export const openaiChat: TextAdapter = {
+  passthroughFor: "chat-completions",
+  prepare(route, req, raw) {
+    if (raw) {
+      // Same protocol in and out: the client's JSON goes on with unknown fields intact.
+      const body: Record<string, unknown> = { ...raw, model: route.upstreamModel };
+      const so = raw.stream_options as Record<string, unknown> | undefined | null;
+      if (req.stream) body.stream_options = { ...(so ?? {}), include_usage: true };
+      if (req.maxOutputTokens !== undefined && raw.max_completion_tokens == null && raw.max_tokens == null)
+        body.max_completion_tokens = req.maxOutputTokens;
+      const call: PreparedCall = { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, hideUsageChunk: !so?.include_usage };
+      return { ok: true, value: call };
+    }
+    const body = toOpenAIChatBody(req, route.upstreamModel);
+    if (!body.ok) return body;
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false } };
+  },
+  complete(call, opts) {
+    return httpComplete(call, opts, target(call.route), fromOpenAIChatResponse, (j) => {
+      j.model = call.publicModel;
+    });
+  },
+  stream(call, opts) {
+    const d = createOpenAIChatDecoder(call.publicModel);
+    return httpStream(call, opts, target(call.route), { push: (data) => d.push(data), end: () => d.end() });
+  },
+  injectCost(json, costMicroUsd) {
+    const u = json.usage as Record<string, unknown> | null | undefined;
+    if (u && typeof u === "object") u.cost_usd = costMicroUsd / 1_000_000;
+  },
+};

@@ -1,0 +1,64 @@
+/** The part every HTTP text adapter shares: send, classify, then parse JSON or decode SSE. */
+import type { CanonicalResponse } from "../canonical";
+import { errors } from "../errors";
+import { readSse } from "./sse-reader";
+import { openUpstream, readJson } from "./text-http";
+import type { CallOptions, CompleteResult, Outcome, PreparedCall, UpstreamChunk } from "./text-types";
+
+export interface HttpTarget {
+  url: string;
+  headers: Record<string, string>;
+}
+
+export interface ChunkDecoder {
+  /** One SSE message → its chunk; throws UpstreamStreamError on garbage or an upstream error event. */
+  push(data: string, event: string | undefined): UpstreamChunk;
+  /** The body ended; returns a final chunk or null, or throws when the stream was cut short. */
+  end(): UpstreamChunk | null;
+}
+
+export async function httpComplete(
+  call: PreparedCall,
+  opts: CallOptions,
+  target: HttpTarget,
+  parse: (json: Record<string, unknown>) => CanonicalResponse | null,
+  rewriteModel: (json: Record<string, unknown>) => void,
+): Promise<Outcome<CompleteResult>> {
+  const opened = await openUpstream({ ...target, body: JSON.stringify(call.body), signal: opts.signal, timeoutMs: opts.timeoutMs, secret: call.route.upstream.apiKey });
+  if (!opened.ok) return opened;
+  const json = await readJson(opened.value, opts.signal);
+  if (!json.ok) return json;
+  const response = parse(json.value);
+  if (!response) return { ok: false, error: errors.upstream("The upstream answered with an unexpected shape."), retryable: true };
+  rewriteModel(json.value);
+  return { ok: true, value: { response, raw: json.value } };
+}
+
+export async function httpStream(
+  call: PreparedCall,
+  opts: CallOptions,
+  target: HttpTarget,
+  decoder: ChunkDecoder,
+): Promise<Outcome<AsyncIterable<UpstreamChunk>>> {
+  const opened = await openUpstream({
+    ...target,
+    headers: { ...target.headers, accept: "text/event-stream" },
+    body: JSON.stringify(call.body),
+    signal: opts.signal,
+    timeoutMs: opts.timeoutMs,
+    secret: call.route.upstream.apiKey,
+  });
+  if (!opened.ok) return opened;
+  const body = opened.value.body;
+  async function* chunks(): AsyncGenerator<UpstreamChunk> {
+    try {
+      for await (const msg of readSse(body, opts.signal)) yield decoder.push(msg.data, msg.event);
+      const last = decoder.end();
+      if (last) yield last;
+    } finally {
+      // Stopping early (client gone, error) must release the upstream socket at once.
+      if (!body.destroyed) body.destroy();
+    }
+  }
+  return { ok: true, value: chunks() };
+}

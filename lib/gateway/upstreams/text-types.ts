@@ -1,0 +1,99 @@
+/**
+ * The contract between the text route and the text upstream adapters (openai, anthropic,
+ * gemini, demo). An adapter first `prepare`s a call (where a target that cannot express a field
+ * says so, before any money moves), then `complete`s or `stream`s it.
+ */
+import type { ModelPrice } from "../../../db/schema";
+import type { CanonicalField } from "../protocols/types";
+import type { CanonicalRequest, CanonicalResponse, StreamEvent } from "../canonical";
+import type { ApiError } from "../errors";
+
+/** What the catalog gives for one (public model, upstream) route. */
+export interface TextRoute {
+  rowId: string;
+  modelId: string;
+  kind: string;
+  upstreamModel: string;
+  /** Integer micro-USD per million tokens. */
+  price: ModelPrice;
+  defaultMaxTokens?: number | null;
+  upstream: {
+    id: string;
+    protocol: string;
+    baseUrl: string;
+    apiKey: string | null;
+    timeoutMs: number | null;
+  };
+}
+
+/**
+ * A failed upstream call. `retryable` (429, 5xx, timeouts, resets, garbage) is what the spec
+ * retries and fails over on; anything else comes back to the client as is.
+ */
+export interface UpstreamFailure {
+  ok: false;
+  error: ApiError;
+  retryable: boolean;
+  /** From the upstream's Retry-After, when it sent one. */
+  retryAfterMs?: number;
+  /** Not worth retrying here, but another route may succeed (the upstream refused our credentials). */
+  failover?: boolean;
+}
+
+export type Outcome<T> = { ok: true; value: T } | UpstreamFailure;
+
+/** A field the target cannot take: the route renders it as a 400 in the client's own words. */
+export interface Inexpressible {
+  ok: false;
+  field: CanonicalField | string;
+  message: string;
+}
+
+export interface PreparedCall {
+  route: TextRoute;
+  /** The public model id (raw passthrough events are rewritten to show it). */
+  publicModel: string;
+  stream: boolean;
+  /** Wire body for HTTP adapters; the canonical request for in-process ones. */
+  body: unknown;
+  request: CanonicalRequest;
+  /** True when the body was the client's own wire JSON (same protocol in and out). */
+  passthrough: boolean;
+  /** CC passthrough only: the client did not ask for the usage chunk we force upstream. */
+  hideUsageChunk?: boolean;
+}
+
+/** One upstream SSE event: its canonical meaning and, for passthrough, the parsed wire JSON. */
+export interface UpstreamChunk {
+  events: StreamEvent[];
+  /** SSE `event:` name (AM needs it re-emitted). */
+  eventName?: string;
+  /** Parsed `data:` JSON (model already rewritten to the public id); absent for `[DONE]`. */
+  json?: Record<string, unknown>;
+  /** The raw `data: [DONE]` terminator of CC. */
+  doneMarker?: boolean;
+}
+
+export interface CallOptions {
+  /** The client's signal: a disconnect aborts the upstream call. */
+  signal: AbortSignal;
+  /** Time to the response head (and, for streams, the longest silence between events). */
+  timeoutMs: number;
+}
+
+export interface CompleteResult {
+  response: CanonicalResponse;
+  /** The upstream's JSON with the model rewritten, for passthrough rendering. */
+  raw?: Record<string, unknown>;
+}
+
+export interface TextAdapter {
+  prepare(route: TextRoute, req: CanonicalRequest, raw?: Record<string, unknown>): { ok: true; value: PreparedCall } | Inexpressible;
+  complete(call: PreparedCall, opts: CallOptions): Promise<Outcome<CompleteResult>>;
+  /** Resolves once the upstream accepted (2xx head); the iterator then yields its events. */
+  stream(call: PreparedCall, opts: CallOptions): Promise<Outcome<AsyncIterable<UpstreamChunk>>>;
+  /** Passthrough: puts the charge into the wire event that carries the final usage. */
+  injectCost?(json: Record<string, unknown>, costMicroUsd: number): void;
+  /** Which inbound protocol may pass through to this adapter unchanged. */
+  passthroughFor?: string;
+}
