@@ -12,6 +12,8 @@ export interface ConsoleContext {
   user: SessionUser;
   url: URL;
   requestId: string;
+  /** Dynamic route segments (`[id]`). */
+  params: Record<string, string>;
 }
 
 export interface ConsoleRouteOptions {
@@ -21,7 +23,7 @@ export interface ConsoleRouteOptions {
 type Handler = (ctx: ConsoleContext) => Promise<unknown>;
 
 export function consoleRoute(handler: Handler, opts: ConsoleRouteOptions = {}) {
-  return async (req: Request): Promise<Response> => {
+  return async (req: Request, routeCtx?: { params?: Promise<Record<string, string | string[]>> }): Promise<Response> => {
     const requestId = consoleRequestId();
     try {
       const origin = checkOrigin(req.method, req.headers);
@@ -29,7 +31,9 @@ export function consoleRoute(handler: Handler, opts: ConsoleRouteOptions = {}) {
       const user = await userFromCookies(req.headers.get("cookie"));
       if (!user) throw new AppError("unauthenticated", "Sign in to continue.");
       if (opts.admin && user.role !== "admin") throw new AppError("forbidden", "Admins only.");
-      const result = await handler({ req, user, url: new URL(req.url), requestId });
+      const raw = (await routeCtx?.params) ?? {};
+      const params = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
+      const result = await handler({ req, user, url: new URL(req.url), requestId, params });
       if (result instanceof Response) return result;
       return new Response(JSON.stringify(result ?? { ok: true }), {
         status: 200,

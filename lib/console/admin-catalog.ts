@@ -1,0 +1,246 @@
+/**
+ * Admin: upstreams, models and prices. Changes are written to the database, audited, and
+ * announced with a catalog invalidation so running gateways reload without a restart. Upstream
+ * API keys are encrypted at rest and never returned: the views only say whether one is set.
+ */
+import { asc, eq } from "drizzle-orm";
+import { z } from "zod";
+import type { DB } from "../../db/client";
+import { models, upstreams, type ModelPrice } from "../../db/schema";
+import { decryptSecret, encryptSecret } from "../crypto";
+import { usdToMicro } from "../billing/money";
+import { notifyInvalidation } from "../gateway/invalidation";
+import type { Actor } from "./admin-users";
+import { recordAudit } from "./audit";
+import { AppError } from "./errors";
+import { newId } from "../ids";
+
+const PROTOCOLS = ["openai", "anthropic", "gemini", "openai-video", "demo"] as const;
+const KINDS = ["text", "embedding", "image", "video"] as const;
+const FAMILIES = ["t2v", "i2v", "r2v", "extend", "second", "third"] as const;
+
+export async function listUpstreams(db: DB) {
+  const rows = await db.select().from(upstreams).orderBy(asc(upstreams.id));
+  return rows.map(({ apiKeyEncrypted, ...u }) => ({
+    ...u,
+    hasApiKey: Boolean(apiKeyEncrypted),
+    createdAt: u.createdAt.toISOString(),
+    updatedAt: u.updatedAt.toISOString(),
+  }));
+}
+
+const baseUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((s) => /^https?:\/\/[^\s]+$/.test(s) && URL.canParse(s), "Enter an http(s) URL.");
+
+export const createUpstreamSchema = z.object({
+  id: z.string().trim().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "Lower-case letters, digits, - and _ (start with a letter or digit)."),
+  protocol: z.enum(PROTOCOLS),
+  baseUrl: z.union([z.literal(""), baseUrl]).default(""),
+  apiKey: z.string().max(4096).optional(),
+  timeoutMs: z.union([z.null(), z.coerce.number().int().min(1000).max(3_600_000)]).optional(),
+  enabled: z.boolean().default(true),
+});
+
+export const updateUpstreamSchema = z.object({
+  baseUrl: z.union([z.literal(""), baseUrl]).optional(),
+  /** Omitted = unchanged, "" = remove. */
+  apiKey: z.string().max(4096).optional(),
+  timeoutMs: z.union([z.null(), z.coerce.number().int().min(1000).max(3_600_000)]).optional(),
+  enabled: z.boolean().optional(),
+});
+
+async function changed(db: DB, actor: Actor, action: string, targetType: string, targetId: string, details: Record<string, unknown>) {
+  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action, targetType, targetId, details });
+  await notifyInvalidation({ kind: "catalog" });
+}
+
+export async function createUpstream(db: DB, actor: Actor, body: z.infer<typeof createUpstreamSchema>) {
+  if (body.protocol !== "demo" && !body.baseUrl) throw new AppError("invalid_request", "A base URL is required.", { field: "baseUrl" });
+  const [exists] = await db.select({ id: upstreams.id }).from(upstreams).where(eq(upstreams.id, body.id));
+  if (exists) throw new AppError("conflict", `An upstream "${body.id}" already exists.`, { field: "id" });
+  await db.insert(upstreams).values({
+    id: body.id,
+    protocol: body.protocol,
+    baseUrl: body.baseUrl,
+    apiKeyEncrypted: body.apiKey ? encryptSecret(body.apiKey) : null,
+    timeoutMs: body.timeoutMs ?? null,
+    enabled: body.enabled,
+    source: "console",
+  });
+  await changed(db, actor, "upstream.create", "upstream", body.id, { protocol: body.protocol, baseUrl: body.baseUrl, apiKey: body.apiKey ? "set" : "none" });
+  return { id: body.id };
+}
+
+export async function updateUpstream(db: DB, actor: Actor, id: string, body: z.infer<typeof updateUpstreamSchema>) {
+  const set: Partial<typeof upstreams.$inferInsert> = { updatedAt: new Date() };
+  if (body.baseUrl !== undefined) set.baseUrl = body.baseUrl;
+  if (body.apiKey !== undefined) set.apiKeyEncrypted = body.apiKey ? encryptSecret(body.apiKey) : null;
+  if (body.timeoutMs !== undefined) set.timeoutMs = body.timeoutMs;
+  if (body.enabled !== undefined) set.enabled = body.enabled;
+  const rows = await db.update(upstreams).set(set).where(eq(upstreams.id, id)).returning({ id: upstreams.id });
+  if (!rows.length) throw new AppError("not_found", "No such upstream.");
+  const fields = Object.keys(set).filter((k) => k !== "updatedAt" && k !== "apiKeyEncrypted");
+  if (body.apiKey !== undefined) fields.push(body.apiKey ? "apiKey (replaced)" : "apiKey (removed)");
+  await changed(db, actor, "upstream.update", "upstream", id, { fields, ...(body.enabled !== undefined ? { enabled: body.enabled } : {}) });
+  return { id };
+}
+
+/** A cheap authenticated call to the upstream's model list: reachable, and is the key accepted? */
+export async function testUpstream(db: DB, id: string, fetcher: typeof fetch = fetch) {
+  const [u] = await db.select().from(upstreams).where(eq(upstreams.id, id));
+  if (!u) throw new AppError("not_found", "No such upstream.");
+  if (u.protocol === "demo") return { ok: true, status: 200, latencyMs: 0, message: "The built-in demo upstream needs no connection." };
+  const key = u.apiKeyEncrypted ? decryptSecret(u.apiKeyEncrypted) : null;
+  const base = u.baseUrl.replace(/\/+$/, "");
+  const headers: Record<string, string> = {};
+  let url: string;
+  if (u.protocol === "anthropic") {
+    url = `${base}/v1/models`;
+    if (key) headers["x-api-key"] = key;
+    headers["anthropic-version"] = "2023-06-01";
+  } else if (u.protocol === "gemini") {
+    url = `${base}/v1beta/models`;
+    if (key) headers["x-goog-api-key"] = key;
+  } else {
+    url = `${base}/models`;
+    if (key) headers.authorization = `Bearer ${key}`;
+  }
+  const started = performance.now();
+  try {
+    const res = await fetcher(url, { headers, signal: AbortSignal.timeout(10_000), redirect: "manual" });
+    await res.body?.cancel().catch(() => undefined);
+    const latencyMs = Math.round(performance.now() - started);
+    const message = res.ok
+      ? "Connected; the upstream accepted the credentials."
+      : res.status === 401 || res.status === 403
+        ? "Reached the upstream, but it refused the API key."
+        : `Reached the upstream; it answered HTTP ${res.status}.`;
+    return { ok: res.ok, status: res.status, latencyMs, message };
+  } catch (err) {
+    const latencyMs = Math.round(performance.now() - started);
+    const reason = (err as Error).name === "TimeoutError" ? "timed out after 10 s" : ((err as { cause?: { code?: string } }).cause?.code ?? "connection failed");
+    return { ok: false, status: 0, latencyMs, message: `Could not reach the upstream: ${reason}.` };
+  }
+}
+
+export async function listModels(db: DB) {
+  const rows = await db.select().from(models).orderBy(asc(models.modelId), asc(models.priority));
+  return rows.map((m) => ({ ...m, createdAt: m.createdAt.toISOString(), updatedAt: m.updatedAt.toISOString() }));
+}
+
+const usd = z.coerce.number().min(0, "Prices cannot be negative.").max(1_000_000);
+
+/** Prices as USD numbers in the API (per million tokens, per image, per video, per second). */
+export const priceSchema = z.object({
+  inputPerMTok: usd.optional(),
+  outputPerMTok: usd.optional(),
+  perImage: z.record(z.string().regex(/^(\*|[a-z]+:\d+x\d+|\d+x\d+|[a-z]+)$/, "Use quality:WIDTHxHEIGHT, e.g. high:1024x1024, or *."), usd).optional(),
+  perVideo: usd.optional(),
+  perSecond: usd.optional(),
+});
+
+export function priceToMicro(p: z.infer<typeof priceSchema>): ModelPrice {
+  const out: ModelPrice = {};
+  if (p.inputPerMTok !== undefined) out.inputPerMTok = usdToMicro(p.inputPerMTok);
+  if (p.outputPerMTok !== undefined) out.outputPerMTok = usdToMicro(p.outputPerMTok);
+  if (p.perImage) out.perImage = Object.fromEntries(Object.entries(p.perImage).map(([k, v]) => [k, usdToMicro(v)]));
+  if (p.perVideo !== undefined) out.perVideo = usdToMicro(p.perVideo);
+  if (p.perSecond !== undefined) out.perSecond = usdToMicro(p.perSecond);
+  return out;
+}
+
+function checkPrice(kind: string, price: ModelPrice) {
+  const problem =
+    kind === "text" && price.inputPerMTok === undefined && price.outputPerMTok === undefined
+      ? "A text model needs input and output prices per million tokens."
+      : kind === "embedding" && price.inputPerMTok === undefined
+        ? "An embedding model needs an input price per million tokens."
+        : kind === "image" && !Object.keys(price.perImage ?? {}).length
+          ? "An image model needs at least one per-image price."
+          : kind === "video" && price.perVideo === undefined && price.perSecond === undefined
+            ? "A video model needs a per-video or per-second price."
+            : null;
+  if (problem) throw new AppError("invalid_request", problem, { field: "price" });
+}
+
+export const createModelSchema = z.object({
+  modelId: z.string().trim().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, "Letters, digits and . _ : / - only."),
+  upstreamId: z.string().min(1, "Pick an upstream."),
+  upstreamModel: z.string().trim().max(200).optional(),
+  kind: z.enum(KINDS),
+  family: z.enum(FAMILIES).nullable().optional(),
+  ownedBy: z.string().trim().min(1, "Who owns the model (e.g. openai)?").max(100),
+  price: priceSchema,
+  defaultMaxTokens: z.union([z.null(), z.coerce.number().int().min(1).max(10_000_000)]).optional(),
+  priority: z.coerce.number().int().min(0).max(1000).default(0),
+  enabled: z.boolean().default(true),
+});
+
+export const updateModelSchema = createModelSchema.omit({ modelId: true, upstreamId: true, kind: true }).partial();
+
+export async function createModel(db: DB, actor: Actor, body: z.infer<typeof createModelSchema>) {
+  const [u] = await db.select({ id: upstreams.id }).from(upstreams).where(eq(upstreams.id, body.upstreamId));
+  if (!u) throw new AppError("invalid_request", "No such upstream.", { field: "upstreamId" });
+  const price = priceToMicro(body.price);
+  checkPrice(body.kind, price);
+  const siblings = await db.select({ kind: models.kind }).from(models).where(eq(models.modelId, body.modelId));
+  if (siblings.some((s) => s.kind !== body.kind)) throw new AppError("invalid_request", `"${body.modelId}" already exists with another kind.`, { field: "kind" });
+  const id = newId("model");
+  try {
+    await db.transaction(async (tx) => {
+      await tx.insert(models).values({
+        id,
+        modelId: body.modelId,
+        upstreamId: body.upstreamId,
+        upstreamModel: body.upstreamModel || body.modelId,
+        kind: body.kind,
+        family: body.family ?? null,
+        ownedBy: body.ownedBy,
+        price,
+        defaultMaxTokens: body.defaultMaxTokens ?? null,
+        priority: body.priority,
+        enabled: body.enabled,
+        source: "console",
+      });
+      // Routes sharing a public id share its price (DESIGN.md): a new route sets it for all.
+      if (siblings.length) await tx.update(models).set({ price, updatedAt: new Date() }).where(eq(models.modelId, body.modelId));
+    });
+  } catch (err) {
+    if (String((err as Error).message).includes("models_model_upstream_idx") || (err as { code?: string }).code === "23505") {
+      throw new AppError("conflict", `"${body.modelId}" is already served by "${body.upstreamId}".`, { field: "upstreamId" });
+    }
+    throw err;
+  }
+  await changed(db, actor, "model.create", "model", id, { modelId: body.modelId, upstreamId: body.upstreamId, price });
+  return { id };
+}
+
+export async function updateModel(db: DB, actor: Actor, rowId: string, body: z.infer<typeof updateModelSchema>) {
+  const [row] = await db.select().from(models).where(eq(models.id, rowId));
+  if (!row) throw new AppError("not_found", "No such model route.");
+  const set: Partial<typeof models.$inferInsert> = { updatedAt: new Date() };
+  if (body.upstreamModel !== undefined) set.upstreamModel = body.upstreamModel || row.modelId;
+  if (body.family !== undefined) set.family = body.family;
+  if (body.ownedBy !== undefined) set.ownedBy = body.ownedBy;
+  if (body.defaultMaxTokens !== undefined) set.defaultMaxTokens = body.defaultMaxTokens;
+  if (body.priority !== undefined) set.priority = body.priority;
+  if (body.enabled !== undefined) set.enabled = body.enabled;
+  let price: ModelPrice | undefined;
+  if (body.price !== undefined) {
+    price = priceToMicro(body.price);
+    checkPrice(row.kind, price);
+  }
+  await db.transaction(async (tx) => {
+    await tx.update(models).set(set).where(eq(models.id, rowId));
+    if (price) await tx.update(models).set({ price, updatedAt: new Date() }).where(eq(models.modelId, row.modelId));
+  });
+  await changed(db, actor, "model.update", "model", rowId, {
+    modelId: row.modelId,
+    fields: Object.keys(set).filter((k) => k !== "updatedAt").concat(price ? ["price"] : []),
+    ...(price ? { priceBefore: row.price, priceAfter: price } : {}),
+  });
+  return { id: rowId };
+}

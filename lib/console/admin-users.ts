@@ -1,0 +1,123 @@
+/** Admin: users and their balances. Every change is audited; disabling and demotion bump the
+ * user's sessionVersion so their open sessions end on the next request. */
+import { randomUUID } from "node:crypto";
+import { asc, eq, ilike, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { DB } from "../../db/client";
+import { accounts, apiKeys, users } from "../../db/schema";
+import { applyLedgerChange } from "../billing/ledger";
+import { parseUsd } from "../billing/money";
+import { notifyInvalidation } from "../gateway/invalidation";
+import { recordAudit } from "./audit";
+import { AppError } from "./errors";
+
+export interface Actor {
+  id: string;
+  email: string;
+}
+
+export async function listUsers(db: DB, opts: { q?: string; offset?: number; limit?: number } = {}) {
+  const limit = Math.min(opts.limit ?? 50, 200);
+  const offset = Math.max(opts.offset ?? 0, 0);
+  const where = opts.q ? ilike(users.email, `%${opts.q.replace(/[%_\\]/g, (c) => `\\${c}`)}%`) : undefined;
+  const rows = await db
+    .select({
+      id: users.id,
+      email: users.email,
+      name: users.name,
+      role: users.role,
+      disabled: users.disabled,
+      createdAt: users.createdAt,
+      accountId: users.accountId,
+      balanceMicroUsd: accounts.balanceMicroUsd,
+      heldMicroUsd: accounts.heldMicroUsd,
+      keys: sql<number>`(select count(*)::int from ${apiKeys} where ${apiKeys.accountId} = ${users.accountId} and ${apiKeys.revokedAt} is null)`,
+    })
+    .from(users)
+    .innerJoin(accounts, eq(accounts.id, users.accountId))
+    .where(where)
+    .orderBy(asc(users.createdAt))
+    .limit(limit + 1)
+    .offset(offset);
+  return {
+    items: rows.slice(0, limit).map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
+    nextOffset: rows.length > limit ? offset + limit : null,
+  };
+}
+
+export const updateUserSchema = z
+  .object({ role: z.enum(["user", "admin"]).optional(), disabled: z.boolean().optional() })
+  .refine((v) => v.role !== undefined || v.disabled !== undefined, "Nothing to change.");
+
+export async function updateUser(db: DB, actor: Actor, userId: string, body: z.infer<typeof updateUserSchema>) {
+  if (userId === actor.id) throw new AppError("invalid_request", "You cannot change your own role or disable yourself.");
+  const [target] = await db.select().from(users).where(eq(users.id, userId));
+  if (!target) throw new AppError("not_found", "No such user.");
+  const demoted = body.role === "user" && target.role === "admin";
+  const disabling = body.disabled === true && !target.disabled;
+  await db.transaction(async (tx) => {
+    await tx
+      .update(users)
+      .set({
+        ...(body.role ? { role: body.role } : {}),
+        ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
+        ...(demoted || disabling ? { sessionVersion: sql`${users.sessionVersion} + 1` } : {}),
+      })
+      .where(eq(users.id, userId));
+    // One account per user: a disabled user's keys stop working too.
+    if (body.disabled !== undefined) await tx.update(accounts).set({ disabled: body.disabled }).where(eq(accounts.id, target.accountId));
+    await recordAudit(tx, {
+      actorUserId: actor.id,
+      actor: actor.email,
+      action: "user.update",
+      targetType: "user",
+      targetId: userId,
+      details: { email: target.email, ...body },
+    });
+  });
+  if (body.disabled !== undefined) await notifyInvalidation({ kind: "accounts", ids: [target.accountId] });
+  return { id: userId };
+}
+
+export const adjustBalanceSchema = z
+  .object({
+    direction: z.enum(["credit", "debit"]),
+    usd: z.string().trim().refine((s) => (parseUsd(s) ?? 0) > 0, "Enter a positive dollar amount such as 25 or 0.50."),
+    note: z.string().trim().max(500, "Use at most 500 characters.").default(""),
+    /** From the form, so a double submit credits once. */
+    idempotencyKey: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/).optional(),
+  })
+  .refine((v) => v.direction === "credit" || v.note.length > 0, { message: "Say why (the note is required for a debit).", path: ["note"] });
+
+export async function adjustBalance(db: DB, actor: Actor, userId: string, body: z.infer<typeof adjustBalanceSchema>) {
+  const [target] = await db.select({ accountId: users.accountId, email: users.email }).from(users).where(eq(users.id, userId));
+  if (!target) throw new AppError("not_found", "No such user.");
+  const micro = parseUsd(body.usd)!;
+  const delta = body.direction === "credit" ? micro : -micro;
+  return db.transaction(async (tx) => {
+    const r = await applyLedgerChange(tx, {
+      accountId: target.accountId,
+      deltaMicroUsd: delta,
+      kind: body.direction === "credit" ? "admin_credit" : "admin_debit",
+      idempotencyKey: `admin:${target.accountId}:${body.idempotencyKey ?? randomUUID()}`,
+      actorUserId: actor.id,
+      note: body.note || undefined,
+      floor: "zero",
+    });
+    if (!r.ok) {
+      if (r.reason === "insufficient_balance") throw new AppError("invalid_request", "A debit cannot take the balance below zero.", { field: "usd" });
+      throw new AppError("not_found", "No such account.");
+    }
+    if (r.applied) {
+      await recordAudit(tx, {
+        actorUserId: actor.id,
+        actor: actor.email,
+        action: `balance.${body.direction}`,
+        targetType: "user",
+        targetId: userId,
+        details: { email: target.email, deltaMicroUsd: delta, note: body.note },
+      });
+    }
+    return { applied: r.applied, balanceAfterMicroUsd: r.applied ? r.balanceAfterMicroUsd : null };
+  });
+}

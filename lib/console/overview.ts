@@ -1,0 +1,29 @@
+/** The Overview page in one query set: balance, 30-day spend, recent requests, daily series. */
+import { eq } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import { accounts, apiKeys } from "../../db/schema";
+import { and, isNull, sql } from "drizzle-orm";
+import { dailySpendByModel, listRequests, usageTotals } from "./usage";
+
+export async function accountBalance(db: DbOrTx, accountId: string) {
+  const [a] = await db
+    .select({ balance: accounts.balanceMicroUsd, held: accounts.heldMicroUsd, disabled: accounts.disabled })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  return { balanceMicroUsd: a?.balance ?? 0, heldMicroUsd: a?.held ?? 0, disabled: a?.disabled ?? false };
+}
+
+export async function overview(db: DbOrTx, accountId: string, now = new Date()) {
+  const from = new Date(now.getTime() - 29 * 86_400_000).toISOString().slice(0, 10);
+  const [balance, totals, recent, daily, keys] = await Promise.all([
+    accountBalance(db, accountId),
+    usageTotals(db, accountId, { from }),
+    listRequests(db, accountId, { limit: 8 }),
+    dailySpendByModel(db, accountId, { from }, now),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt))),
+  ]);
+  return { ...balance, last30d: totals, recent: recent.items, daily, activeKeys: keys[0]?.n ?? 0 };
+}

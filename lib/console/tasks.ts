@@ -1,0 +1,31 @@
+/** The account's asynchronous tasks (video), newest first. */
+import { and, desc, eq, lt } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import { tasks } from "../../db/schema";
+
+export async function listTasks(db: DbOrTx, accountId: string, opts: { before?: string; limit?: number } = {}) {
+  const limit = Math.min(Math.max(opts.limit ?? 20, 1), 100);
+  const before = opts.before ? new Date(opts.before) : undefined;
+  const rows = await db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.accountId, accountId), before && !Number.isNaN(before.getTime()) ? lt(tasks.createdAt, before) : undefined))
+    .orderBy(desc(tasks.createdAt))
+    .limit(limit + 1);
+  const items = rows.slice(0, limit).map((t) => ({
+    id: t.id,
+    model: t.model,
+    status: t.status,
+    progress: t.progress,
+    seconds: t.seconds,
+    size: t.size,
+    source: t.source,
+    keyId: t.keyId,
+    costMicroUsd: t.costMicroUsd,
+    errorMessage: t.errorMessage,
+    createdAt: t.createdAt.toISOString(),
+    completedAt: t.completedAt?.toISOString() ?? null,
+    expiresAt: t.expiresAt?.toISOString() ?? null,
+  }));
+  return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.createdAt : null };
+}
