@@ -1,0 +1,68 @@
+/**
+ * POST /v1/embeddings: validate, resolve the model, hold the worst case (every byte a token),
+ * call the upstream (failover on retryable failures), settle on the tokens the upstream
+ * reports (counted when it reports none), answer in the format the client asked for.
+ */
+import { getDb } from "../../../db/client";
+import { resolveModel } from "../catalog";
+import { json, type GatewayResponse } from "../http";
+import type { RouteContext } from "../types";
+import { embedWithUpstream } from "../upstreams/embed-upstream";
+import { parseEmbeddingRequest, inputCount } from "./embedding-request";
+import { embeddingList } from "./embedding-response";
+import { embeddingCostMicro, estimateEmbeddingTokens, maxEmbeddingTokens } from "./embedding-tokens";
+import { firstSuccess } from "./first-success";
+import { logMedia, releaseMedia, reserveMedia, settleMedia } from "./media-billing";
+import { errors } from "../errors";
+
+const ROUTE = "/v1/embeddings";
+
+export async function handleEmbeddings(ctx: RouteContext): Promise<GatewayResponse> {
+  const db = await getDb();
+  const body = await ctx.readJson();
+  if (!body.ok) return ctx.error(body.error);
+  const parsed = parseEmbeddingRequest(body.value);
+  const modelField = (body.value as { model?: unknown } | null)?.model;
+  const model = typeof modelField === "string" ? modelField : null;
+  if (!parsed.ok) {
+    await logMedia(db, ctx, { route: ROUTE, model, status: 400, errorCode: parsed.error.code, settlement: "invalid" });
+    return ctx.error(parsed.error);
+  }
+  const req = parsed.value;
+
+  const resolved = await resolveModel(ctx.principal, req.model, ["embedding"]);
+  if (!resolved.ok) {
+    await logMedia(db, ctx, { route: ROUTE, model, status: resolved.error.status, errorCode: resolved.error.code, settlement: "invalid" });
+    return ctx.error(resolved.error);
+  }
+  const price = resolved.routes[0]!.price;
+  const log = { route: ROUTE, model: req.model, price };
+
+  const reserved = await reserveMedia(db, ctx, embeddingCostMicro(maxEmbeddingTokens(req.input), price));
+  if (!reserved.ok) {
+    await logMedia(db, ctx, { ...log, status: 402, errorCode: reserved.error.code, settlement: "rejected" });
+    return ctx.error(reserved.error);
+  }
+
+  const { route, outcome } = await firstSuccess(resolved.routes, (r) => embedWithUpstream(r, req, ctx.req.signal), ctx.req.signal);
+  const upstream = { upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol };
+  let failure = outcome.ok ? null : outcome.error;
+  if (outcome.ok && outcome.value.vectors.length !== inputCount(req.input))
+    failure = errors.upstream("The upstream answered with the wrong number of embeddings.");
+  if (failure || !outcome.ok) {
+    const err = failure ?? errors.upstream("The upstream failed.");
+    await releaseMedia(db, ctx, reserved.hold, { ...log, ...upstream, status: err.status, errorCode: err.code, settlement: "upstream_error" });
+    return ctx.error(err);
+  }
+
+  const tokens = outcome.value.promptTokens ?? estimateEmbeddingTokens(req.input);
+  const { headers } = await settleMedia(db, ctx, reserved.hold, embeddingCostMicro(tokens, price), {
+    ...log,
+    ...upstream,
+    status: 200,
+    inputTokens: tokens,
+    settlement: "completed",
+  });
+  // `model` is the id the client asked for: vectors of different models must never be mixed.
+  return json(200, embeddingList(req.model, outcome.value.vectors, req.encodingFormat, tokens), headers);
+}

@@ -1,0 +1,78 @@
+/**
+ * POST /v1/images/generations: validate, resolve the model, plan quality and size (the price
+ * table decides what is allowed), claim the Idempotency-Key, hold the plan's worst case, call
+ * the upstream (failover on retryable failures), then charge the price of the quality:size
+ * actually produced. Only a successful generation is charged; a failure releases the hold.
+ * An image produced for a client that has since gone away is still charged: the upstream
+ * was paid for it.
+ */
+import { getDb } from "../../../db/client";
+import { resolveModel } from "../catalog";
+import { header, json, type GatewayResponse } from "../http";
+import type { RouteContext } from "../types";
+import { firstSuccess } from "../embeddings/first-success";
+import { logMedia, releaseMedia, reserveMedia, settleMedia } from "../embeddings/media-billing";
+import { generateImageWithUpstream } from "../upstreams/image-upstream";
+import { abandonIdempotent, beginIdempotent, completeIdempotent } from "./idempotency";
+import { imageChargeMicro, planImage } from "./image-plan";
+import { parseImageRequest } from "./image-request";
+import { imageResultBody } from "./image-response";
+
+const ROUTE = "/v1/images/generations";
+
+export async function handleImageGeneration(ctx: RouteContext): Promise<GatewayResponse> {
+  const db = await getDb();
+  const raw = await ctx.readBody();
+  if (!raw.ok) return ctx.error(raw.error);
+  const body = await ctx.readJson();
+  if (!body.ok) return ctx.error(body.error);
+  const modelField = (body.value as { model?: unknown } | null)?.model;
+  const model = typeof modelField === "string" ? modelField : null;
+  const invalid = async (error: import("../errors").ApiError) => {
+    await logMedia(db, ctx, { route: ROUTE, model, status: error.status, errorCode: error.code, settlement: "invalid" });
+    return ctx.error(error);
+  };
+
+  const parsed = parseImageRequest(body.value);
+  if (!parsed.ok) return invalid(parsed.error);
+  const req = parsed.value;
+  const resolved = await resolveModel(ctx.principal, req.model, ["image"]);
+  if (!resolved.ok) return invalid(resolved.error);
+  const price = resolved.routes[0]!.price;
+  const planned = planImage(price, req);
+  if (!planned.ok) return invalid(planned.error);
+  const plan = planned.value;
+  const log = { route: ROUTE, model: req.model, price };
+
+  const idem = await beginIdempotent(db, {
+    accountId: ctx.principal.accountId,
+    route: ROUTE,
+    key: header(ctx.req, "idempotency-key"),
+    body: raw.value,
+  });
+  if (idem.kind === "error") return ctx.error(idem.error);
+  if (idem.kind === "replay") return idem.response;
+  const claim = idem.kind === "claimed" ? idem.claim : null;
+
+  const reserved = await reserveMedia(db, ctx, plan.holdMicroUsd);
+  if (!reserved.ok) {
+    if (claim) await abandonIdempotent(db, claim);
+    await logMedia(db, ctx, { ...log, status: 402, errorCode: reserved.error.code, settlement: "rejected" });
+    return ctx.error(reserved.error);
+  }
+
+  const { route, outcome } = await firstSuccess(resolved.routes, (r) => generateImageWithUpstream(r, req, plan, ctx.req.signal), ctx.req.signal);
+  const upstream = { upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol };
+  if (!outcome.ok) {
+    if (claim) await abandonIdempotent(db, claim);
+    await releaseMedia(db, ctx, reserved.hold, { ...log, ...upstream, status: outcome.error.status, errorCode: outcome.error.code, settlement: "upstream_error" });
+    return ctx.error(outcome.error);
+  }
+
+  const image = outcome.value;
+  const charge = imageChargeMicro(price, plan, image.reportedSize ?? { width: image.width, height: image.height });
+  const { headers } = await settleMedia(db, ctx, reserved.hold, charge.costMicroUsd, { ...log, ...upstream, status: 200, settlement: "completed" });
+  const res = json(200, imageResultBody(image, image.reportedSize ?? charge.size, plan.quality), headers);
+  if (claim) await completeIdempotent(db, claim, 200, res.body as string);
+  return res;
+}
