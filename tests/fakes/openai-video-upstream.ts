@@ -86,7 +86,7 @@ export async function startFakeOpenAIVideoUpstream(opts: { apiKey?: string; step
 
     if (req.method === "POST" && url.pathname === "/v1/videos") {
       if (contentType.startsWith("multipart/form-data")) {
-        const form = await new Request("http://fake/", { method: "POST", headers: { "content-type": contentType }, body: raw }).formData();
+        const form = await new Request("http://fake/", { method: "POST", headers: { "content-type": contentType }, body: new Uint8Array(raw) }).formData();
         for (const [k, v] of form.entries()) {
           if (typeof v === "string") rec.fields[k] = v;
           else rec.files[k] = (v as Blob).size;
