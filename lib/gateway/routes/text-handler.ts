@@ -1,0 +1,257 @@
+/**
+ * One text-generation request, whatever the inbound protocol: parse → routes → hold → upstream
+ * (retries and failover before the first byte) → encode → settle. Framework-free and
+ * database-free: the catalog and the money come in through TextDeps.
+ */
+import type { ModelPrice } from "../../../db/schema";
+import { formatUsd } from "../../billing/money";
+import { textCostMicro, textHoldMicro } from "../../billing/text-cost";
+import type { Usage } from "../canonical";
+import { errorResponse, errors, type ApiError } from "../errors";
+import type { GatewayResponse } from "../http";
+import { SSE_HEADERS, sseData, sseEvent } from "../protocols/sse";
+import type { InboundProtocol, ParseOptions } from "../protocols/types";
+import { promptTokenBound, rawBodyTokenBound, estimatePromptTokens } from "../tokens";
+import { UpstreamStreamError } from "../upstreams/sse-reader";
+import { textAdapterFor } from "../upstreams/text-adapters";
+import { withFailover } from "../upstreams/text-failover";
+import type { Inexpressible, PreparedCall, TextAdapter, TextRoute, UpstreamChunk } from "../upstreams/text-types";
+import { estimateUsage, StreamMeter } from "./text-meter";
+import type { SettlementReason, TextDeps, TextSettlement } from "./text-types";
+
+/** Output cap when neither the request nor the model names one; it also bounds the hold. */
+export const FALLBACK_MAX_OUTPUT_TOKENS = 4096;
+export const DEFAULT_TEXT_TIMEOUT_MS = 120_000;
+
+export interface TextCall {
+  protocol: InboundProtocol;
+  /** The parsed JSON body. */
+  body: unknown;
+  /** Its size in bytes (bounds the prompt of a passthrough request). */
+  bodyBytes: number;
+  parseOpts?: ParseOptions;
+  signal: AbortSignal;
+  /** performance.now() at arrival. */
+  startedAt: number;
+}
+
+interface Plan {
+  adapter: TextAdapter;
+  call: PreparedCall;
+}
+
+export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayResponse> {
+  const { protocol, signal } = tc;
+  const style = protocol.errorStyle;
+  const base = {
+    inboundProtocol: protocol.name,
+    stream: tc.parseOpts?.stream ?? (typeof tc.body === "object" && tc.body !== null && (tc.body as { stream?: unknown }).stream === true),
+  };
+  const elapsed = () => Math.round(performance.now() - tc.startedAt);
+  const reject = async (err: ApiError, reason: SettlementReason, model: string | null, route: TextRoute | null = null) => {
+    await deps.billing.settle({
+      ...base,
+      holdId: null,
+      costMicroUsd: 0,
+      reason,
+      status: err.status,
+      errorCode: err.code,
+      model,
+      route,
+      inputTokens: 0,
+      outputTokens: 0,
+      usageEstimated: false,
+      priceSnapshot: route?.price ?? null,
+      latencyMs: elapsed(),
+      ttftMs: null,
+    });
+    return errorResponse(err, style);
+  };
+
+  const parsed = protocol.parseRequest(tc.body, tc.parseOpts);
+  if (!parsed.ok) return reject(parsed.error, "invalid_request", modelOf(tc.body, tc.parseOpts));
+  const req = parsed.value;
+  base.stream = req.stream;
+
+  const resolved = await deps.resolveRoutes(req.model);
+  if (!resolved.ok) return reject(resolved.error, "rejected", req.model);
+  const routes = resolved.routes;
+  if (!routes.length) return reject(errors.modelNotFound(req.model), "rejected", req.model);
+
+  // The cap both bounds the hold and goes upstream, so the hold is a true worst case.
+  if (req.maxOutputTokens === undefined) {
+    const defaults = routes.map((r) => r.defaultMaxTokens ?? 0).filter((n) => n > 0);
+    req.maxOutputTokens = defaults.length ? Math.max(...defaults) : FALLBACK_MAX_OUTPUT_TOKENS;
+  }
+
+  const plans = new Map<TextRoute, Plan>();
+  let firstRefusal: Inexpressible | null = null;
+  for (const route of routes) {
+    const adapter = textAdapterFor(route.upstream.protocol);
+    if (!adapter) continue;
+    const passthrough = adapter.passthroughFor === protocol.name;
+    let prepared: ReturnType<TextAdapter["prepare"]>;
+    if (!passthrough && req.unconvertible?.length)
+      prepared = { ok: false, field: req.unconvertible[0]!, message: "cannot be converted to this model's upstream protocol" };
+    else prepared = adapter.prepare(route, req, passthrough ? (tc.body as Record<string, unknown>) : undefined);
+    if (prepared.ok) plans.set(route, { adapter, call: prepared.value });
+    else firstRefusal ??= prepared;
+  }
+  const usable = routes.filter((r) => plans.has(r));
+  if (!usable.length) {
+    const err = firstRefusal
+      ? errors.invalidRequest(`${protocol.fieldName(firstRefusal.field as never)}: ${firstRefusal.message}`, protocol.fieldName(firstRefusal.field as never))
+      : errors.upstream("No upstream that can serve this model is configured.");
+    return reject(err, firstRefusal ? "invalid_request" : "upstream_error", req.model, routes[0]!);
+  }
+
+  const price: ModelPrice = usable[0]!.price;
+  const anyPassthrough = usable.some((r) => plans.get(r)!.call.passthrough);
+  const bound = anyPassthrough ? rawBodyTokenBound(tc.bodyBytes, req) : promptTokenBound(req);
+  const hold = textHoldMicro(bound, req.maxOutputTokens, price);
+  const reserved = await deps.billing.reserve(hold);
+  if (!reserved.ok) return reject(reserved.error, "rejected", req.model, usable[0]!);
+  const holdId = reserved.holdId;
+
+  const costOf = (u: Usage) => Math.min(hold, textCostMicro(u, price));
+  const timeoutOf = (r: TextRoute) => r.upstream.timeoutMs ?? deps.defaultTimeoutMs ?? DEFAULT_TEXT_TIMEOUT_MS;
+  const settle = (s: Omit<TextSettlement, "holdId" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">) =>
+    deps.billing.settle({ ...base, ...s, holdId, model: req.model, priceSnapshot: price, latencyMs: elapsed() });
+
+  if (!req.stream) {
+    const r = await withFailover(usable, (route) => plans.get(route)!.adapter.complete(plans.get(route)!.call, { signal, timeoutMs: timeoutOf(route) }), signal, deps.retry);
+    if (!r.ok) {
+      // A client that left while we waited still cost us the prompt; an upstream failure costs nothing.
+      const gone = signal.aborted;
+      const input = gone ? estimatePromptTokens(req) : 0;
+      await settle({ costMicroUsd: gone ? costOf({ inputTokens: input, outputTokens: 0 }) : 0, reason: gone ? "client_disconnect" : "upstream_error", status: r.error.status, errorCode: r.error.code, route: r.route, inputTokens: input, outputTokens: 0, usageEstimated: gone, ttftMs: null });
+      return errorResponse(r.error, style);
+    }
+    const plan = plans.get(r.route!)!;
+    const resp = r.value.response;
+    const usage = resp.usage.estimated ? estimateUsage(req, resp.content.map((p) => (p.type === "text" ? p.text : p.arguments)).join("")) : resp.usage;
+    const cost = costOf(usage);
+    const settled = await settle({ costMicroUsd: cost, reason: "completed", status: 200, route: r.route, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, usageEstimated: !!usage.estimated, ttftMs: elapsed() });
+    let body: unknown;
+    if (plan.call.passthrough && r.value.raw) {
+      plan.adapter.injectCost?.(r.value.raw, settled.chargedMicroUsd);
+      body = r.value.raw;
+    } else body = protocol.renderResponse({ ...resp, usage }, { model: req.model, request: req, costMicroUsd: settled.chargedMicroUsd });
+    const headers: Record<string, string> = { "content-type": "application/json", "x-gateway-cost-usd": formatUsd(settled.chargedMicroUsd) };
+    if (settled.balanceAfterMicroUsd !== null) headers["x-gateway-balance-usd"] = formatUsd(settled.balanceAfterMicroUsd);
+    return { status: 200, headers, body: JSON.stringify(body) };
+  }
+
+  // Streams: open the upstream and read its first event before answering, so that a failure
+  // before anything reached the client can still be retried, failed over, and answered with a status.
+  const opened = await withFailover(
+    usable,
+    async (route) => {
+      const plan = plans.get(route)!;
+      const s = await plan.adapter.stream(plan.call, { signal, timeoutMs: timeoutOf(route) });
+      if (!s.ok) return s;
+      const it = s.value[Symbol.asyncIterator]();
+      try {
+        const first = await it.next();
+        if (first.done) return { ok: false as const, retryable: true, error: errors.upstream("The upstream sent an empty stream.") };
+        return { ok: true as const, value: { it, first: first.value, plan } };
+      } catch (e) {
+        void it.return?.();
+        if (e instanceof UpstreamStreamError) return { ok: false as const, retryable: e.retryable, error: e.apiError };
+        throw e;
+      }
+    },
+    signal,
+    deps.retry,
+  );
+  if (!opened.ok) {
+    const gone = signal.aborted;
+    const input = gone ? estimatePromptTokens(req) : 0;
+    await settle({ costMicroUsd: gone ? costOf({ inputTokens: input, outputTokens: 0 }) : 0, reason: gone ? "client_disconnect" : "upstream_error", status: opened.error.status, errorCode: opened.error.code, route: opened.route, inputTokens: input, outputTokens: 0, usageEstimated: gone, ttftMs: null });
+    return errorResponse(opened.error, style);
+  }
+  const { it, first, plan } = opened.value;
+  const route = opened.route!;
+  const meter = new StreamMeter(req);
+  const encoder = protocol.createStreamEncoder({ model: req.model, request: req });
+  let ttftMs: number | null = null;
+  let failure: ApiError | null = null;
+  let settling: Promise<unknown> | null = null;
+
+  const finish = (why?: SettlementReason) => {
+    settling ??= (async () => {
+      const done = meter.final !== null;
+      const reason: SettlementReason = why ?? (done ? "completed" : failure ? "upstream_error" : "client_disconnect");
+      const usage = meter.usage();
+      // An upstream that died before producing anything costs the client nothing.
+      const free = reason === "upstream_error" && !meter.sawOutput;
+      await settle({
+        costMicroUsd: free ? 0 : costOf(usage),
+        reason,
+        status: failure ? failure.status : 200,
+        errorCode: failure?.code,
+        route,
+        inputTokens: free ? 0 : usage.inputTokens,
+        outputTokens: free ? 0 : usage.outputTokens,
+        usageEstimated: !!usage.estimated,
+        ttftMs,
+      });
+    })().catch(() => undefined);
+    return settling;
+  };
+  const onAbort = () => {
+    if (meter.final === null) void finish("client_disconnect");
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+
+  const render = (chunk: UpstreamChunk): string[] => {
+    let cost: number | undefined;
+    for (const ev of chunk.events) {
+      meter.observe(ev);
+      if (ev.type === "done") ev.costMicroUsd = cost = costOf(meter.usage());
+    }
+    if (!plan.call.passthrough) return chunk.events.flatMap((ev) => encoder.encode(ev));
+    if (chunk.doneMarker) return ["data: [DONE]\n\n"];
+    const json = chunk.json;
+    if (!json) return [];
+    if (plan.call.hideUsageChunk) {
+      if (Array.isArray(json.choices) && json.choices.length === 0 && json.usage) return [];
+      if (json.usage === null) delete json.usage;
+    }
+    if (cost !== undefined) plan.adapter.injectCost?.(json, cost);
+    return [chunk.eventName ? sseEvent(chunk.eventName, json) : sseData(json)];
+  };
+
+  async function* events(): AsyncGenerator<string> {
+    try {
+      let chunk: UpstreamChunk = first;
+      for (;;) {
+        for (const s of render(chunk)) {
+          ttftMs ??= elapsed();
+          yield s;
+        }
+        if (signal.aborted) break;
+        const n = await it.next();
+        if (n.done) break;
+        chunk = n.value;
+      }
+    } catch (e) {
+      if (!signal.aborted) {
+        failure = e instanceof UpstreamStreamError ? e.apiError : errors.upstream("The upstream stream failed.");
+        for (const s of encoder.error(failure)) yield s;
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      void it.return?.();
+      await finish();
+    }
+  }
+
+  return { status: 200, headers: { ...SSE_HEADERS }, body: events() };
+}
+
+function modelOf(body: unknown, opts?: ParseOptions): string | null {
+  if (opts?.pathModel) return opts.pathModel;
+  const m = (body as { model?: unknown } | null)?.model;
+  return typeof m === "string" ? m.slice(0, 200) : null;
+}

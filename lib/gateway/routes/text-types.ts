@@ -1,0 +1,44 @@
+/** What the text handler needs from the outside: the catalog's routes and the money. */
+import type { ModelPrice } from "../../../db/schema";
+import type { ApiError } from "../errors";
+import type { RetryPolicy } from "../upstreams/text-failover";
+import type { TextRoute } from "../upstreams/text-types";
+
+export type SettlementReason = "completed" | "client_disconnect" | "upstream_error" | "rejected" | "invalid_request";
+
+/** Everything the request-log row and the ledger need, written in one transaction. */
+export interface TextSettlement {
+  holdId: string | null;
+  /** The charge (already clamped to the hold). */
+  costMicroUsd: number;
+  reason: SettlementReason;
+  status: number;
+  errorCode?: string;
+  model: string | null;
+  route: TextRoute | null;
+  inboundProtocol: string;
+  stream: boolean;
+  inputTokens: number;
+  outputTokens: number;
+  usageEstimated: boolean;
+  priceSnapshot: ModelPrice | null;
+  latencyMs: number;
+  ttftMs: number | null;
+}
+
+export type ReserveOutcome = { ok: true; holdId: string } | { ok: false; error: ApiError };
+
+export interface TextBilling {
+  /** Holds the worst case; a refusal (402) must leave no trace but the log row. */
+  reserve(amountMicroUsd: number): Promise<ReserveOutcome>;
+  /** Charges and releases the hold (when there is one) and writes the log row, atomically. */
+  settle(s: TextSettlement): Promise<{ chargedMicroUsd: number; balanceAfterMicroUsd: number | null }>;
+}
+
+export interface TextDeps {
+  resolveRoutes(model: string): Promise<{ ok: true; routes: TextRoute[] } | { ok: false; error: ApiError }>;
+  billing: TextBilling;
+  retry?: RetryPolicy;
+  /** Default upstream timeout when the route sets none. */
+  defaultTimeoutMs?: number;
+}

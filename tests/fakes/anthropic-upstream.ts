@@ -1,0 +1,62 @@
+/**
+ * Fake Anthropic Messages upstream (reference/messages.md): POST /v1/messages, x-api-key,
+ * JSON or SSE with `event:` lines (message_start … message_stop, a ping in the middle).
+ */
+import { startFake, words, type FakeTextUpstream, type Protocol, type TextScript } from "./text-fake-core";
+
+export const ANTHROPIC_FAKE_KEY = "sk-upstream-fake-anthropic";
+
+const TYPES: Record<number, string> = { 400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error" };
+const ev = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+const stop = (s: TextScript) => (s.toolCalls.length ? "tool_use" : "end_turn");
+
+const protocol: Protocol = {
+  match: (path, body) => (path.split("?")[0] === "/v1/messages" ? { stream: body?.stream === true } : null),
+  keyOf: (req) => req.headers["x-api-key"] as string | undefined,
+  errorBody: (status, message) => ({ type: "error", error: { type: TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"), message }, request_id: "req_fake" }),
+  json: (s, body) => ({
+    id: "msg_fake1",
+    type: "message",
+    role: "assistant",
+    model: body.model,
+    content: [
+      ...(s.text ? [{ type: "text", text: s.text }] : []),
+      ...s.toolCalls.map((t, i) => ({ type: "tool_use", id: `toolu_fake${i}`, name: t.name, input: JSON.parse(t.arguments) })),
+    ],
+    stop_reason: stop(s),
+    stop_sequence: null,
+    usage: { input_tokens: s.usage?.input ?? 0, output_tokens: s.usage?.output ?? 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: "standard" },
+  }),
+  events: (s, body) => {
+    const out = [
+      ev("message_start", {
+        type: "message_start",
+        message: { id: "msg_fake1", type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: s.usage?.input ?? 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } },
+      }),
+    ];
+    let index = 0;
+    if (s.text) {
+      out.push(ev("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }));
+      out.push(ev("ping", { type: "ping" }));
+      for (const w of words(s.text)) out.push(ev("content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: w } }));
+      out.push(ev("content_block_stop", { type: "content_block_stop", index }));
+      index++;
+    }
+    s.toolCalls.forEach((t, i) => {
+      out.push(ev("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: `toolu_fake${i}`, name: t.name, input: {} } }));
+      const mid = Math.floor(t.arguments.length / 2);
+      for (const piece of ["", t.arguments.slice(0, mid), t.arguments.slice(mid)])
+        out.push(ev("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }));
+      out.push(ev("content_block_stop", { type: "content_block_stop", index }));
+      index++;
+    });
+    out.push(ev("message_delta", { type: "message_delta", delta: { stop_reason: stop(s), stop_sequence: null }, usage: { output_tokens: s.usage?.output ?? 0 } }));
+    out.push(ev("message_stop", { type: "message_stop" }));
+    return out;
+  },
+  truncateAt: (events) => Math.max(1, events.length - 2),
+};
+
+export function startFakeAnthropic(): Promise<FakeTextUpstream> {
+  return startFake(protocol, ANTHROPIC_FAKE_KEY, "");
+}

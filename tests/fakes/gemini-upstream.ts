@@ -1,0 +1,57 @@
+/**
+ * Fake Gemini generateContent upstream (reference/generate-content.md):
+ * POST /v1beta/models/{m}:generateContent and :streamGenerateContent?alt=sse, x-goog-api-key
+ * (or ?key=); data-only SSE chunks, the last with finishReason and full usageMetadata.
+ */
+import { startFake, words, type FakeTextUpstream, type Protocol, type TextScript } from "./text-fake-core";
+
+export const GEMINI_FAKE_KEY = "sk-upstream-fake-gemini";
+
+const STATUS: Record<number, string> = { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE" };
+const usage = (s: TextScript, final: boolean) =>
+  s.usage &&
+  (final
+    ? { promptTokenCount: s.usage.input, candidatesTokenCount: s.usage.output, totalTokenCount: s.usage.input + s.usage.output }
+    : { promptTokenCount: s.usage.input, totalTokenCount: s.usage.input });
+const calls = (s: TextScript) => s.toolCalls.map((t) => ({ functionCall: { name: t.name, args: JSON.parse(t.arguments) } }));
+const modelOf = (path: string) => decodeURIComponent(path.split("/models/")[1]?.split(":")[0] ?? "");
+
+const protocol: Protocol = {
+  match: (path) => {
+    const p = path.split("?")[0]!;
+    if (!p.startsWith("/v1beta/models/")) return null;
+    if (p.endsWith(":generateContent")) return { stream: false };
+    if (p.endsWith(":streamGenerateContent") && path.includes("alt=sse")) return { stream: true };
+    return null;
+  },
+  keyOf: (req, url) => (req.headers["x-goog-api-key"] as string | undefined) ?? url.searchParams.get("key") ?? undefined,
+  errorBody: (status, message) => ({ error: { code: status, message, status: STATUS[status] ?? "INTERNAL" } }),
+  json: (s) => ({
+    candidates: [{ content: { role: "model", parts: [...(s.text ? [{ text: s.text }] : []), ...calls(s)] }, finishReason: "STOP", index: 0 }],
+    ...(s.usage ? { usageMetadata: usage(s, true) } : {}),
+    modelVersion: "gemini-fake-001",
+    responseId: "fake-resp-1",
+  }),
+  events: (s) => {
+    const chunk = (parts: unknown[], final: boolean) =>
+      `data: ${JSON.stringify({
+        candidates: [{ content: { parts, role: "model" }, ...(final ? { finishReason: "STOP" } : {}), index: 0 }],
+        ...(s.usage ? { usageMetadata: usage(s, final) } : {}),
+        modelVersion: "gemini-fake-001",
+        responseId: "fake-resp-1",
+      })}\n\n`;
+    const ws = s.text ? words(s.text) : [];
+    const out: string[] = [];
+    ws.forEach((w, i) => out.push(chunk([{ text: w }], i === ws.length - 1 && !s.toolCalls.length)));
+    if (s.toolCalls.length) out.push(chunk(calls(s), true));
+    if (!out.length) out.push(chunk([{ text: "" }], true));
+    return out;
+  },
+  truncateAt: (events) => Math.max(1, events.length - 1),
+};
+
+export function startFakeGemini(): Promise<FakeTextUpstream> {
+  return startFake(protocol, GEMINI_FAKE_KEY, "");
+}
+
+export { modelOf as geminiModelOf };
