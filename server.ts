@@ -107,16 +107,14 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       if (isApiPath(url)) return void done(serveApi(req, res));
       if (url === "/healthz") return void done(health(res, false));
       if (url === "/readyz") return void done(health(res, true));
-      if (embedded && url === ADMIN_PATH) return void done(handleAdminRequest(req, res));
+      if (url === ADMIN_PATH) return void done(handleAdminRequest(req, res));
       void done(nextHandler(req, res));
     });
     server.listen(opts.port ?? e.PORT, opts.hostname);
     await once(server, "listening");
     const port = (server.address() as { port: number }).port;
-    if (embedded) {
-      dataDirSecret(ADMIN_SECRET_FILE); // created before the CLI can look for it
-      updateInstance({ port });
-    }
+    dataDirSecret(ADMIN_SECRET_FILE); // created before the CLI or a test harness looks for it
+    if (embedded) updateInstance({ port });
     logger().info({ port, database: embedded ? "pglite" : "postgres", publicBaseUrl: e.publicBaseUrl }, "gateway listening");
 
     let closing: Promise<void> | null = null;

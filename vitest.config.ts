@@ -20,6 +20,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["tests/**/*.test.ts"],
+          globalSetup: ["tests/support/global-setup.ts"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 180_000,

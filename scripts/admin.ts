@@ -40,7 +40,12 @@ async function main() {
     const { readInstance } = await import("../lib/runtime/instance-lock");
     const holder = readInstance();
     if (holder?.kind === "server") {
-      if (!holder.port) throw new Error(`the server (pid ${holder.pid}) is still starting; try again in a moment`);
+      if (!holder.port) {
+        throw new Error(
+          `the embedded database is held by a server without the admin endpoint or still starting (pid ${holder.pid}); ` +
+            "try again in a moment, or use DATABASE_URL",
+        );
+      }
       result = await viaServer(holder.port, argv);
     } else {
       result = await direct(argv, true);

@@ -56,6 +56,7 @@ export function startInvalidationListener(): Promise<void> {
   reg.started ??= (async () => {
     const s = await dbState();
     if (!s.listen) return;
+    logger().debug("listening for cache invalidations from other instances");
     await s.listen(CHANNEL, (payload) => {
       try {
         dispatch(JSON.parse(payload) as Invalidation);

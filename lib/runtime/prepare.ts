@@ -5,6 +5,8 @@ import { demoCatalog } from "../config/demo-catalog";
 import { loadConfigFile, resolveConfigPath } from "../config/load";
 import { env } from "../env";
 import { invalidateCatalog } from "../gateway/catalog";
+import { startInvalidationListener } from "../gateway/invalidation";
+import { acquireInstance } from "./instance-lock";
 
 export async function prepareDatabase(opts: { applyCatalog?: boolean } = {}): Promise<{ configPath: string | null }> {
   // Validate the config before touching the database: a bad file stops the start with one message.
@@ -24,7 +26,13 @@ type G = typeof globalThis & { [PREPARED]?: Promise<unknown> };
 /** Once per process: the custom server marks it done; a Next-only deployment does it on first request. */
 export function ensurePrepared(): Promise<unknown> {
   const g = globalThis as G;
-  return (g[PREPARED] ??= prepareDatabase().catch((err) => {
+  return (g[PREPARED] ??= (async () => {
+    // Next-only deployment on PGlite: claim the data folder so the CLI never opens it too.
+    if (!env().DATABASE_URL) acquireInstance({ kind: "server" });
+    const r = await prepareDatabase();
+    await startInvalidationListener();
+    return r;
+  })().catch((err) => {
     g[PREPARED] = undefined;
     throw err;
   }));

@@ -1,0 +1,190 @@
+/**
+ * Starts the real server as `npm start` runs it (built Next app, custom server) in a child
+ * process, on a fresh database: PostgreSQL when DATABASE_URL is set, PGlite otherwise.
+ * Every server gets its own DATA_DIR and port; logs go to DATA_DIR/server.log.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { basePostgresUrl, createDatabase } from "./postgres";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+export interface StartOptions {
+  /** Extra environment for the server process. */
+  env?: Record<string, string | undefined>;
+  /** A gateway config object (written to a file and passed as GATEWAY_CONFIG). */
+  config?: unknown;
+  /** "custom" = `npm start` (default); "next" = `next start` with the route-handler mounts only. */
+  mount?: "custom" | "next";
+  /** Force PGlite even when DATABASE_URL is set. */
+  database?: "auto" | "pglite";
+}
+
+export interface AdminResult {
+  exitCode: number;
+  stdout: string[];
+  stderr: string[];
+}
+
+export interface TestServer {
+  url: string;
+  port: number;
+  dataDir: string;
+  /** The server's own database URL (PostgreSQL mode only). */
+  databaseUrl: string | undefined;
+  env: Record<string, string>;
+  /** Runs an admin CLI command through the server's local admin endpoint. */
+  admin(...argv: string[]): Promise<AdminResult>;
+  /** Direct SQL on the server's PostgreSQL database (throws on PGlite). */
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  logs(): string;
+  /** Stops the process (SIGTERM, or SIGKILL to simulate a crash) and keeps the data. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts the process again on the same port, database and data folder. */
+  restart(): Promise<void>;
+  /** Stops and deletes everything. */
+  dispose(): Promise<void>;
+}
+
+/** The admin CLI as a process (PostgreSQL mode: `next start` has no local admin endpoint). */
+async function runCli(env: Record<string, string>, argv: string[]): Promise<AdminResult> {
+  if (!env.DATABASE_URL) throw new Error("the next mount's admin commands need PostgreSQL");
+  const proc = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/admin.ts"), ...argv], {
+    cwd: ROOT,
+    env: env as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  proc.stdout!.on("data", (d) => (stdout += d));
+  proc.stderr!.on("data", (d) => (stderr += d));
+  const exitCode: number = await new Promise((r) => proc.on("exit", (c) => r(c ?? 1)));
+  const lines = (t: string) => t.split("\n").filter(Boolean);
+  return { exitCode, stdout: lines(stdout), stderr: lines(stderr) };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+export function usesPostgres(opts: StartOptions = {}): boolean {
+  return opts.database !== "pglite" && !!basePostgresUrl();
+}
+
+export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gw-test-"));
+  const port = await freePort();
+  const db = usesPostgres(opts) ? await createDatabase(basePostgresUrl()!) : null;
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  delete env.DATABASE_URL;
+  delete env.GATEWAY_CONFIG;
+  delete env.VITEST;
+  delete env.VITEST_POOL_ID;
+  delete env.VITEST_WORKER_ID;
+  Object.assign(env, {
+    NODE_ENV: "production",
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    PUBLIC_BASE_URL: `http://localhost:${port}`,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "info",
+  });
+  if (db) env.DATABASE_URL = db.url;
+  if (opts.config !== undefined) {
+    const file = path.join(dataDir, "gateway.config.json");
+    fs.writeFileSync(file, typeof opts.config === "string" ? opts.config : JSON.stringify(opts.config, null, 2));
+    env.GATEWAY_CONFIG = file;
+  }
+  for (const [k, v] of Object.entries(opts.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  const logFile = path.join(dataDir, "server.log");
+  let child: ChildProcess | null = null;
+  let pool: pg.Pool | null = null;
+
+  const launch = async () => {
+    const out = fs.openSync(logFile, "a");
+    const args =
+      opts.mount === "next"
+        ? [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"]
+        : ["--import", "tsx", path.join(ROOT, "scripts/start.ts")];
+    const proc: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["ignore", out, out] as const });
+    fs.closeSync(out);
+    child = proc;
+    let exited: number | null = null;
+    proc.on("exit", (code: number | null) => (exited = code ?? -1));
+    const deadline = Date.now() + 90_000;
+    // `next start` only prepares the database on the first API request; /healthz is custom-server only.
+    const probe = opts.mount === "next" ? "/v1/models" : "/healthz";
+    for (;;) {
+      if (exited !== null) throw new Error(`server exited with ${exited}:\n${fs.readFileSync(logFile, "utf8").slice(-4000)}`);
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}${probe}`);
+        if (r.status < 500) break;
+      } catch {}
+      if (Date.now() > deadline) throw new Error(`server did not start:\n${fs.readFileSync(logFile, "utf8").slice(-4000)}`);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  };
+
+  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
+    const proc = child;
+    child = null;
+    if (!proc || proc.exitCode !== null) return;
+    const gone = new Promise((r) => proc.once("exit", r));
+    proc.kill(signal);
+    await Promise.race([gone, new Promise((r) => setTimeout(r, 15_000))]);
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill("SIGKILL");
+      await gone;
+    }
+  };
+
+  await launch();
+
+  const server: TestServer = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    databaseUrl: db?.url,
+    env,
+    async admin(...argv) {
+      if (opts.mount === "next") return runCli(env, argv);
+      const secret = fs.readFileSync(path.join(dataDir, "admin.secret"), "utf8").trim();
+      const r = await fetch(`http://127.0.0.1:${port}/_internal/admin`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-admin-secret": secret },
+        body: JSON.stringify({ argv }),
+      });
+      if (!r.ok) throw new Error(`admin endpoint answered ${r.status}`);
+      return (await r.json()) as AdminResult;
+    },
+    async query<T>(text: string, params: unknown[] = []) {
+      if (!db) throw new Error("server.query needs PostgreSQL (DATABASE_URL)");
+      pool ??= new pg.Pool({ connectionString: db.url, max: 2 });
+      return (await pool.query(text, params)).rows as T[];
+    },
+    logs: () => fs.readFileSync(logFile, "utf8"),
+    stop,
+    restart: launch,
+    async dispose() {
+      await stop();
+      await pool?.end().catch(() => {});
+      await db?.drop().catch(() => {});
+      if (!process.env.KEEP_TEST_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
