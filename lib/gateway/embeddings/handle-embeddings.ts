@@ -7,7 +7,7 @@ import { getDb } from "../../../db/client";
 import { resolveModel } from "../catalog";
 import { json, type GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
-import { embedWithUpstream } from "../upstreams/embed-upstream";
+import { DEFAULT_EMBED_TIMEOUT_MS, embedWithUpstream } from "../upstreams/embed-upstream";
 import { parseEmbeddingRequest, inputCount } from "./embedding-request";
 import { embeddingList } from "./embedding-response";
 import { embeddingCostMicro, estimateEmbeddingTokens, maxEmbeddingTokens } from "./embedding-tokens";
@@ -38,7 +38,8 @@ export async function handleEmbeddings(ctx: RouteContext): Promise<GatewayRespon
   const price = resolved.routes[0]!.price;
   const log = { route: ROUTE, model: req.model, price };
 
-  const reserved = await reserveMedia(db, ctx, embeddingCostMicro(maxEmbeddingTokens(req.input), price));
+  const budgetMs = resolved.routes.reduce((ms, r) => ms + (r.upstream.timeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS), 0);
+  const reserved = await reserveMedia(db, ctx, embeddingCostMicro(maxEmbeddingTokens(req.input), price), budgetMs);
   if (!reserved.ok) {
     await logMedia(db, ctx, { ...log, status: 402, errorCode: reserved.error.code, settlement: "rejected" });
     return ctx.error(reserved.error);
@@ -46,9 +47,11 @@ export async function handleEmbeddings(ctx: RouteContext): Promise<GatewayRespon
 
   const { route, outcome } = await firstSuccess(resolved.routes, (r) => embedWithUpstream(r, req, ctx.req.signal), ctx.req.signal);
   const upstream = { upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol };
-  let failure = outcome.ok ? null : outcome.error;
-  if (outcome.ok && outcome.value.vectors.length !== inputCount(req.input))
-    failure = errors.upstream("The upstream answered with the wrong number of embeddings.");
+  const failure = !outcome.ok
+    ? outcome.error
+    : outcome.value.vectors.length !== inputCount(req.input)
+      ? errors.upstream("The upstream answered with the wrong number of embeddings.")
+      : null;
   if (failure || !outcome.ok) {
     const err = failure ?? errors.upstream("The upstream failed.");
     await releaseMedia(db, ctx, reserved.hold, { ...log, ...upstream, status: err.status, errorCode: err.code, settlement: "upstream_error" });

@@ -32,8 +32,23 @@ export interface Hold {
   amountMicroUsd: number;
 }
 
-export async function reserveMedia(db: DB, ctx: RouteContext, amountMicroUsd: number): Promise<{ ok: true; hold: Hold } | { ok: false; error: ApiError }> {
-  const r = await reserve(db, { accountId: ctx.principal.accountId, keyId: ctx.principal.keyId, amountMicroUsd });
+/**
+ * Holds the worst case. `upstreamBudgetMs` is the longest the upstream calls may take (every
+ * route's timeout, for failover): the hold outlives it, so the sweeper never returns money
+ * that a slow but successful call is about to settle.
+ */
+export async function reserveMedia(
+  db: DB,
+  ctx: RouteContext,
+  amountMicroUsd: number,
+  upstreamBudgetMs: number,
+): Promise<{ ok: true; hold: Hold } | { ok: false; error: ApiError }> {
+  const r = await reserve(db, {
+    accountId: ctx.principal.accountId,
+    keyId: ctx.principal.keyId,
+    amountMicroUsd,
+    ttlMs: Math.max(15 * 60_000, upstreamBudgetMs + 5 * 60_000),
+  });
   if (r.ok) return { ok: true, hold: { holdId: r.holdId, amountMicroUsd: r.amountMicroUsd } };
   return { ok: false, error: r.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota() };
 }

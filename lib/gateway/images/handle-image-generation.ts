@@ -12,10 +12,11 @@ import { header, json, type GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
 import { firstSuccess } from "../embeddings/first-success";
 import { logMedia, releaseMedia, reserveMedia, settleMedia } from "../embeddings/media-billing";
-import { generateImageWithUpstream } from "../upstreams/image-upstream";
+import { generateImageWithUpstream, imageTimeoutMs } from "../upstreams/image-upstream";
 import { abandonIdempotent, beginIdempotent, completeIdempotent } from "./idempotency";
 import { imageChargeMicro, planImage } from "./image-plan";
 import { parseImageRequest } from "./image-request";
+import { parseSize } from "./image-size";
 import { imageResultBody } from "./image-response";
 
 const ROUTE = "/v1/images/generations";
@@ -54,7 +55,8 @@ export async function handleImageGeneration(ctx: RouteContext): Promise<GatewayR
   if (idem.kind === "replay") return idem.response;
   const claim = idem.kind === "claimed" ? idem.claim : null;
 
-  const reserved = await reserveMedia(db, ctx, plan.holdMicroUsd);
+  const budgetMs = resolved.routes.reduce((ms, r) => ms + imageTimeoutMs(r), 0);
+  const reserved = await reserveMedia(db, ctx, plan.holdMicroUsd, budgetMs);
   if (!reserved.ok) {
     if (claim) await abandonIdempotent(db, claim);
     await logMedia(db, ctx, { ...log, status: 402, errorCode: reserved.error.code, settlement: "rejected" });
@@ -72,7 +74,8 @@ export async function handleImageGeneration(ctx: RouteContext): Promise<GatewayR
   const image = outcome.value;
   const charge = imageChargeMicro(price, plan, image.reportedSize ?? { width: image.width, height: image.height });
   const { headers } = await settleMedia(db, ctx, reserved.hold, charge.costMicroUsd, { ...log, ...upstream, status: 200, settlement: "completed" });
-  const res = json(200, imageResultBody(image, image.reportedSize ?? charge.size, plan.quality), headers);
+  const shownSize = parseSize(image.reportedSize) ? image.reportedSize! : charge.size;
+  const res = json(200, imageResultBody(image, shownSize, plan.quality), headers);
   if (claim) await completeIdempotent(db, claim, 200, res.body as string);
   return res;
 }
