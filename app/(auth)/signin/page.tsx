@@ -1,0 +1,31 @@
+import Link from "next/link";
+import { AuthCard } from "@/components/auth/auth-card";
+import { OAuthButtons } from "@/components/auth/oauth-buttons";
+import { safeCallback } from "@/components/auth/callback";
+import { SignInForm } from "@/components/auth/sign-in-form";
+import { enabledOAuthProviders } from "../providers";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Sign in · Generation Gateway" };
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
+  const sp = await searchParams;
+  const callbackUrl = safeCallback(sp.callbackUrl);
+  return (
+    <AuthCard
+      title="Sign in"
+      subtitle="Welcome back. Sign in to manage keys, usage and billing."
+      footer={
+        <>
+          New here?{" "}
+          <Link href="/signup" className="font-medium text-zinc-900 hover:underline">
+            Create an account
+          </Link>
+        </>
+      }
+    >
+      <SignInForm initialError={sp.error} callbackUrl={callbackUrl} />
+      <OAuthButtons providers={enabledOAuthProviders()} callbackUrl={callbackUrl} />
+    </AuthCard>
+  );
+}

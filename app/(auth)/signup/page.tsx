@@ -1,0 +1,28 @@
+import Link from "next/link";
+import { AuthCard } from "@/components/auth/auth-card";
+import { OAuthButtons } from "@/components/auth/oauth-buttons";
+import { SignUpForm } from "@/components/auth/sign-up-form";
+import { enabledOAuthProviders } from "../providers";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Create an account · Generation Gateway" };
+
+export default function SignUpPage() {
+  return (
+    <AuthCard
+      title="Create your account"
+      subtitle="One prepaid key for text, embeddings, images and video."
+      footer={
+        <>
+          Already have an account?{" "}
+          <Link href="/signin" className="font-medium text-zinc-900 hover:underline">
+            Sign in
+          </Link>
+        </>
+      }
+    >
+      <SignUpForm />
+      <OAuthButtons providers={enabledOAuthProviders()} callbackUrl="/overview" />
+    </AuthCard>
+  );
+}

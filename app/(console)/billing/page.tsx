@@ -1,0 +1,7 @@
+import { BillingPage } from "@/components/billing/billing-page";
+
+export const metadata = { title: "Billing · Generation Gateway" };
+
+export default function Page() {
+  return <BillingPage />;
+}

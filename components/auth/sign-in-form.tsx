@@ -1,0 +1,64 @@
+"use client";
+import { signIn } from "next-auth/react";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { Button } from "../ui/button";
+import { FormError, TextField } from "../ui/field";
+
+const MESSAGES: Record<string, string> = {
+  CredentialsSignin: "Wrong email or password.",
+  RateLimited: "Too many attempts. Wait a minute and try again.",
+  AccountDisabled: "This account is disabled. Contact your administrator.",
+  OAuthAccountNotLinked: "This email is already used by another sign-in method.",
+  AccessDenied: "Sign-in was refused.",
+};
+
+export function signInMessage(code: string | null | undefined): string | undefined {
+  if (!code) return undefined;
+  return MESSAGES[code] ?? "Could not sign in. Try again.";
+}
+
+export function SignInForm({ initialError, callbackUrl }: { initialError?: string; callbackUrl: string }) {
+  const router = useRouter();
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [errors, setErrors] = useState<{ email?: string; password?: string; form?: string }>({ form: signInMessage(initialError) });
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const next: typeof errors = {};
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim())) next.email = "Enter your email address.";
+    if (!password) next.password = "Enter your password.";
+    setErrors(next);
+    if (next.email || next.password) return;
+    setBusy(true);
+    const res = await signIn("credentials", { email: email.trim(), password, redirect: false, callbackUrl });
+    setBusy(false);
+    if (!res || res.error) {
+      setErrors({ form: signInMessage(res?.error ?? "CredentialsSignin") });
+      return;
+    }
+    router.replace(callbackUrl);
+    router.refresh();
+  }
+
+  return (
+    <form onSubmit={submit} noValidate className="space-y-4">
+      <FormError message={errors.form} />
+      <TextField label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} autoFocus />
+      <TextField
+        label="Password"
+        type="password"
+        name="password"
+        autoComplete="current-password"
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        error={errors.password}
+      />
+      <Button type="submit" className="w-full" loading={busy}>
+        Sign in
+      </Button>
+    </form>
+  );
+}

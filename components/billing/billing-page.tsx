@@ -1,0 +1,33 @@
+"use client";
+import { usd } from "../console/format";
+import { useBilling } from "../console/hooks";
+import { Stat } from "../ui/card";
+import { PageHeader } from "../ui/page-header";
+import { QueryState } from "../ui/states";
+import { LedgerTable } from "./ledger-table";
+import { TopUpCard } from "./top-up-card";
+
+export function BillingPage() {
+  const billing = useBilling();
+  return (
+    <>
+      <PageHeader title="Billing" description="Prepaid: requests are charged in USD against your balance. No subscription." />
+      <div className="space-y-6">
+        <QueryState query={billing}>
+          {(b) => (
+            <div className="grid gap-6 lg:grid-cols-3">
+              <div className="space-y-4">
+                <Stat label="Balance" value={usd(b.balanceMicroUsd)} testId="billing-balance" sub={b.heldMicroUsd ? `${usd(b.heldMicroUsd)} reserved by requests in flight` : "Available to spend"} />
+                {b.balanceMicroUsd < 0 && <p className="text-sm text-red-600">Your balance is below zero after a refund or dispute. Paid requests get HTTP 402 until you top up.</p>}
+              </div>
+              <div className="lg:col-span-2">
+                <TopUpCard billing={b} />
+              </div>
+            </div>
+          )}
+        </QueryState>
+        <LedgerTable />
+      </div>
+    </>
+  );
+}

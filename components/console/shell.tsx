@@ -1,0 +1,156 @@
+"use client";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { signOut } from "next-auth/react";
+import { useEffect, useState, type ReactNode } from "react";
+import { cx } from "../ui/cx";
+import { usd } from "./format";
+import { useMe } from "./hooks";
+import type { SessionUserView } from "./types";
+
+const NAV: { href: string; label: string; icon: string; admin?: boolean }[] = [
+  { href: "/overview", label: "Overview", icon: "M3 12l9-9 9 9M5 10v10h5v-6h4v6h5V10" },
+  { href: "/keys", label: "API Keys", icon: "M15 7a2 2 0 1 1 4 0 2 2 0 0 1-4 0Zm-1.5 3.5L4 20m3-3 2 2m1-5 2 2" },
+  { href: "/playground", label: "Playground", icon: "M5 4l14 8-14 8V4z" },
+  { href: "/usage", label: "Usage", icon: "M4 20V10m6 10V4m6 16v-7m4 7H2" },
+  { href: "/billing", label: "Billing", icon: "M3 7h18v10H3zM3 10h18M7 15h3" },
+  { href: "/docs", label: "Docs", icon: "M6 3h9l4 4v14H6zM14 3v5h5M9 13h7M9 17h7" },
+  { href: "/admin", label: "Admin", icon: "M12 3l8 4v5c0 5-3.5 8-8 9-4.5-1-8-4-8-9V7l8-4z", admin: true },
+];
+
+function Icon({ d }: { d: string }) {
+  return (
+    <svg viewBox="0 0 24 24" className="h-4 w-4 shrink-0" fill="none" stroke="currentColor" strokeWidth="1.75" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+      <path d={d} />
+    </svg>
+  );
+}
+
+function NavLinks({ role, onNavigate }: { role: "user" | "admin"; onNavigate?: () => void }) {
+  const path = usePathname();
+  return (
+    <ul className="space-y-0.5">
+      {NAV.filter((n) => !n.admin || role === "admin").map((n) => {
+        const active = path === n.href || path.startsWith(`${n.href}/`);
+        return (
+          <li key={n.href}>
+            <Link
+              href={n.href}
+              onClick={onNavigate}
+              aria-current={active ? "page" : undefined}
+              className={cx(
+                "flex items-center gap-2.5 rounded-md px-2.5 py-1.5 text-sm font-medium transition-colors focus-visible:outline-2 focus-visible:outline-zinc-900",
+                active ? "bg-zinc-200/70 text-zinc-900" : "text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900",
+              )}
+            >
+              <Icon d={n.icon} />
+              {n.label}
+              {n.href === "/playground" && <span className="ml-auto rounded bg-zinc-200 px-1.5 text-[10px] font-semibold uppercase text-zinc-500">Soon</span>}
+            </Link>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function BalancePill() {
+  const me = useMe();
+  return (
+    <Link href="/billing" className="rounded-md border border-zinc-200 bg-white px-2.5 py-1 text-xs font-medium tabular-nums text-zinc-700 hover:bg-zinc-50" data-testid="header-balance">
+      {me.data ? usd(me.data.account.balanceMicroUsd) : "…"}
+      <span className="ml-1 font-normal text-zinc-400">balance</span>
+    </Link>
+  );
+}
+
+function UserBox({ user }: { user: SessionUserView }) {
+  return (
+    <div className="border-t border-zinc-200 px-3 py-3">
+      <p className="truncate text-sm font-medium text-zinc-900" title={user.email}>
+        {user.name || user.email}
+      </p>
+      <p className="truncate text-xs text-zinc-500">{user.role === "admin" ? "Admin · " : ""}{user.email}</p>
+      <button
+        type="button"
+        onClick={() => signOut({ callbackUrl: "/signin" })}
+        className="mt-2 text-xs font-medium text-zinc-600 hover:text-zinc-900 hover:underline"
+      >
+        Sign out
+      </button>
+    </div>
+  );
+}
+
+function Brand() {
+  return (
+    <Link href="/overview" className="flex items-center gap-2 text-sm font-semibold tracking-tight text-zinc-900">
+      <span className="grid h-6 w-6 place-items-center rounded-md bg-zinc-900 text-[11px] font-bold text-white">G</span>
+      Generation Gateway
+    </Link>
+  );
+}
+
+export function ConsoleShell({ user, children }: { user: SessionUserView; children: ReactNode }) {
+  const [open, setOpen] = useState(false);
+  const path = usePathname();
+  useEffect(() => setOpen(false), [path]);
+  return (
+    <div className="min-h-screen bg-zinc-50">
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-sm">
+        Skip to content
+      </a>
+      {/* Sidebar: fixed on wide screens, a drawer on phones. */}
+      <aside className="fixed inset-y-0 left-0 z-30 hidden w-60 flex-col border-r border-zinc-200 bg-zinc-50 lg:flex">
+        <div className="flex h-14 items-center px-4">
+          <Brand />
+        </div>
+        <nav aria-label="Console" className="flex-1 overflow-y-auto px-3 py-2">
+          <NavLinks role={user.role} />
+        </nav>
+        <UserBox user={user} />
+      </aside>
+      {open && (
+        <div className="fixed inset-0 z-40 lg:hidden" role="dialog" aria-modal="true" aria-label="Navigation">
+          <button type="button" className="absolute inset-0 bg-zinc-950/30" aria-label="Close navigation" onClick={() => setOpen(false)} />
+          <aside className="absolute inset-y-0 left-0 flex w-64 flex-col bg-zinc-50 shadow-xl">
+            <div className="flex h-14 items-center px-4">
+              <Brand />
+            </div>
+            <nav aria-label="Console" className="flex-1 overflow-y-auto px-3 py-2">
+              <NavLinks role={user.role} onNavigate={() => setOpen(false)} />
+            </nav>
+            <UserBox user={user} />
+          </aside>
+        </div>
+      )}
+      <div className="lg:pl-60">
+        <header className="sticky top-0 z-20 flex h-14 items-center gap-3 border-b border-zinc-200 bg-white/90 px-4 backdrop-blur sm:px-6">
+          <button
+            type="button"
+            className="-ml-1 rounded-md p-1.5 text-zinc-600 hover:bg-zinc-100 lg:hidden"
+            aria-label="Open navigation"
+            aria-expanded={open}
+            onClick={() => setOpen(true)}
+          >
+            <svg viewBox="0 0 24 24" className="h-5 w-5" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true">
+              <path d="M4 6h16M4 12h16M4 18h16" strokeLinecap="round" />
+            </svg>
+          </button>
+          <div className="lg:hidden">
+            <Brand />
+          </div>
+          <div className="ml-auto flex items-center gap-3">
+            <Link href="/docs" className="hidden text-sm text-zinc-600 hover:text-zinc-900 sm:block">
+              Docs
+            </Link>
+            <BalancePill />
+          </div>
+        </header>
+        <main id="main" className="mx-auto max-w-6xl px-4 py-6 sm:px-6 lg:py-8">
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,214 @@
+/** Shapes of the console JSON routes as the browser receives them (dates are ISO strings). */
+import type { ModelPrice } from "@/db/schema";
+
+export interface Page<Row, Cursor> {
+  items: Row[];
+  nextCursor: Cursor | null;
+}
+
+export interface SessionUserView {
+  id: string;
+  accountId: string;
+  email: string;
+  name: string | null;
+  role: "user" | "admin";
+}
+
+export interface Balance {
+  balanceMicroUsd: number;
+  heldMicroUsd: number;
+  disabled: boolean;
+}
+
+export interface Me {
+  user: SessionUserView;
+  account: Balance;
+  publicBaseUrl: string;
+}
+
+export interface RequestRow {
+  id: number;
+  requestId: string;
+  createdAt: string;
+  keyId: string | null;
+  source: string;
+  method: string;
+  route: string;
+  model: string | null;
+  status: number;
+  errorCode: string | null;
+  stream: boolean;
+  inputTokens: number;
+  outputTokens: number;
+  costMicroUsd: number;
+  latencyMs: number;
+  ttftMs: number | null;
+  settlement: string | null;
+}
+
+export interface Totals {
+  requests: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costMicroUsd: number;
+}
+
+export interface DailySpend {
+  day: string;
+  model: string;
+  costMicroUsd: number;
+  requests: number;
+}
+
+export interface Overview extends Balance {
+  last30d: Totals;
+  recent: RequestRow[];
+  daily: DailySpend[];
+  activeKeys: number;
+}
+
+export interface AvailableModel {
+  id: string;
+  kind: "text" | "embedding" | "image" | "video";
+  ownedBy: string;
+  price: ModelPrice;
+}
+
+export interface KeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  last4: string;
+  allowedModels: string[] | null;
+  limitMicroUsd: number | null;
+  spentMicroUsd: number;
+  rpm: number | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+  previousExpiresAt: string | null;
+  createdAt: string;
+  status: "active" | "revoked" | "expired";
+  requests30d: number;
+  spend30dMicroUsd: number;
+}
+
+export interface CreateKeyBody {
+  name: string;
+  allowedModels: string[];
+  limitUsd?: string;
+  rpm?: string | number;
+  expiresAt?: string;
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  prefix: string;
+  last4: string;
+}
+
+export interface LedgerRow {
+  id: number;
+  createdAt: string;
+  kind: string;
+  deltaMicroUsd: number;
+  balanceAfterMicroUsd: number;
+  requestId: string | null;
+  taskId: string | null;
+  keyId: string | null;
+  note: string | null;
+}
+
+export interface UsageFilters {
+  keyId?: string;
+  requestId?: string;
+  model?: string;
+  status?: string;
+  from?: string;
+  to?: string;
+}
+
+export interface UsagePage extends Page<RequestRow, number> {
+  totals: Totals | null;
+}
+
+export interface TaskRow {
+  id: string;
+  model: string;
+  status: "queued" | "in_progress" | "completed" | "failed";
+  progress: number;
+  seconds: string | null;
+  size: string | null;
+  source: string;
+  keyId: string | null;
+  costMicroUsd: number;
+  errorMessage: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  expiresAt: string | null;
+}
+
+export interface Billing extends Balance {
+  stripeEnabled: boolean;
+  minCents: number;
+  maxCents: number;
+  presetsCents: number[];
+}
+
+export interface CheckoutStatus extends Balance {
+  state: "paid" | "pending" | "failed";
+  amountMicroUsd: number | null;
+}
+
+export interface AdminUser {
+  id: string;
+  email: string;
+  name: string | null;
+  role: "user" | "admin";
+  disabled: boolean;
+  createdAt: string;
+  accountId: string;
+  balanceMicroUsd: number;
+  heldMicroUsd: number;
+  keys: number;
+}
+
+export interface AdminUpstream {
+  id: string;
+  protocol: "openai" | "anthropic" | "gemini" | "openai-video" | "demo";
+  baseUrl: string;
+  hasApiKey: boolean;
+  timeoutMs: number | null;
+  enabled: boolean;
+  source: "config" | "console" | "demo";
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AdminModel {
+  id: string;
+  modelId: string;
+  upstreamId: string;
+  upstreamModel: string;
+  kind: "text" | "embedding" | "image" | "video";
+  family: string | null;
+  ownedBy: string;
+  price: ModelPrice;
+  defaultMaxTokens: number | null;
+  priority: number;
+  enabled: boolean;
+  source: "config" | "console" | "demo";
+}
+
+export interface AuditRow {
+  id: number;
+  actorUserId: string | null;
+  actor: string;
+  action: string;
+  targetType: string | null;
+  targetId: string | null;
+  details: Record<string, unknown> | null;
+  createdAt: string;
+}

@@ -1,0 +1,133 @@
+"use client";
+import { useState, type FormEvent } from "react";
+import { fieldError, formError } from "../console/api";
+import { useCreateKey, useMe, useModels } from "../console/hooks";
+import type { CreatedKey } from "../console/types";
+import { Button } from "../ui/button";
+import { Dialog } from "../ui/dialog";
+import { FormError, TextField } from "../ui/field";
+import { RevealKey } from "./reveal-key";
+
+const FIELDS = ["name", "allowedModels", "limitUsd", "rpm", "expiresAt"];
+
+interface Form {
+  name: string;
+  scope: "all" | "some";
+  models: string[];
+  limitUsd: string;
+  rpm: string;
+  expires: string;
+}
+
+const EMPTY: Form = { name: "", scope: "all", models: [], limitUsd: "", rpm: "", expires: "" };
+
+export function validateKeyForm(f: Form, now = Date.now()): Partial<Record<"name" | "allowedModels" | "limitUsd" | "rpm" | "expiresAt", string>> {
+  const e: Partial<Record<"name" | "allowedModels" | "limitUsd" | "rpm" | "expiresAt", string>> = {};
+  if (!f.name.trim()) e.name = "Give the key a name, such as “production” or “laptop”.";
+  else if (f.name.trim().length > 100) e.name = "Use at most 100 characters.";
+  if (f.scope === "some" && !f.models.length) e.allowedModels = "Pick at least one model, or allow all models.";
+  if (f.limitUsd && !/^\d+(\.\d{1,6})?$/.test(f.limitUsd.trim())) e.limitUsd = "Enter a dollar amount such as 25 or 0.50.";
+  if (f.rpm && (!/^\d+$/.test(f.rpm) || Number(f.rpm) < 1)) e.rpm = "Enter a whole number of requests per minute (1 or more).";
+  if (f.expires && !(new Date(f.expires).getTime() > now)) e.expiresAt = "Pick a time in the future.";
+  return e;
+}
+
+export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const [form, setForm] = useState<Form>(EMPTY);
+  const [errors, setErrors] = useState<ReturnType<typeof validateKeyForm>>({});
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const models = useModels();
+  const me = useMe();
+  const create = useCreateKey();
+
+  function close() {
+    setForm(EMPTY);
+    setErrors({});
+    setCreated(null);
+    create.reset();
+    onClose();
+  }
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const v = validateKeyForm(form);
+    setErrors(v);
+    if (Object.keys(v).length) return;
+    try {
+      const r = await create.mutateAsync({
+        name: form.name.trim(),
+        allowedModels: form.scope === "some" ? form.models : [],
+        limitUsd: form.limitUsd.trim(),
+        rpm: form.rpm,
+        expiresAt: form.expires ? new Date(form.expires).toISOString() : "",
+      });
+      setCreated(r.key);
+    } catch {
+      /* shown from create.error */
+    }
+  }
+
+  const err = (f: keyof typeof errors) => errors[f] ?? fieldError(create.error, f);
+
+  return (
+    <Dialog open={open} onClose={close} title={created ? "Your new API key" : "Create an API key"} description={created ? undefined : "Keys authenticate your requests. You can limit what each one may spend and use."} wide>
+      {created ? (
+        <RevealKey secret={created.key} onDone={close} baseUrl={me.data?.publicBaseUrl} />
+      ) : (
+        <form onSubmit={submit} noValidate className="space-y-5">
+          <FormError message={formError(create.error, FIELDS)} />
+          <TextField label="Name" name="name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} error={err("name")} placeholder="e.g. production" autoFocus />
+          <fieldset>
+            <legend className="mb-1.5 text-sm font-medium text-zinc-800">Models</legend>
+            <div className="flex gap-4 text-sm">
+              <label className="inline-flex items-center gap-2">
+                <input type="radio" name="scope" checked={form.scope === "all"} onChange={() => setForm({ ...form, scope: "all" })} />
+                All models
+              </label>
+              <label className="inline-flex items-center gap-2">
+                <input type="radio" name="scope" checked={form.scope === "some"} onChange={() => setForm({ ...form, scope: "some" })} />
+                Only these models
+              </label>
+            </div>
+            {form.scope === "some" && (
+              <div className="mt-3 max-h-48 overflow-y-auto rounded-md border border-zinc-200 p-2" role="group" aria-label="Allowed models">
+                {models.isPending && <p className="p-2 text-sm text-zinc-500">Loading models…</p>}
+                {models.isError && <p className="p-2 text-sm text-red-600">Could not load the model list.</p>}
+                {models.data?.items.length === 0 && <p className="p-2 text-sm text-zinc-500">No models are available to this account.</p>}
+                {models.data?.items.map((m) => (
+                  <label key={m.id} className="flex items-center gap-2 rounded px-2 py-1 text-sm hover:bg-zinc-50">
+                    <input
+                      type="checkbox"
+                      checked={form.models.includes(m.id)}
+                      onChange={(e) => setForm({ ...form, models: e.target.checked ? [...form.models, m.id] : form.models.filter((x) => x !== m.id) })}
+                    />
+                    <span className="font-mono text-xs">{m.id}</span>
+                    <span className="ml-auto text-xs text-zinc-400">{m.kind}</span>
+                  </label>
+                ))}
+              </div>
+            )}
+            {err("allowedModels") && (
+              <p role="alert" className="mt-1.5 text-xs text-red-600">
+                {err("allowedModels")}
+              </p>
+            )}
+          </fieldset>
+          <div className="grid gap-4 sm:grid-cols-3">
+            <TextField label="Spend limit (USD)" name="limitUsd" inputMode="decimal" value={form.limitUsd} onChange={(e) => setForm({ ...form, limitUsd: e.target.value })} error={err("limitUsd")} optional placeholder="No limit" />
+            <TextField label="Requests / minute" name="rpm" inputMode="numeric" value={form.rpm} onChange={(e) => setForm({ ...form, rpm: e.target.value })} error={err("rpm")} optional placeholder="Default" />
+            <TextField label="Expires" name="expires" type="datetime-local" value={form.expires} onChange={(e) => setForm({ ...form, expires: e.target.value })} error={err("expiresAt")} optional />
+          </div>
+          <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
+            <Button variant="secondary" onClick={close}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={create.isPending} data-testid="create-key-submit">
+              Create key
+            </Button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}

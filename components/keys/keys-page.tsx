@@ -1,0 +1,140 @@
+"use client";
+import Link from "next/link";
+import { useState } from "react";
+import { ago, num, usd, when } from "../console/format";
+import { useKeys } from "../console/hooks";
+import type { KeyView } from "../console/types";
+import { Badge } from "../ui/badge";
+import { Button } from "../ui/button";
+import { Card } from "../ui/card";
+import { PageHeader } from "../ui/page-header";
+import { Empty, QueryState } from "../ui/states";
+import { Mono, Table, Td, Th } from "../ui/table";
+import { CreateKeyDialog } from "./create-key-dialog";
+import { RevokeKeyDialog } from "./revoke-key-dialog";
+import { RollKeyDialog } from "./roll-key-dialog";
+
+function StatusCell({ k }: { k: KeyView }) {
+  if (k.status === "revoked") return <Badge tone="red">Revoked</Badge>;
+  if (k.status === "expired") return <Badge tone="amber">Expired</Badge>;
+  return (
+    <span className="flex flex-col items-start gap-1">
+      <Badge tone="green">Active</Badge>
+      {k.previousExpiresAt && <span className="text-[11px] text-zinc-500">old secret until {when(k.previousExpiresAt)}</span>}
+    </span>
+  );
+}
+
+export function KeysPage() {
+  const keys = useKeys();
+  const [creating, setCreating] = useState(false);
+  const [rolling, setRolling] = useState<KeyView | null>(null);
+  const [revoking, setRevoking] = useState<KeyView | null>(null);
+  const [showRevoked, setShowRevoked] = useState(false);
+
+  return (
+    <>
+      <PageHeader
+        title="API Keys"
+        description="Keys authenticate requests to every route of the API. A key is shown once, when it is created or rolled; we store only its hash."
+        actions={
+          <Button onClick={() => setCreating(true)} data-testid="create-key-button">
+            Create key
+          </Button>
+        }
+      />
+      <Card>
+        <QueryState
+          query={keys}
+          empty={(d) =>
+            d.items.length === 0 ? (
+              <Empty title="No API keys yet" action={<Button onClick={() => setCreating(true)}>Create your first key</Button>}>
+                Create a key, then call <code className="font-mono text-xs">/v1/models</code> with it. The <Link className="underline" href="/docs">Docs</Link> have examples for curl and the official SDKs.
+              </Empty>
+            ) : null
+          }
+        >
+          {(d) => {
+            const visible = d.items.filter((k) => showRevoked || k.status !== "revoked");
+            const revokedCount = d.items.length - d.items.filter((k) => k.status !== "revoked").length;
+            return (
+              <>
+                <Table label="API keys">
+                  <thead>
+                    <tr>
+                      <Th>Name</Th>
+                      <Th>Key</Th>
+                      <Th>Models</Th>
+                      <Th className="text-right">Spend · limit</Th>
+                      <Th className="text-right">Requests · 30 d</Th>
+                      <Th>Last used</Th>
+                      <Th>Expires</Th>
+                      <Th>Status</Th>
+                      <Th>
+                        <span className="sr-only">Actions</span>
+                      </Th>
+                    </tr>
+                  </thead>
+                  <tbody className="divide-y divide-zinc-100 bg-white">
+                    {visible.map((k) => (
+                      <tr key={k.id} data-testid="key-row" data-key-id={k.id} className={k.status === "revoked" ? "opacity-60" : undefined}>
+                        <Td className="font-medium text-zinc-900">
+                          {k.name || <span className="text-zinc-400">Untitled</span>}
+                          <span className="block font-mono text-[11px] font-normal text-zinc-400">{k.id}</span>
+                        </Td>
+                        <Td>
+                          <Mono>
+                            {k.prefix}…{k.last4}
+                          </Mono>
+                        </Td>
+                        <Td className="max-w-56 truncate" title={k.allowedModels?.join(", ")}>
+                          {k.allowedModels ? <span className="text-xs">{k.allowedModels.length === 1 ? <Mono>{k.allowedModels[0]}</Mono> : `${k.allowedModels.length} models`}</span> : <span className="text-xs text-zinc-500">All models</span>}
+                        </Td>
+                        <Td className="text-right tabular-nums">
+                          {usd(k.spentMicroUsd)}
+                          <span className="text-zinc-400"> / {k.limitMicroUsd === null ? "∞" : usd(k.limitMicroUsd)}</span>
+                          {k.rpm !== null && <span className="block text-[11px] text-zinc-400">{num(k.rpm)} rpm</span>}
+                        </Td>
+                        <Td className="text-right tabular-nums">{num(k.requests30d)}</Td>
+                        <Td title={k.lastUsedAt ? when(k.lastUsedAt) : undefined}>{ago(k.lastUsedAt)}</Td>
+                        <Td>{k.expiresAt ? when(k.expiresAt) : <span className="text-zinc-400">Never</span>}</Td>
+                        <Td>
+                          <StatusCell k={k} />
+                        </Td>
+                        <Td className="text-right">
+                          {k.status === "active" && (
+                            <span className="inline-flex gap-1">
+                              <Link href={`/usage?keyId=${encodeURIComponent(k.id)}`} className="inline-flex h-8 items-center rounded-md px-2 text-xs font-medium text-zinc-600 hover:bg-zinc-100">
+                                Usage
+                              </Link>
+                              <Button variant="ghost" size="sm" onClick={() => setRolling(k)} aria-label={`Roll ${k.name}`}>
+                                Roll
+                              </Button>
+                              <Button variant="ghost" size="sm" className="text-red-600 hover:bg-red-50" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`} data-testid="revoke-key">
+                                Revoke
+                              </Button>
+                            </span>
+                          )}
+                        </Td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </Table>
+                {revokedCount > 0 && (
+                  <div className="border-t border-zinc-100 px-4 py-2.5">
+                    <button type="button" className="text-xs font-medium text-zinc-500 hover:text-zinc-900" onClick={() => setShowRevoked(!showRevoked)}>
+                      {showRevoked ? "Hide" : "Show"} {revokedCount} revoked key{revokedCount === 1 ? "" : "s"}
+                    </button>
+                  </div>
+                )}
+              </>
+            );
+          }}
+        </QueryState>
+      </Card>
+      <CreateKeyDialog open={creating} onClose={() => setCreating(false)} />
+      <RollKeyDialog target={rolling} onClose={() => setRolling(null)} />
+      <RevokeKeyDialog target={revoking} onClose={() => setRevoking(null)} />
+    </>
+  );
+}

@@ -1,0 +1,162 @@
+"use client";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useMemo, useState, type FormEvent } from "react";
+import { num, usd } from "../console/format";
+import { useDailySpend, useKeys, useModels, usageQuery, useUsage } from "../console/hooks";
+import type { UsageFilters } from "../console/types";
+import { Button } from "../ui/button";
+import { Card, CardBody, CardHeader, Stat } from "../ui/card";
+import { SelectField, TextField } from "../ui/field";
+import { PageHeader } from "../ui/page-header";
+import { Empty, ErrorState, Loading } from "../ui/states";
+import { RequestsTable } from "./requests-table";
+import { SpendChart } from "./spend-chart";
+import { TasksCard } from "./tasks-card";
+
+const FILTER_KEYS = ["keyId", "requestId", "model", "status", "from", "to"] as const;
+
+function isoDay(offsetDays = 0) {
+  return new Date(Date.now() - offsetDays * 86_400_000).toISOString().slice(0, 10);
+}
+
+export function UsagePage() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const filters = useMemo(() => {
+    const f: UsageFilters = {};
+    for (const k of FILTER_KEYS) {
+      const v = params.get(k);
+      if (v) f[k] = v;
+    }
+    return f;
+  }, [params]);
+  const [draft, setDraft] = useState<UsageFilters>(filters);
+  const [dateError, setDateError] = useState<string>();
+  const usage = useUsage(filters);
+  const daily = useDailySpend(filters);
+  const keys = useKeys();
+  const models = useModels();
+  const keyNames = useMemo(() => new Map((keys.data?.items ?? []).map((k) => [k.id, k.name || `${k.prefix}…${k.last4}`])), [keys.data]);
+
+  function apply(e?: FormEvent) {
+    e?.preventDefault();
+    if (draft.from && draft.to && draft.from > draft.to) return setDateError("“From” must be on or before “To”.");
+    setDateError(undefined);
+    router.replace(`${pathname}${usageQuery(draft)}`);
+  }
+
+  function clear() {
+    setDraft({});
+    setDateError(undefined);
+    router.replace(pathname);
+  }
+
+  const rows = usage.data?.pages.flatMap((p) => p.items) ?? [];
+  const totals = usage.data?.pages[0]?.totals;
+  const set = (k: keyof UsageFilters) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value || undefined });
+
+  return (
+    <>
+      <PageHeader
+        title="Usage"
+        description="Every request made with your keys or in the playground: tokens, cost and latency. Prompts and outputs are never stored."
+        actions={
+          <a href={`/api/console/usage/export${usageQuery(filters)}`} download className="inline-flex h-9 items-center rounded-md border border-zinc-300 bg-white px-4 text-sm font-medium text-zinc-800 shadow-sm hover:bg-zinc-50">
+            Export CSV
+          </a>
+        }
+      />
+      <Card className="mb-6">
+        <form onSubmit={apply} className="grid gap-4 px-5 py-4 sm:grid-cols-2 lg:grid-cols-6" aria-label="Filters">
+          <SelectField label="Key" value={draft.keyId ?? ""} onChange={set("keyId")}>
+            <option value="">All keys</option>
+            {keys.data?.items.map((k) => (
+              <option key={k.id} value={k.id}>
+                {k.name || k.id} ({k.prefix}…{k.last4})
+              </option>
+            ))}
+          </SelectField>
+          <SelectField label="Model" value={draft.model ?? ""} onChange={set("model")}>
+            <option value="">All models</option>
+            {models.data?.items.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.id}
+              </option>
+            ))}
+            {draft.model && !models.data?.items.some((m) => m.id === draft.model) && <option value={draft.model}>{draft.model}</option>}
+          </SelectField>
+          <SelectField label="Status" value={draft.status ?? ""} onChange={set("status")}>
+            <option value="">Any status</option>
+            <option value="ok">Success (2xx)</option>
+            <option value="error">Errors (4xx, 5xx)</option>
+            <option value="401">401 Unauthorized</option>
+            <option value="402">402 Balance</option>
+            <option value="404">404 Not found</option>
+            <option value="429">429 Rate limited</option>
+            <option value="502">502 Upstream</option>
+          </SelectField>
+          <TextField label="From" type="date" value={draft.from ?? ""} max={isoDay()} onChange={set("from")} error={dateError} />
+          <TextField label="To" type="date" value={draft.to ?? ""} max={isoDay()} onChange={set("to")} />
+          <div className="flex items-end gap-2">
+            <Button type="submit" className="flex-1">
+              Apply
+            </Button>
+            <Button variant="ghost" onClick={clear}>
+              Clear
+            </Button>
+          </div>
+          {filters.requestId && (
+            <p className="text-xs text-zinc-500 sm:col-span-2 lg:col-span-6">
+              Showing request <code className="font-mono">{filters.requestId}</code> only.
+            </p>
+          )}
+        </form>
+      </Card>
+      <div className="mb-6 grid grid-cols-2 gap-4 lg:grid-cols-4">
+        <Stat label="Requests" value={totals ? num(totals.requests) : "…"} sub={totals ? `${num(totals.errors)} errors` : undefined} testId="usage-requests" />
+        <Stat label="Spend" value={totals ? usd(totals.costMicroUsd) : "…"} testId="usage-spend" />
+        <Stat label="Input tokens" value={totals ? num(totals.inputTokens) : "…"} />
+        <Stat label="Output tokens" value={totals ? num(totals.outputTokens) : "…"} />
+      </div>
+      <Card className="mb-6">
+        <CardHeader title="Daily spend by model" description={filters.from ? undefined : "Last 30 days (UTC)."} />
+        <CardBody>
+          {daily.isPending ? (
+            <Loading />
+          ) : daily.isError ? (
+            <ErrorState error={daily.error} retry={() => daily.refetch()} />
+          ) : daily.data.items.length ? (
+            <SpendChart data={daily.data.items} from={filters.from ?? isoDay(29)} to={filters.to ?? isoDay()} />
+          ) : (
+            <Empty title="No spend in this range" />
+          )}
+        </CardBody>
+      </Card>
+      <Card className="mb-6">
+        <CardHeader title="Requests" />
+        {usage.isPending ? (
+          <Loading />
+        ) : usage.isError ? (
+          <ErrorState error={usage.error} retry={() => usage.refetch()} />
+        ) : rows.length === 0 ? (
+          <Empty title={Object.keys(filters).length ? "No requests match these filters" : "No requests yet"}>
+            {Object.keys(filters).length ? "Try a wider date range or clear the filters." : "Requests made with your API keys appear here within a second."}
+          </Empty>
+        ) : (
+          <>
+            <RequestsTable rows={rows} keyNames={keyNames} />
+            {usage.hasNextPage && (
+              <div className="border-t border-zinc-100 px-4 py-3 text-center">
+                <Button variant="secondary" size="sm" loading={usage.isFetchingNextPage} onClick={() => usage.fetchNextPage()}>
+                  Load older
+                </Button>
+              </div>
+            )}
+          </>
+        )}
+      </Card>
+      <TasksCard />
+    </>
+  );
+}
