@@ -1,4 +1,88 @@
-import type { RouteDef } from "../types";
+/**
+ * Routes of the text capability: the four generation protocols, Anthropic's count_tokens.
+ * Each is a thin shell: read the body, pick the protocol, hand over to handleText with the
+ * catalog's routes and the database billing.
+ */
+import { getDb } from "../../../db/client";
+import { textBilling } from "../../billing/text-billing";
+import { resolveModel } from "../catalog";
+import { errors } from "../errors";
+import { json } from "../http";
+import { chatCompletions, generateContent, messages, responses } from "../protocols";
+import type { InboundProtocol, ParseOptions } from "../protocols/types";
+import { estimatePromptTokens } from "../tokens";
+import type { RouteContext, RouteDef } from "../types";
+import { handleText } from "./text-handler";
 
-/** Routes of the text capability. */
-export const textRoutes: RouteDef[] = [];
+/** Prompts with inline images need room; 16 MiB is Anthropic's own request limit order. */
+const TEXT_BODY_LIMIT = 16 * 1024 * 1024;
+
+function generation(path: string, protocol: InboundProtocol, opts?: (ctx: RouteContext) => ParseOptions): (ctx: RouteContext) => Promise<import("../http").GatewayResponse> {
+  return async (ctx) => {
+    const raw = await ctx.readBody();
+    if (!raw.ok) return ctx.error(raw.error);
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.value.toString("utf8"));
+    } catch {
+      return ctx.error(errors.invalidRequest("Request body is not valid JSON."));
+    }
+    if (!body || typeof body !== "object" || Array.isArray(body)) return ctx.error(errors.invalidRequest("Request body must be a JSON object."));
+    const db = await getDb();
+    return handleText(
+      { protocol, body, bodyBytes: raw.value.length, parseOpts: opts?.(ctx), signal: ctx.req.signal, startedAt: ctx.startedAt },
+      {
+        resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]),
+        billing: textBilling(db, ctx, path),
+      },
+    );
+  };
+}
+
+const gc = (stream: boolean) => (ctx: RouteContext): ParseOptions => ({ pathModel: ctx.params.model!.replace(/^models\//, ""), stream });
+
+export const textRoutes: RouteDef[] = [
+  { method: "POST", path: "/v1/chat/completions", bodyLimit: TEXT_BODY_LIMIT, handler: generation("/v1/chat/completions", chatCompletions) },
+  { method: "POST", path: "/v1/responses", bodyLimit: TEXT_BODY_LIMIT, handler: generation("/v1/responses", responses) },
+  {
+    method: "POST",
+    path: "/v1/messages",
+    bodyLimit: TEXT_BODY_LIMIT,
+    transports: { xApiKey: true },
+    errorStyle: "anthropic",
+    handler: generation("/v1/messages", messages),
+  },
+  {
+    method: "POST",
+    path: "/v1beta/models/{model}:generateContent",
+    bodyLimit: TEXT_BODY_LIMIT,
+    transports: { queryKey: true, googApiKey: true },
+    errorStyle: "gemini",
+    handler: generation("/v1beta/models/{model}:generateContent", generateContent, gc(false)),
+  },
+  {
+    method: "POST",
+    path: "/v1beta/models/{model}:streamGenerateContent",
+    bodyLimit: TEXT_BODY_LIMIT,
+    transports: { queryKey: true, googApiKey: true },
+    errorStyle: "gemini",
+    handler: generation("/v1beta/models/{model}:streamGenerateContent", generateContent, gc(true)),
+  },
+  {
+    // DESIGN.md: served as an estimate (the same count we bill by when an upstream gives none).
+    method: "POST",
+    path: "/v1/messages/count_tokens",
+    transports: { xApiKey: true },
+    errorStyle: "anthropic",
+    async handler(ctx) {
+      const body = await ctx.readJson();
+      if (!body.ok) return ctx.error(body.error);
+      const b = body.value as Record<string, unknown>;
+      const parsed = messages.parseRequest({ max_tokens: 1, ...(b && typeof b === "object" ? b : {}) });
+      if (!parsed.ok) return ctx.error(parsed.error);
+      const resolved = await resolveModel(ctx.principal, parsed.value.model, ["text"]);
+      if (!resolved.ok) return ctx.error(resolved.error);
+      return json(200, { input_tokens: estimatePromptTokens(parsed.value) });
+    },
+  },
+];
