@@ -13,6 +13,9 @@ export default defineConfig({
           name: "unit",
           include: ["lib/**/*.test.ts", "db/**/*.test.ts", "scripts/**/*.test.ts"],
           environment: "node",
+          // Database-layer tests open PGlite (WASM) or create a PostgreSQL database first.
+          hookTimeout: 60_000,
+          testTimeout: 30_000,
         },
       },
       {

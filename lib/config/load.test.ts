@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "./load";
+
+const base = {
+  upstreams: [
+    { id: "oa", protocol: "openai", baseUrl: "http://127.0.0.1:19001/v1", apiKey: "k" },
+    { id: "an", protocol: "anthropic", baseUrl: "http://127.0.0.1:19002", apiKey: "k" },
+    { id: "vid", protocol: "openai-video", baseUrl: "http://127.0.0.1:19004/v1" },
+  ],
+  models: [
+    { id: "chat-a", kind: "text", upstream: "an", upstreamModel: "claude-x", price: { inputPerMTok: 3, outputPerMTok: 15 } },
+    { id: "emb-a", kind: "embedding", upstream: "oa", price: { inputPerMTok: 0.02 } },
+    { id: "img-a", kind: "image", upstream: "oa", price: { perImage: { "low:1024x1024": 0.021, "high:1536x1024": 0.26 } } },
+    { id: "vid-a", kind: "video", family: "t2v", upstream: "vid", price: { perVideo: 0.25 } },
+  ],
+};
+
+const parse = (cfg: unknown, env: NodeJS.ProcessEnv = {}) => parseConfig(JSON.stringify(cfg), "gw.json", env);
+function problem(cfg: unknown, env: NodeJS.ProcessEnv = {}): string {
+  try {
+    parse(cfg, env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error("expected a ConfigError");
+}
+const mutate = (fn: (c: typeof base) => void) => {
+  const c = structuredClone(base);
+  fn(c);
+  return c;
+};
+
+describe("gateway config validation", () => {
+  it("accepts the documented example", () => {
+    const cfg = parse(base);
+    expect(cfg.models).toHaveLength(4);
+  });
+
+  it("replaces ${ENV} references and names a missing one", () => {
+    const c = mutate((c) => (c.upstreams[0]!.apiKey = "${OA_KEY}"));
+    expect(parse(c, { OA_KEY: "secret" }).upstreams[0]!.apiKey).toBe("secret");
+    expect(problem(c)).toBe("Invalid gateway config gw.json: upstreams[0].apiKey: environment variable OA_KEY is not set");
+  });
+
+  it.each<[string, (c: typeof base) => void, RegExp]>([
+    ["unknown protocol", (c) => ((c.upstreams[0] as { protocol: string }).protocol = "grpc"), /upstreams\[0\]\.protocol/],
+    ["missing baseUrl", (c) => delete (c.upstreams[1] as { baseUrl?: string }).baseUrl, /upstreams\[1\]\.baseUrl: required/],
+    ["non-http baseUrl", (c) => (c.upstreams[0]!.baseUrl = "ftp://x"), /upstreams\[0\]\.baseUrl/],
+    ["duplicate upstream", (c) => c.upstreams.push({ ...c.upstreams[0]! }), /upstreams\[3\]\.id: duplicate upstream id "oa"/],
+    ["unknown upstream", (c) => (c.models[0]!.upstream = "nope"), /models\[0\]\.upstream: no upstream with id "nope"/],
+    ["kind the protocol cannot serve", (c) => (c.models[1]!.upstream = "an"), /models\[1\]\.kind: upstream "an" \(anthropic\) cannot serve embedding/],
+    ["text without output price", (c) => delete (c.models[0]!.price as { outputPerMTok?: number }).outputPerMTok, /models\[0\]\.price\.outputPerMTok: required/],
+    ["negative price", (c) => ((c.models[0]!.price as { inputPerMTok: number }).inputPerMTok = -1), /models\[0\]\.price\.inputPerMTok/],
+    ["bad image price key", (c) => ((c.models[2]!.price as { perImage: Record<string, number> }).perImage = { big: 1 }), /models\[2\]\.price\.perImage/],
+    ["video without a price", (c) => (c.models[3]!.price = {} as never), /models\[3\]\.price: video models need perVideo or perSecond/],
+    ["family on a text model", (c) => ((c.models[0] as { family?: string }).family = "t2v"), /models\[0\]\.family/],
+    ["unknown field", (c) => ((c.models[0] as Record<string, unknown>).prise = 1), /models\[0\]/],
+    [
+      "shared id with another price",
+      (c) => c.models.push({ ...c.models[0]!, upstream: "oa", price: { inputPerMTok: 1, outputPerMTok: 2 } }),
+      /models\[4\]\.price: entries for "chat-a" must share one price/,
+    ],
+    [
+      "shared embedding id with another upstream model",
+      (c) => {
+        c.upstreams.push({ id: "oa2", protocol: "openai", baseUrl: "http://127.0.0.1:1/v1", apiKey: "k" });
+        c.models.push({ ...c.models[1]!, upstream: "oa2", upstreamModel: "other-embedder" } as never);
+      },
+      /models\[4\]\.upstreamModel: embedding entries for "emb-a" must share one upstreamModel/,
+    ],
+  ])("names the field: %s", (_name, fn, expected) => {
+    expect(problem(mutate(fn))).toMatch(expected);
+  });
+
+  it("allows failover entries that share id and price", () => {
+    const c = mutate((c) => c.models.push({ ...c.models[0]!, upstream: "oa", upstreamModel: "gpt-x" }));
+    expect(parse(c).models.filter((m) => m.id === "chat-a")).toHaveLength(2);
+  });
+
+  it("reports invalid JSON with the file name", () => {
+    expect(() => parseConfig("{", "gw.json")).toThrow(/^Invalid gateway config gw.json: not valid JSON/);
+  });
+});
