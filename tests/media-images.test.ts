@@ -149,6 +149,17 @@ describe("image billing failures", () => {
   });
 });
 
+describe("key spend limit", () => {
+  it("answers 402 key_limit_exceeded when the key's limit cannot cover the hold", async () => {
+    const limited = await createAccount(server, { usd: 5, keyArgs: ["--limit-usd", "0.1"] });
+    const c = new OpenAI({ apiKey: limited.key, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const err = await c.images.generate({ model: "img-oa", prompt: "a cat", quality: "high", size: "1536x1024" }).catch((e) => e);
+    expect([err.status, err.code]).toEqual([402, "key_limit_exceeded"]);
+    expect(oa.requests).toHaveLength(0);
+    expect(await balanceUsd(server, limited.email)).toBe(5);
+  });
+});
+
 describe("image request errors", () => {
   const bad = async (body: Record<string, unknown>) => {
     const err = await client.images.generate(body as never).catch((e) => e);

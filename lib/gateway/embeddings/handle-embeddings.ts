@@ -20,7 +20,10 @@ const ROUTE = "/v1/embeddings";
 export async function handleEmbeddings(ctx: RouteContext): Promise<GatewayResponse> {
   const db = await getDb();
   const body = await ctx.readJson();
-  if (!body.ok) return ctx.error(body.error);
+  if (!body.ok) {
+    await logMedia(db, ctx, { route: ROUTE, model: null, status: body.error.status, errorCode: body.error.code, settlement: "invalid" });
+    return ctx.error(body.error);
+  }
   const parsed = parseEmbeddingRequest(body.value);
   const modelField = (body.value as { model?: unknown } | null)?.model;
   const model = typeof modelField === "string" ? modelField : null;

@@ -8,6 +8,7 @@
  */
 import { getDb } from "../../../db/client";
 import { resolveModel } from "../catalog";
+import type { ApiError } from "../errors";
 import { header, json, type GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
 import { firstSuccess } from "../embeddings/first-success";
@@ -23,16 +24,17 @@ const ROUTE = "/v1/images/generations";
 
 export async function handleImageGeneration(ctx: RouteContext): Promise<GatewayResponse> {
   const db = await getDb();
-  const raw = await ctx.readBody();
-  if (!raw.ok) return ctx.error(raw.error);
-  const body = await ctx.readJson();
-  if (!body.ok) return ctx.error(body.error);
-  const modelField = (body.value as { model?: unknown } | null)?.model;
-  const model = typeof modelField === "string" ? modelField : null;
-  const invalid = async (error: import("../errors").ApiError) => {
+  let model: string | null = null;
+  const invalid = async (error: ApiError) => {
     await logMedia(db, ctx, { route: ROUTE, model, status: error.status, errorCode: error.code, settlement: "invalid" });
     return ctx.error(error);
   };
+  const raw = await ctx.readBody();
+  if (!raw.ok) return invalid(raw.error);
+  const body = await ctx.readJson();
+  if (!body.ok) return invalid(body.error);
+  const modelField = (body.value as { model?: unknown } | null)?.model;
+  model = typeof modelField === "string" ? modelField : null;
 
   const parsed = parseImageRequest(body.value);
   if (!parsed.ok) return invalid(parsed.error);
