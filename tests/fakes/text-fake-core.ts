@@ -13,6 +13,8 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: any;
+  /** The client (the gateway) closed the connection before the answer was complete. */
+  aborted?: boolean;
 }
 
 export interface TextScript {
@@ -40,6 +42,8 @@ export interface TextScript {
   malformed?: "json" | "truncate";
   /** Pause between streamed events. */
   eventDelayMs: number;
+  /** Pause before answering at all (head included). */
+  responseDelayMs: number;
 }
 
 export const DEFAULT_SCRIPT: TextScript = {
@@ -51,6 +55,7 @@ export const DEFAULT_SCRIPT: TextScript = {
   errorMessage: "fake upstream error",
   hang: false,
   eventDelayMs: 0,
+  responseDelayMs: 0,
 };
 
 export interface FakeTextUpstream {
@@ -63,6 +68,8 @@ export interface FakeTextUpstream {
   reset(script?: Partial<TextScript>): void;
   /** Requests that reached the generation endpoint. */
   generationRequests(): RecordedRequest[];
+  /** Most generation requests in flight at once since the last reset. */
+  maxInFlight(): number;
   close(): Promise<void>;
 }
 
@@ -88,6 +95,8 @@ export async function startFake(protocol: Protocol, apiKey: string, baseSuffix: 
   const sockets = new Set<Socket>();
   let script: TextScript = { ...DEFAULT_SCRIPT };
   let generation = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -100,10 +109,18 @@ export async function startFake(protocol: Protocol, apiKey: string, baseSuffix: 
       /* keep the text */
     }
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    requests.push({ method: req.method ?? "", path: url.pathname + url.search, headers: req.headers, body });
+    const rec: RecordedRequest = { method: req.method ?? "", path: url.pathname + url.search, headers: req.headers, body };
+    requests.push(rec);
     const m = req.method === "POST" ? protocol.match(url.pathname + url.search, body) : null;
     if (!m) return send(res, 404, protocol.errorBody(404, "not found"));
     generation++;
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.on("close", () => {
+      inFlight--;
+      if (!res.writableFinished) rec.aborted = true;
+    });
+    if (script.responseDelayMs) await new Promise((r) => setTimeout(r, script.responseDelayMs));
     if (protocol.keyOf(req, url) !== apiKey) return send(res, 401, protocol.errorBody(401, "invalid api key"));
     if (script.hang) return; // the socket stays open until the client gives up or close()
     if (script.failTimes > 0) {
@@ -154,7 +171,9 @@ export async function startFake(protocol: Protocol, apiKey: string, baseSuffix: 
       script = { ...DEFAULT_SCRIPT, ...s };
       requests.length = 0;
       generation = 0;
+      maxInFlight = inFlight;
     },
+    maxInFlight: () => maxInFlight,
     generationRequests() {
       return requests.filter((r) => protocol.match(r.path, r.body) !== null);
     },

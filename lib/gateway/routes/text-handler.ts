@@ -133,7 +133,8 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     const cost = costOf(usage);
     const settled = await settle({ costMicroUsd: cost, reason: "completed", status: 200, route: r.route, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, usageEstimated: !!usage.estimated, ttftMs: elapsed() });
     let body: unknown;
-    if (plan.call.passthrough && r.value.raw) {
+    // Passthrough keeps the upstream's JSON, unless we had to count usage ourselves (it has none to show).
+    if (plan.call.passthrough && r.value.raw && !usage.estimated) {
       plan.adapter.injectCost?.(r.value.raw, settled.chargedMicroUsd);
       body = r.value.raw;
     } else body = protocol.renderResponse({ ...resp, usage }, { model: req.model, request: req, costMicroUsd: settled.chargedMicroUsd });
