@@ -1,4 +1,9 @@
+import { cookies } from "next/headers";
 import Link from "next/link";
+import { redirect } from "next/navigation";
+import { userFromCookies } from "@/lib/auth/session";
+
+export const dynamic = "force-dynamic";
 
 const protocols = [
   ["OpenAI Chat Completions", "POST /v1/chat/completions"],
@@ -7,7 +12,10 @@ const protocols = [
   ["Gemini generateContent", "POST /v1beta/models/{model}:generateContent"],
 ];
 
-export default function Home() {
+export default async function Home() {
+  const jar = await cookies();
+  // Signed-in visitors go straight to the console.
+  if (await userFromCookies(jar.getAll().map((c) => `${c.name}=${c.value}`).join("; "))) redirect("/overview");
   return (
     <main className="mx-auto max-w-3xl px-6 py-16">
       <h1 className="text-3xl font-semibold tracking-tight">Generation Gateway</h1>

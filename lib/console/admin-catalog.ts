@@ -9,7 +9,7 @@ import type { DB } from "../../db/client";
 import { models, upstreams, type ModelPrice } from "../../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { usdToMicro } from "../billing/money";
-import { notifyInvalidation } from "../gateway/invalidation";
+import { invalidateCatalog } from "../gateway/catalog";
 import type { Actor } from "./admin-users";
 import { recordAudit } from "./audit";
 import { AppError } from "./errors";
@@ -54,7 +54,7 @@ export const updateUpstreamSchema = z.object({
 
 async function changed(db: DB, actor: Actor, action: string, targetType: string, targetId: string, details: Record<string, unknown>) {
   await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action, targetType, targetId, details });
-  await notifyInvalidation({ kind: "catalog" });
+  await invalidateCatalog();
 }
 
 export async function createUpstream(db: DB, actor: Actor, body: z.infer<typeof createUpstreamSchema>) {

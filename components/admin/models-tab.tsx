@@ -1,0 +1,286 @@
+"use client";
+import { useState, type FormEvent } from "react";
+import { api, fieldError, formError } from "../console/api";
+import { useAdminModels, useAdminMutation, useAdminUpstreams } from "../console/hooks";
+import type { AdminModel } from "../console/types";
+import { Badge } from "../ui/badge";
+import { Button } from "../ui/button";
+import { Card, CardHeader } from "../ui/card";
+import { Dialog } from "../ui/dialog";
+import { FormError, SelectField, TextField } from "../ui/field";
+import { Empty, QueryState } from "../ui/states";
+import { Mono, Table, Td, Th } from "../ui/table";
+import { microInput, priceText } from "./price-text";
+
+type Kind = "text" | "embedding" | "image" | "video";
+interface Form {
+  modelId: string;
+  upstreamId: string;
+  upstreamModel: string;
+  kind: Kind;
+  family: string;
+  ownedBy: string;
+  inputPerMTok: string;
+  outputPerMTok: string;
+  images: { key: string; usd: string }[];
+  videoMode: "perVideo" | "perSecond";
+  videoUsd: string;
+  defaultMaxTokens: string;
+  priority: string;
+}
+
+const EMPTY: Form = {
+  modelId: "",
+  upstreamId: "",
+  upstreamModel: "",
+  kind: "text",
+  family: "",
+  ownedBy: "",
+  inputPerMTok: "",
+  outputPerMTok: "",
+  images: [{ key: "*", usd: "" }],
+  videoMode: "perVideo",
+  videoUsd: "",
+  defaultMaxTokens: "",
+  priority: "0",
+};
+
+const money = (s: string) => /^\d+(\.\d{1,6})?$/.test(s.trim());
+
+function fromModel(m: AdminModel): Form {
+  const p = m.price;
+  return {
+    modelId: m.modelId,
+    upstreamId: m.upstreamId,
+    upstreamModel: m.upstreamModel,
+    kind: m.kind,
+    family: m.family ?? "",
+    ownedBy: m.ownedBy,
+    inputPerMTok: microInput(p.inputPerMTok),
+    outputPerMTok: microInput(p.outputPerMTok),
+    images: p.perImage ? Object.entries(p.perImage).map(([key, v]) => ({ key, usd: microInput(v) })) : [{ key: "*", usd: "" }],
+    videoMode: p.perSecond !== undefined ? "perSecond" : "perVideo",
+    videoUsd: microInput(p.perSecond ?? p.perVideo),
+    defaultMaxTokens: m.defaultMaxTokens ? String(m.defaultMaxTokens) : "",
+    priority: String(m.priority),
+  };
+}
+
+/** Validates and builds the price (USD numbers) for the model's kind. */
+export function buildPrice(f: Form): { price?: Record<string, unknown>; error?: string } {
+  if (f.kind === "text") {
+    if (!money(f.inputPerMTok) || !money(f.outputPerMTok)) return { error: "Enter input and output prices per million tokens in USD." };
+    return { price: { inputPerMTok: Number(f.inputPerMTok), outputPerMTok: Number(f.outputPerMTok) } };
+  }
+  if (f.kind === "embedding") {
+    if (!money(f.inputPerMTok)) return { error: "Enter the input price per million tokens in USD." };
+    return { price: { inputPerMTok: Number(f.inputPerMTok) } };
+  }
+  if (f.kind === "image") {
+    const rows = f.images.filter((r) => r.key.trim() || r.usd.trim());
+    if (!rows.length) return { error: "Add at least one per-image price." };
+    for (const r of rows) {
+      if (!/^(\*|[a-z]+:\d+x\d+|\d+x\d+|[a-z]+)$/.test(r.key.trim())) return { error: `“${r.key}” is not quality:WIDTHxHEIGHT (e.g. high:1024x1024) or *.` };
+      if (!money(r.usd)) return { error: `Enter a USD price for ${r.key}.` };
+    }
+    return { price: { perImage: Object.fromEntries(rows.map((r) => [r.key.trim(), Number(r.usd)])) } };
+  }
+  if (!money(f.videoUsd)) return { error: "Enter the video price in USD." };
+  return { price: { [f.videoMode]: Number(f.videoUsd) } };
+}
+
+function ModelDialog({ open, editing, onClose }: { open: boolean; editing: AdminModel | null; onClose: () => void }) {
+  const upstreams = useAdminUpstreams();
+  const [form, setForm] = useState<Form>(EMPTY);
+  const [loadedFor, setLoadedFor] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  if (open && editing && loadedFor !== editing.id) {
+    setLoadedFor(editing.id);
+    setForm(fromModel(editing));
+  }
+  const save = useAdminMutation((body: Record<string, unknown>) =>
+    editing ? api(`/api/admin/models/${encodeURIComponent(editing.id)}`, { method: "PATCH", body }) : api("/api/admin/models", { method: "POST", body }),
+  );
+  const set = (k: keyof Form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+  function close() {
+    setForm(EMPTY);
+    setErrors({});
+    setLoadedFor(null);
+    save.reset();
+    onClose();
+  }
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const next: Record<string, string> = {};
+    if (!editing && !/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/.test(form.modelId)) next.modelId = "Letters, digits and . _ : / - only.";
+    if (!editing && !form.upstreamId) next.upstreamId = "Pick an upstream.";
+    if (!form.ownedBy.trim()) next.ownedBy = "Who owns the model (e.g. openai)?";
+    if (form.defaultMaxTokens && !/^\d+$/.test(form.defaultMaxTokens)) next.defaultMaxTokens = "A whole number of tokens.";
+    if (!/^\d+$/.test(form.priority)) next.priority = "A whole number (0 first).";
+    const price = buildPrice(form);
+    if (price.error) next.price = price.error;
+    setErrors(next);
+    if (Object.keys(next).length) return;
+    const body: Record<string, unknown> = {
+      upstreamModel: form.upstreamModel.trim(),
+      ownedBy: form.ownedBy.trim(),
+      price: price.price,
+      defaultMaxTokens: form.defaultMaxTokens ? Number(form.defaultMaxTokens) : null,
+      priority: Number(form.priority),
+      family: form.kind === "video" && form.family ? form.family : null,
+    };
+    if (!editing) Object.assign(body, { modelId: form.modelId.trim(), upstreamId: form.upstreamId, kind: form.kind });
+    try {
+      await save.mutateAsync(body);
+      close();
+    } catch {
+      /* shown */
+    }
+  }
+  const err = (f: string) => errors[f] ?? fieldError(save.error, f);
+  return (
+    <Dialog open={open} onClose={close} wide title={editing ? `Edit ${editing.modelId} via ${editing.upstreamId}` : "Add a model"} description="Prices are in USD. Routes that share a model id share its price; the gateway picks routes by priority (lowest first) and fails over in that order.">
+      <form onSubmit={submit} noValidate className="space-y-4">
+        <FormError message={formError(save.error, ["modelId", "upstreamId", "kind", "ownedBy", "price", "defaultMaxTokens", "priority"])} />
+        <div className="grid gap-4 sm:grid-cols-3">
+          <TextField label="Public model id" value={form.modelId} onChange={set("modelId")} disabled={Boolean(editing)} error={err("modelId")} placeholder="e.g. gpt-4o-mini" />
+          <SelectField label="Kind" value={form.kind} onChange={set("kind")} disabled={Boolean(editing)} error={err("kind")}>
+            <option value="text">Text</option>
+            <option value="embedding">Embedding</option>
+            <option value="image">Image</option>
+            <option value="video">Video</option>
+          </SelectField>
+          <SelectField label="Upstream" value={form.upstreamId} onChange={set("upstreamId")} disabled={Boolean(editing)} error={err("upstreamId")}>
+            <option value="">Pick…</option>
+            {upstreams.data?.items.map((u) => (
+              <option key={u.id} value={u.id}>
+                {u.id} ({u.protocol})
+              </option>
+            ))}
+          </SelectField>
+          <TextField label="Upstream model" value={form.upstreamModel} onChange={set("upstreamModel")} optional placeholder="Same as the id" />
+          <TextField label="Owned by" value={form.ownedBy} onChange={set("ownedBy")} error={err("ownedBy")} />
+          <TextField label="Priority" inputMode="numeric" value={form.priority} onChange={set("priority")} error={err("priority")} />
+        </div>
+        <fieldset className="rounded-md border border-zinc-200 p-4">
+          <legend className="px-1 text-sm font-medium text-zinc-800">Price (USD)</legend>
+          {(form.kind === "text" || form.kind === "embedding") && (
+            <div className="grid gap-4 sm:grid-cols-3">
+              <TextField label="Input per 1M tokens" inputMode="decimal" value={form.inputPerMTok} onChange={set("inputPerMTok")} />
+              {form.kind === "text" && <TextField label="Output per 1M tokens" inputMode="decimal" value={form.outputPerMTok} onChange={set("outputPerMTok")} />}
+              {form.kind === "text" && <TextField label="Default max tokens" inputMode="numeric" value={form.defaultMaxTokens} onChange={set("defaultMaxTokens")} error={err("defaultMaxTokens")} optional />}
+            </div>
+          )}
+          {form.kind === "image" && (
+            <div className="space-y-2">
+              {form.images.map((r, i) => (
+                <div key={i} className="flex items-end gap-2">
+                  <TextField className="flex-1" label={i === 0 ? "quality:size" : <span className="sr-only">quality:size</span>} value={r.key} placeholder="high:1024x1024 or *" onChange={(e) => setForm({ ...form, images: form.images.map((x, j) => (j === i ? { ...x, key: e.target.value } : x)) })} />
+                  <TextField className="w-32" label={i === 0 ? "USD per image" : <span className="sr-only">USD per image</span>} inputMode="decimal" value={r.usd} onChange={(e) => setForm({ ...form, images: form.images.map((x, j) => (j === i ? { ...x, usd: e.target.value } : x)) })} />
+                  <Button variant="ghost" size="sm" aria-label={`Remove price ${r.key}`} onClick={() => setForm({ ...form, images: form.images.filter((_, j) => j !== i) })}>
+                    Remove
+                  </Button>
+                </div>
+              ))}
+              <Button variant="secondary" size="sm" onClick={() => setForm({ ...form, images: [...form.images, { key: "", usd: "" }] })}>
+                Add a quality and size
+              </Button>
+            </div>
+          )}
+          {form.kind === "video" && (
+            <div className="grid gap-4 sm:grid-cols-3">
+              <SelectField label="Charged" value={form.videoMode} onChange={set("videoMode")}>
+                <option value="perVideo">Per video</option>
+                <option value="perSecond">Per second</option>
+              </SelectField>
+              <TextField label="USD" inputMode="decimal" value={form.videoUsd} onChange={set("videoUsd")} />
+              <SelectField label="Family" value={form.family} onChange={set("family")} optional>
+                <option value="">—</option>
+                {["t2v", "i2v", "r2v", "extend", "second", "third"].map((f) => (
+                  <option key={f}>{f}</option>
+                ))}
+              </SelectField>
+            </div>
+          )}
+          {err("price") && (
+            <p role="alert" className="mt-2 text-xs text-red-600">
+              {err("price")}
+            </p>
+          )}
+        </fieldset>
+        <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
+          <Button variant="secondary" onClick={close}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={save.isPending}>
+            {editing ? "Save" : "Add model"}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export function ModelsTab() {
+  const q = useAdminModels();
+  const [dialog, setDialog] = useState<{ open: boolean; editing: AdminModel | null }>({ open: false, editing: null });
+  const toggle = useAdminMutation(({ id, enabled }: { id: string; enabled: boolean }) => api(`/api/admin/models/${encodeURIComponent(id)}`, { method: "PATCH", body: { enabled } }), ["admin", "models"]);
+  return (
+    <Card>
+      <CardHeader title="Models and prices" description="Each row is one route: a public model id served by an upstream." action={<Button size="sm" onClick={() => setDialog({ open: true, editing: null })}>Add model</Button>} />
+      <FormError message={formError(toggle.error, [])} />
+      <QueryState query={q} empty={(d) => (d.items.length ? null : <Empty title="No models" />)}>
+        {(d) => (
+          <Table label="Models">
+            <thead>
+              <tr>
+                <Th>Model</Th>
+                <Th>Kind</Th>
+                <Th>Upstream</Th>
+                <Th>Price</Th>
+                <Th className="text-right">Priority</Th>
+                <Th>Status</Th>
+                <Th>
+                  <span className="sr-only">Actions</span>
+                </Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-zinc-100 bg-white">
+              {d.items.map((m) => (
+                <tr key={m.id} data-testid="model-row">
+                  <Td>
+                    <Mono className="font-medium text-zinc-900">{m.modelId}</Mono>
+                    {m.upstreamModel !== m.modelId && <span className="block font-mono text-[11px] text-zinc-400">→ {m.upstreamModel}</span>}
+                  </Td>
+                  <Td>
+                    {m.kind}
+                    {m.family && <span className="text-zinc-400"> · {m.family}</span>}
+                  </Td>
+                  <Td>
+                    <Mono>{m.upstreamId}</Mono>
+                  </Td>
+                  <Td className="max-w-80 truncate text-xs" title={priceText(m.price)}>
+                    {priceText(m.price)}
+                  </Td>
+                  <Td className="text-right tabular-nums">{m.priority}</Td>
+                  <Td>{m.enabled ? <Badge tone="green">Enabled</Badge> : <Badge>Disabled</Badge>}</Td>
+                  <Td className="text-right">
+                    <span className="inline-flex gap-1">
+                      <Button variant="ghost" size="sm" onClick={() => setDialog({ open: true, editing: m })}>
+                        Edit
+                      </Button>
+                      <Button variant="ghost" size="sm" onClick={() => toggle.mutate({ id: m.id, enabled: !m.enabled })}>
+                        {m.enabled ? "Disable" : "Enable"}
+                      </Button>
+                    </span>
+                  </Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </QueryState>
+      <ModelDialog open={dialog.open} editing={dialog.editing} onClose={() => setDialog({ open: false, editing: null })} />
+    </Card>
+  );
+}

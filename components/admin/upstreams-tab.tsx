@@ -1,0 +1,166 @@
+"use client";
+import { useState, type FormEvent } from "react";
+import { api, fieldError, formError } from "../console/api";
+import { useAdminMutation, useAdminUpstreams } from "../console/hooks";
+import type { AdminUpstream } from "../console/types";
+import { Badge } from "../ui/badge";
+import { Button } from "../ui/button";
+import { Card, CardHeader } from "../ui/card";
+import { Dialog } from "../ui/dialog";
+import { FormError, SelectField, TextField } from "../ui/field";
+import { Empty, QueryState } from "../ui/states";
+import { Mono, Table, Td, Th } from "../ui/table";
+
+const PROTOCOLS = ["openai", "anthropic", "gemini", "openai-video", "demo"];
+const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs"];
+
+function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: AdminUpstream | null; onClose: () => void }) {
+  const [form, setForm] = useState({ id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "" });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [loadedFor, setLoadedFor] = useState<string | null>(null);
+  if (open && editing && loadedFor !== editing.id) {
+    setLoadedFor(editing.id);
+    setForm({ id: editing.id, protocol: editing.protocol, baseUrl: editing.baseUrl, apiKey: "", timeoutMs: editing.timeoutMs ? String(editing.timeoutMs) : "" });
+  }
+  const save = useAdminMutation((body: Record<string, unknown>) =>
+    editing ? api(`/api/admin/upstreams/${encodeURIComponent(editing.id)}`, { method: "PATCH", body }) : api("/api/admin/upstreams", { method: "POST", body }),
+  );
+  function close() {
+    setForm({ id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "" });
+    setErrors({});
+    setLoadedFor(null);
+    save.reset();
+    onClose();
+  }
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const next: Record<string, string> = {};
+    if (!editing && !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(form.id)) next.id = "Lower-case letters, digits, - and _.";
+    if (form.protocol !== "demo" && !/^https?:\/\/\S+$/.test(form.baseUrl.trim())) next.baseUrl = "Enter an http(s) URL, e.g. https://api.openai.com/v1.";
+    if (form.timeoutMs && !(/^\d+$/.test(form.timeoutMs) && Number(form.timeoutMs) >= 1000)) next.timeoutMs = "At least 1000 ms.";
+    setErrors(next);
+    if (Object.keys(next).length) return;
+    const body: Record<string, unknown> = { baseUrl: form.baseUrl.trim(), timeoutMs: form.timeoutMs ? Number(form.timeoutMs) : null };
+    if (form.apiKey) body.apiKey = form.apiKey;
+    if (!editing) Object.assign(body, { id: form.id, protocol: form.protocol });
+    try {
+      await save.mutateAsync(body);
+      close();
+    } catch {
+      /* shown */
+    }
+  }
+  const err = (f: string) => errors[f] ?? fieldError(save.error, f);
+  return (
+    <Dialog open={open} onClose={close} title={editing ? `Edit upstream “${editing.id}”` : "Add an upstream"} description="The provider the gateway calls. Its API key is encrypted at rest and never shown again.">
+      <form onSubmit={submit} noValidate className="space-y-4">
+        <FormError message={formError(save.error, FIELDS)} />
+        {editing?.source === "config" && <p className="rounded-md bg-amber-50 px-3 py-2 text-xs text-amber-900">This upstream comes from the gateway config file; the file wins again at the next start.</p>}
+        <div className="grid gap-4 sm:grid-cols-2">
+          <TextField label="Id" value={form.id} onChange={(e) => setForm({ ...form, id: e.target.value })} error={err("id")} disabled={Boolean(editing)} placeholder="e.g. openai-main" />
+          <SelectField label="Protocol" value={form.protocol} onChange={(e) => setForm({ ...form, protocol: e.target.value })} disabled={Boolean(editing)} error={err("protocol")}>
+            {PROTOCOLS.map((p) => (
+              <option key={p}>{p}</option>
+            ))}
+          </SelectField>
+        </div>
+        <TextField label="Base URL" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} error={err("baseUrl")} placeholder="https://api.openai.com/v1" />
+        <TextField
+          label="API key"
+          type="password"
+          autoComplete="off"
+          value={form.apiKey}
+          onChange={(e) => setForm({ ...form, apiKey: e.target.value })}
+          error={err("apiKey")}
+          optional
+          hint={editing ? (editing.hasApiKey ? "A key is set. Leave empty to keep it." : "No key is set.") : undefined}
+        />
+        <TextField label="Timeout (ms)" inputMode="numeric" value={form.timeoutMs} onChange={(e) => setForm({ ...form, timeoutMs: e.target.value })} error={err("timeoutMs")} optional placeholder="Route default" />
+        <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
+          <Button variant="secondary" onClick={close}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={save.isPending}>
+            {editing ? "Save" : "Add upstream"}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export function UpstreamsTab() {
+  const q = useAdminUpstreams();
+  const [dialog, setDialog] = useState<{ open: boolean; editing: AdminUpstream | null }>({ open: false, editing: null });
+  const [tests, setTests] = useState<Record<string, { pending?: boolean; ok?: boolean; message?: string; latencyMs?: number }>>({});
+  const toggle = useAdminMutation(({ id, enabled }: { id: string; enabled: boolean }) => api(`/api/admin/upstreams/${encodeURIComponent(id)}`, { method: "PATCH", body: { enabled } }));
+
+  async function test(id: string) {
+    setTests((t) => ({ ...t, [id]: { pending: true } }));
+    try {
+      const r = await api<{ ok: boolean; message: string; latencyMs: number }>(`/api/admin/upstreams/${encodeURIComponent(id)}/test`, { method: "POST" });
+      setTests((t) => ({ ...t, [id]: r }));
+    } catch (err) {
+      setTests((t) => ({ ...t, [id]: { ok: false, message: err instanceof Error ? err.message : "Test failed." } }));
+    }
+  }
+
+  return (
+    <Card>
+      <CardHeader title="Upstreams" description="Providers the gateway forwards to, in the protocol they speak." action={<Button size="sm" onClick={() => setDialog({ open: true, editing: null })}>Add upstream</Button>} />
+      <FormError message={formError(toggle.error, [])} />
+      <QueryState query={q} empty={(d) => (d.items.length ? null : <Empty title="No upstreams" />)}>
+        {(d) => (
+          <Table label="Upstreams">
+            <thead>
+              <tr>
+                <Th>Id</Th>
+                <Th>Protocol</Th>
+                <Th>Base URL</Th>
+                <Th>Key</Th>
+                <Th>Status</Th>
+                <Th>Connection</Th>
+                <Th>
+                  <span className="sr-only">Actions</span>
+                </Th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-zinc-100 bg-white">
+              {d.items.map((u) => (
+                <tr key={u.id} data-testid="upstream-row">
+                  <Td>
+                    <Mono className="font-medium text-zinc-900">{u.id}</Mono>
+                    <span className="block text-[11px] text-zinc-400">from {u.source}</span>
+                  </Td>
+                  <Td>{u.protocol}</Td>
+                  <Td className="max-w-64 truncate" title={u.baseUrl}>
+                    <Mono>{u.baseUrl || "—"}</Mono>
+                  </Td>
+                  <Td>{u.hasApiKey ? <Badge>Set</Badge> : <span className="text-xs text-zinc-400">None</span>}</Td>
+                  <Td>{u.enabled ? <Badge tone="green">Enabled</Badge> : <Badge tone="neutral">Disabled</Badge>}</Td>
+                  <Td className="max-w-64 whitespace-normal text-xs" aria-live="polite">
+                    {tests[u.id]?.pending ? "Testing…" : tests[u.id] ? <span className={tests[u.id]!.ok ? "text-emerald-700" : "text-red-600"}>{tests[u.id]!.message}{tests[u.id]!.latencyMs ? ` (${tests[u.id]!.latencyMs} ms)` : ""}</span> : <span className="text-zinc-400">—</span>}
+                  </Td>
+                  <Td className="text-right">
+                    <span className="inline-flex gap-1">
+                      <Button variant="ghost" size="sm" onClick={() => test(u.id)}>
+                        Test
+                      </Button>
+                      <Button variant="ghost" size="sm" onClick={() => setDialog({ open: true, editing: u })}>
+                        Edit
+                      </Button>
+                      <Button variant="ghost" size="sm" onClick={() => toggle.mutate({ id: u.id, enabled: !u.enabled })}>
+                        {u.enabled ? "Disable" : "Enable"}
+                      </Button>
+                    </span>
+                  </Td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        )}
+      </QueryState>
+      <UpstreamDialog open={dialog.open} editing={dialog.editing} onClose={() => setDialog({ open: false, editing: null })} />
+    </Card>
+  );
+}

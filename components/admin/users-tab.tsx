@@ -1,0 +1,170 @@
+"use client";
+import { useState, type FormEvent } from "react";
+import { api, fieldError, formError } from "../console/api";
+import { day, num, usd } from "../console/format";
+import { useAdminMutation, useAdminUsers, useMe } from "../console/hooks";
+import type { AdminUser } from "../console/types";
+import { Badge } from "../ui/badge";
+import { Button } from "../ui/button";
+import { Card } from "../ui/card";
+import { Dialog } from "../ui/dialog";
+import { FormError, SelectField, TextField } from "../ui/field";
+import { Empty, QueryState } from "../ui/states";
+import { Table, Td, Th } from "../ui/table";
+
+function newIdempotencyKey() {
+  return crypto.randomUUID().replace(/-/g, "");
+}
+
+function BalanceDialog({ user, onClose }: { user: AdminUser | null; onClose: () => void }) {
+  const [form, setForm] = useState({ direction: "credit", usd: "", note: "" });
+  const [idem, setIdem] = useState(newIdempotencyKey);
+  const [errors, setErrors] = useState<{ usd?: string; note?: string }>({});
+  const m = useAdminMutation((body: { direction: string; usd: string; note: string; idempotencyKey: string }) =>
+    api(`/api/admin/users/${encodeURIComponent(user!.id)}/balance`, { method: "POST", body }),
+  );
+  function close() {
+    setForm({ direction: "credit", usd: "", note: "" });
+    setErrors({});
+    setIdem(newIdempotencyKey());
+    m.reset();
+    onClose();
+  }
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const next: typeof errors = {};
+    if (!/^\d+(\.\d{1,6})?$/.test(form.usd.trim()) || Number(form.usd) <= 0) next.usd = "Enter a positive dollar amount such as 25 or 0.50.";
+    if (form.direction === "debit" && !form.note.trim()) next.note = "Say why (the note is required for a debit).";
+    setErrors(next);
+    if (Object.keys(next).length) return;
+    try {
+      await m.mutateAsync({ ...form, usd: form.usd.trim(), note: form.note.trim(), idempotencyKey: idem });
+      close();
+    } catch {
+      /* shown below */
+    }
+  }
+  return (
+    <Dialog open={Boolean(user)} onClose={close} title={`Adjust balance: ${user?.email ?? ""}`} description={user ? `Current balance ${usd(user.balanceMicroUsd)}. Each change is a ledger row and an audit entry.` : undefined}>
+      <form onSubmit={submit} noValidate className="space-y-4">
+        <FormError message={formError(m.error, ["usd", "note"])} />
+        <div className="grid gap-4 sm:grid-cols-2">
+          <SelectField label="Change" value={form.direction} onChange={(e) => setForm({ ...form, direction: e.target.value })}>
+            <option value="credit">Credit (add)</option>
+            <option value="debit">Debit (remove)</option>
+          </SelectField>
+          <TextField label="Amount (USD)" inputMode="decimal" value={form.usd} onChange={(e) => setForm({ ...form, usd: e.target.value })} error={errors.usd ?? fieldError(m.error, "usd")} />
+        </div>
+        <TextField label="Note" value={form.note} onChange={(e) => setForm({ ...form, note: e.target.value })} error={errors.note ?? fieldError(m.error, "note")} optional={form.direction === "credit"} placeholder="e.g. invoice 1042" />
+        <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
+          <Button variant="secondary" onClick={close}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={m.isPending}>
+            {form.direction === "credit" ? "Add credit" : "Debit"}
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+export function UsersTab() {
+  const [q, setQ] = useState("");
+  const [search, setSearch] = useState("");
+  const [offset, setOffset] = useState(0);
+  const users = useAdminUsers(search, offset);
+  const me = useMe();
+  const [adjusting, setAdjusting] = useState<AdminUser | null>(null);
+  const update = useAdminMutation(({ id, body }: { id: string; body: { role?: string; disabled?: boolean } }) => api(`/api/admin/users/${encodeURIComponent(id)}`, { method: "PATCH", body }));
+  return (
+    <>
+      <form
+        className="mb-4 flex max-w-md gap-2"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setOffset(0);
+          setSearch(q.trim());
+        }}
+      >
+        <label htmlFor="user-search" className="sr-only">
+          Search by email
+        </label>
+        <input id="user-search" value={q} onChange={(e) => setQ(e.target.value)} placeholder="Search by email" className="block w-full rounded-md border border-zinc-300 px-3 py-2 text-sm shadow-sm" />
+        <Button type="submit" variant="secondary">
+          Search
+        </Button>
+      </form>
+      {update.error && <FormError message={formError(update.error, [])} />}
+      <Card>
+        <QueryState query={users} empty={(d) => (d.items.length ? null : <Empty title="No users match" />)}>
+          {(d) => (
+            <>
+              <Table label="Users">
+                <thead>
+                  <tr>
+                    <Th>User</Th>
+                    <Th>Role</Th>
+                    <Th>Status</Th>
+                    <Th className="text-right">Balance</Th>
+                    <Th className="text-right">Keys</Th>
+                    <Th>Joined</Th>
+                    <Th>
+                      <span className="sr-only">Actions</span>
+                    </Th>
+                  </tr>
+                </thead>
+                <tbody className="divide-y divide-zinc-100 bg-white">
+                  {d.items.map((u) => {
+                    const self = u.id === me.data?.user.id;
+                    return (
+                      <tr key={u.id} data-testid="admin-user-row">
+                        <Td>
+                          <span className="font-medium text-zinc-900">{u.email}</span>
+                          <span className="block font-mono text-[11px] text-zinc-400">{u.id}</span>
+                        </Td>
+                        <Td>{u.role === "admin" ? <Badge tone="blue">Admin</Badge> : <span className="text-xs text-zinc-500">User</span>}</Td>
+                        <Td>{u.disabled ? <Badge tone="red">Disabled</Badge> : <Badge tone="green">Active</Badge>}</Td>
+                        <Td className="text-right tabular-nums">{usd(u.balanceMicroUsd)}</Td>
+                        <Td className="text-right tabular-nums">{num(u.keys)}</Td>
+                        <Td>{day(u.createdAt)}</Td>
+                        <Td className="text-right">
+                          <span className="inline-flex gap-1">
+                            <Button variant="ghost" size="sm" onClick={() => setAdjusting(u)}>
+                              Credit / debit
+                            </Button>
+                            {!self && (
+                              <>
+                                <Button variant="ghost" size="sm" onClick={() => update.mutate({ id: u.id, body: { role: u.role === "admin" ? "user" : "admin" } })}>
+                                  {u.role === "admin" ? "Remove admin" : "Make admin"}
+                                </Button>
+                                <Button variant="ghost" size="sm" className={u.disabled ? "" : "text-red-600 hover:bg-red-50"} onClick={() => update.mutate({ id: u.id, body: { disabled: !u.disabled } })}>
+                                  {u.disabled ? "Enable" : "Disable"}
+                                </Button>
+                              </>
+                            )}
+                          </span>
+                        </Td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </Table>
+              {(offset > 0 || d.nextOffset !== null) && (
+                <div className="flex justify-between border-t border-zinc-100 px-4 py-3">
+                  <Button variant="secondary" size="sm" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - 50))}>
+                    Previous
+                  </Button>
+                  <Button variant="secondary" size="sm" disabled={d.nextOffset === null} onClick={() => d.nextOffset !== null && setOffset(d.nextOffset)}>
+                    Next
+                  </Button>
+                </div>
+              )}
+            </>
+          )}
+        </QueryState>
+      </Card>
+      <BalanceDialog user={adjusting} onClose={() => setAdjusting(null)} />
+    </>
+  );
+}
