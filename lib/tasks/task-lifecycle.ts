@@ -1,0 +1,303 @@
+/**
+ * Task state changes and the money that moves with them, each in one transaction.
+ *
+ *   queued → in_progress → completed | failed, and queued → failed; final states never change;
+ *   progress never goes down.
+ *
+ * Money: the price is taken at submission (ledger `charge`, key `task:<id>:charge`) with the
+ * same conditional UPDATE as every debit, so concurrent submissions can never overdraw. A
+ * failure returns it (ledger `refund`, key `task:<id>:refund`); a duration-priced task that ran
+ * shorter than held returns the difference (ledger `release`, key `task:<id>:release`).
+ * Exactly once is enforced twice by the database: only the transaction whose compare-and-set
+ * moves the task out of queued/in_progress does the money, and the ledger's unique
+ * idempotency key refuses a second row whatever code path tries (docs/decisions/video-task-billing.md).
+ */
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { DB, DbOrTx } from "../../db/client";
+import { accounts, apiKeys, tasks, webhookDeliveries, type ModelPrice, type TaskStatus } from "../../db/schema";
+import { applyLedgerChange } from "../billing/ledger";
+import { encryptSecret } from "../crypto";
+import { newId } from "../ids";
+import { renderTask, type TaskRow } from "./task-render";
+import type { VideoJob } from "./video-types";
+
+export const RETENTION_DAYS = 14;
+const RUNNING: TaskStatus[] = ["queued", "in_progress"];
+
+export interface CreateTaskInput {
+  taskId?: string;
+  accountId: string;
+  keyId: string | null;
+  userId: string | null;
+  source: "api" | "playground";
+  model: string;
+  modelRowId: string;
+  upstreamId: string;
+  upstreamModel: string;
+  family: TaskRow["family"];
+  job: VideoJob;
+  webhookUrl: string | null;
+  webhookSecret: string | null;
+  holdMicroUsd: number;
+  /** The price used, kept on the task so settlement survives a price edit. */
+  price: ModelPrice;
+  requestId: string;
+  timeoutS: number;
+  /** The submitting request keeps the task to itself this long while it calls the upstream. */
+  leaseMs: number;
+  now?: Date;
+}
+
+export type CreateTaskResult =
+  | { ok: true; task: TaskRow; balanceAfterMicroUsd: number | null }
+  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" };
+
+class Refused extends Error {
+  constructor(readonly reason: "insufficient_balance" | "key_limit_exceeded") {
+    super(reason);
+  }
+}
+
+/** Charges the price and inserts the task, atomically: both happen or neither. */
+export async function createVideoTask(db: DB, input: CreateTaskInput): Promise<CreateTaskResult> {
+  const id = input.taskId ?? newId("task");
+  const now = input.now ?? new Date();
+  const amount = input.holdMicroUsd;
+  try {
+    return await db.transaction(async (tx) => {
+      let balanceAfter: number | null = null;
+      if (amount > 0) {
+        if (input.keyId) {
+          const key = await tx
+            .update(apiKeys)
+            .set({ spentMicroUsd: sql`${apiKeys.spentMicroUsd} + ${amount}` })
+            .where(
+              and(
+                eq(apiKeys.id, input.keyId),
+                sql`(${apiKeys.limitMicroUsd} is null or ${apiKeys.limitMicroUsd} - ${apiKeys.spentMicroUsd} - ${apiKeys.heldMicroUsd} >= ${amount})`,
+              ),
+            )
+            .returning({ id: apiKeys.id });
+          if (key.length === 0) throw new Refused("key_limit_exceeded");
+        }
+        const charged = await applyLedgerChange(tx, {
+          accountId: input.accountId,
+          deltaMicroUsd: -amount,
+          kind: "charge",
+          idempotencyKey: `task:${id}:charge`,
+          taskId: id,
+          keyId: input.keyId ?? undefined,
+          requestId: input.requestId,
+          floor: "spendable",
+          note: `video ${input.model}`,
+        });
+        if (!charged.ok || !charged.applied) throw new Refused("insufficient_balance");
+        balanceAfter = charged.balanceAfterMicroUsd;
+      } else {
+        // A free model still needs a usable account balance (never below zero).
+        const [acct] = await tx.select({ b: accounts.balanceMicroUsd }).from(accounts).where(eq(accounts.id, input.accountId));
+        if (!acct || acct.b < 0) throw new Refused("insufficient_balance");
+        balanceAfter = acct.b;
+      }
+      const [task] = await tx
+        .insert(tasks)
+        .values({
+          id,
+          accountId: input.accountId,
+          keyId: input.keyId,
+          userId: input.userId,
+          source: input.source,
+          model: input.model,
+          modelRowId: input.modelRowId,
+          upstreamId: input.upstreamId,
+          upstreamModel: input.upstreamModel,
+          family: input.family,
+          status: "queued",
+          progress: 0,
+          seconds: input.job.seconds,
+          size: input.job.size,
+          params: { ...jobToParams(input.job), price: input.price },
+          webhookUrl: input.webhookUrl,
+          webhookSecretEncrypted: input.webhookSecret ? encryptSecret(input.webhookSecret) : null,
+          holdMicroUsd: amount,
+          costMicroUsd: amount,
+          createdAt: now,
+          deadlineAt: new Date(now.getTime() + input.timeoutS * 1000),
+          nextPollAt: now,
+          lockedUntil: new Date(now.getTime() + input.leaseMs),
+        })
+        .returning();
+      return { ok: true as const, task: task!, balanceAfterMicroUsd: balanceAfter };
+    });
+  } catch (err) {
+    if (err instanceof Refused) return { ok: false, reason: err.reason };
+    throw err;
+  }
+}
+
+export function jobToParams(job: VideoJob): Record<string, unknown> {
+  return { ...job };
+}
+
+export function paramsToJob(params: Record<string, unknown>): VideoJob {
+  return {
+    prompt: String(params.prompt ?? ""),
+    seconds: (params.seconds as string | null) ?? null,
+    size: (params.size as string | null) ?? null,
+    aspectRatio: (params.aspectRatio as string | null) ?? null,
+    images: Array.isArray(params.images) ? (params.images as VideoJob["images"]) : [],
+    videoUrl: (params.videoUrl as string | null) ?? null,
+  };
+}
+
+/** The upstream accepted the task: remember its id; uploaded image bytes are no longer needed. */
+export async function recordUpstreamAccepted(
+  db: DbOrTx,
+  taskId: string,
+  input: { upstreamId: string; modelRowId: string; upstreamModel: string; upstreamTaskId: string; status: TaskStatus; progress: number; nextPollAt: Date },
+): Promise<TaskRow | null> {
+  const [t] = await db
+    .update(tasks)
+    .set({
+      upstreamId: input.upstreamId,
+      modelRowId: input.modelRowId,
+      upstreamModel: input.upstreamModel,
+      upstreamTaskId: input.upstreamTaskId,
+      status: input.status === "in_progress" ? "in_progress" : sql`${tasks.status}`,
+      progress: sql`greatest(${tasks.progress}, ${Math.round(input.progress)})`,
+      startedAt: input.status === "in_progress" ? sql`coalesce(${tasks.startedAt}, now())` : sql`${tasks.startedAt}`,
+      params: sql`${tasks.params} - 'images'`,
+      pollFailures: 0,
+      nextPollAt: input.nextPollAt,
+      lockedUntil: null,
+    })
+    .where(and(eq(tasks.id, taskId), inArray(tasks.status, RUNNING)))
+    .returning();
+  return t ?? null;
+}
+
+/** A poll result that is not final: status may only move forward, progress only up. */
+export async function recordProgress(db: DbOrTx, taskId: string, input: { status: TaskStatus; progress: number; nextPollAt: Date }): Promise<void> {
+  const toInProgress = input.status === "in_progress";
+  await db
+    .update(tasks)
+    .set({
+      status: toInProgress ? "in_progress" : sql`${tasks.status}`,
+      startedAt: toInProgress ? sql`coalesce(${tasks.startedAt}, now())` : sql`${tasks.startedAt}`,
+      progress: sql`least(99, greatest(${tasks.progress}, ${Math.round(input.progress)}))`,
+      pollFailures: 0,
+      nextPollAt: input.nextPollAt,
+      lockedUntil: null,
+    })
+    .where(and(eq(tasks.id, taskId), inArray(tasks.status, RUNNING)));
+}
+
+/** A transient problem (upstream unreachable): try again later, keep the task as it is. */
+export async function recordPollFailure(db: DbOrTx, taskId: string, nextPollAt: Date): Promise<void> {
+  await db
+    .update(tasks)
+    .set({ pollFailures: sql`${tasks.pollFailures} + 1`, nextPollAt, lockedUntil: null })
+    .where(and(eq(tasks.id, taskId), inArray(tasks.status, RUNNING)));
+}
+
+async function enqueueWebhook(tx: DbOrTx, t: TaskRow, now: Date, publicBaseUrl?: string): Promise<void> {
+  if (!t.webhookUrl) return;
+  await tx.insert(webhookDeliveries).values({
+    id: newId("delivery"),
+    taskId: t.id,
+    accountId: t.accountId,
+    url: t.webhookUrl,
+    body: JSON.stringify(renderTask(t, { publicBaseUrl })),
+    eventStatus: t.status,
+    state: "pending",
+    nextAttemptAt: now,
+  });
+}
+
+export interface FinalizeOptions {
+  now?: Date;
+  publicBaseUrl?: string;
+}
+
+/**
+ * Completes a task. Returns the row when this call made the change, null when the task was
+ * already final (another worker, a duplicate report): then nothing else happens.
+ */
+export async function completeTask(
+  db: DB,
+  taskId: string,
+  input: { mediaKeys: string[]; costMicroUsd: number },
+  opts: FinalizeOptions = {},
+): Promise<TaskRow | null> {
+  const now = opts.now ?? new Date();
+  return db.transaction(async (tx) => {
+    const [t] = await tx
+      .update(tasks)
+      .set({
+        status: "completed",
+        progress: 100,
+        completedAt: now,
+        expiresAt: new Date(now.getTime() + RETENTION_DAYS * 86_400_000),
+        mediaKeys: input.mediaKeys,
+        costMicroUsd: sql`least(${tasks.holdMicroUsd}, ${Math.max(0, Math.ceil(input.costMicroUsd))})`,
+        startedAt: sql`coalesce(${tasks.startedAt}, ${now.toISOString()}::timestamptz)`,
+        lockedUntil: null,
+        nextPollAt: null,
+      })
+      .where(and(eq(tasks.id, taskId), inArray(tasks.status, RUNNING)))
+      .returning();
+    if (!t) return null;
+    const unused = t.holdMicroUsd - t.costMicroUsd;
+    if (unused > 0) await giveBack(tx, t, unused, "release");
+    await enqueueWebhook(tx, t, now, opts.publicBaseUrl);
+    return t;
+  });
+}
+
+/** Fails a task and refunds it, exactly once (see the file comment). */
+export async function failTask(db: DB, taskId: string, reason: string, opts: FinalizeOptions = {}): Promise<TaskRow | null> {
+  const now = opts.now ?? new Date();
+  return db.transaction(async (tx) => {
+    const [t] = await tx
+      .update(tasks)
+      .set({
+        status: "failed",
+        completedAt: now,
+        errorMessage: reason.slice(0, 1000),
+        costMicroUsd: 0,
+        lockedUntil: null,
+        nextPollAt: null,
+        params: sql`${tasks.params} - 'images'`,
+      })
+      .where(and(eq(tasks.id, taskId), inArray(tasks.status, RUNNING)))
+      .returning();
+    if (!t) return null;
+    if (t.holdMicroUsd > 0) await giveBack(tx, t, t.holdMicroUsd, "refund");
+    await enqueueWebhook(tx, t, now, opts.publicBaseUrl);
+    return t;
+  });
+}
+
+async function giveBack(tx: DbOrTx, t: TaskRow, amount: number, kind: "refund" | "release"): Promise<void> {
+  const r = await applyLedgerChange(tx, {
+    accountId: t.accountId,
+    deltaMicroUsd: amount,
+    kind,
+    idempotencyKey: `task:${t.id}:${kind}`,
+    taskId: t.id,
+    keyId: t.keyId ?? undefined,
+    floor: "any",
+    note: kind === "refund" ? "video task failed" : "video task ran shorter than held",
+  });
+  if (r.ok && r.applied && t.keyId) {
+    await tx
+      .update(apiKeys)
+      .set({ spentMicroUsd: sql`greatest(0, ${apiKeys.spentMicroUsd} - ${amount})` })
+      .where(eq(apiKeys.id, t.keyId));
+  }
+}
+
+export async function getTaskForAccount(db: DbOrTx, taskId: string, accountId: string): Promise<TaskRow | null> {
+  const [t] = await db.select().from(tasks).where(and(eq(tasks.id, taskId), eq(tasks.accountId, accountId)));
+  return t ?? null;
+}

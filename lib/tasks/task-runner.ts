@@ -1,0 +1,120 @@
+/**
+ * One turn of the worker for one claimed task: submit it upstream if that never happened (the
+ * submitting request died), otherwise poll; on completion stream the MP4 into media storage
+ * and complete; on failure or timeout fail and refund. Every branch ends by releasing the
+ * task's lease (or finalizing it), so a crash mid-turn only delays the task until the lease
+ * runs out and another worker picks it up.
+ */
+import type { DB } from "../../db/client";
+import type { ModelPrice } from "../../db/schema";
+import { logger } from "../logger";
+import type { MediaStorage } from "../storage/media-storage";
+import { completeTask, failTask, paramsToJob, recordPollFailure, recordProgress, recordUpstreamAccepted } from "./task-lifecycle";
+import type { TaskRow } from "./task-render";
+import { loadTaskRoute, videoUpstreamFor } from "./task-route";
+import { finalCostMicroUsd } from "./video-price";
+import type { VideoRoute, VideoUpstream } from "./video-types";
+
+export interface RunnerDeps {
+  db: DB;
+  storage: MediaStorage;
+  /** TASK_POLL_INTERVAL_MS: real upstreams; the demo upstream polls every second regardless. */
+  pollIntervalMs: number;
+  publicBaseUrl: string;
+  now?: () => Date;
+  signal?: AbortSignal;
+}
+
+/** Transient failures back off up to a minute, whatever the poll interval. */
+function backoffMs(failures: number, base: number): number {
+  return Math.min(60_000, base * 2 ** Math.min(failures, 6));
+}
+
+export function mediaKeyFor(taskId: string, index: number): string {
+  return `videos/${taskId}/${index}.mp4`;
+}
+
+export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
+  const now = deps.now?.() ?? new Date();
+  const fin = { now, publicBaseUrl: deps.publicBaseUrl };
+  if (t.deadlineAt && now >= t.deadlineAt) {
+    const s = Math.round((t.deadlineAt.getTime() - t.createdAt.getTime()) / 1000);
+    await failTask(deps.db, t.id, `The upstream did not finish the task within ${s} seconds; the charge was refunded.`, fin);
+    return;
+  }
+  const route = await loadTaskRoute(deps.db, t);
+  const upstream = route ? videoUpstreamFor(route.upstream.protocol) : null;
+  if (!route || !upstream) {
+    // An operator may restore the upstream; keep trying until the deadline.
+    await recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, deps.pollIntervalMs)));
+    return;
+  }
+  const interval = upstream.pollIntervalMs ?? deps.pollIntervalMs;
+  const next = () => new Date((deps.now?.() ?? new Date()).getTime() + interval);
+
+  if (!t.upstreamTaskId) {
+    const created = await upstream.create(route, paramsToJob(t.params), deps.signal);
+    if (!created.ok) {
+      if (created.retryable) return recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, interval)));
+      await failTask(deps.db, t.id, created.error.message, fin);
+      return;
+    }
+    await recordUpstreamAccepted(deps.db, t.id, {
+      upstreamId: route.upstream.id,
+      modelRowId: route.rowId,
+      upstreamModel: route.upstreamModel,
+      upstreamTaskId: created.value.id,
+      status: created.value.status,
+      progress: created.value.progress,
+      nextPollAt: next(),
+    });
+    return;
+  }
+
+  const polled = await upstream.get(route, t.upstreamTaskId, deps.signal);
+  if (!polled.ok) {
+    // The upstream no longer knows the task: it will never finish.
+    if (polled.error.status === 404) {
+      await failTask(deps.db, t.id, "The upstream no longer knows this task.", fin);
+      return;
+    }
+    return recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, interval)));
+  }
+  const v = polled.value;
+  if (v.status === "failed") {
+    await failTask(deps.db, t.id, v.error ?? "The upstream failed to generate the video.", fin);
+    return;
+  }
+  if (v.status !== "completed") {
+    await recordProgress(deps.db, t.id, { status: v.status, progress: v.progress, nextPollAt: next() });
+    return;
+  }
+  const stored = await storeContent(t, route, upstream, deps);
+  if (!stored.ok) {
+    logger().warn({ taskId: t.id, upstream: route.upstream.id, why: stored.why }, "video download failed; will retry");
+    return recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, interval)));
+  }
+  const price = (t.params.price as ModelPrice | undefined) ?? route.price;
+  await completeTask(deps.db, t.id, { mediaKeys: [stored.key], costMicroUsd: finalCostMicroUsd(price, t.holdMicroUsd, v.seconds) }, {
+    ...fin,
+    now: deps.now?.() ?? new Date(),
+  });
+}
+
+async function storeContent(
+  t: TaskRow,
+  route: VideoRoute,
+  upstream: VideoUpstream,
+  deps: RunnerDeps,
+): Promise<{ ok: true; key: string } | { ok: false; why: string }> {
+  const content = await upstream.content(route, t.upstreamTaskId!, deps.signal);
+  if (!content.ok) return { ok: false, why: content.error.message };
+  const key = mediaKeyFor(t.id, 0);
+  try {
+    await deps.storage.put(key, content.value.body, "video/mp4");
+  } catch (err) {
+    content.value.body.destroy();
+    return { ok: false, why: (err as Error).message };
+  }
+  return { ok: true, key };
+}

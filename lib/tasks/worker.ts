@@ -1,0 +1,140 @@
+/**
+ * The background worker: video task polling, webhook delivery and media retention. The server
+ * starts it in-process (unless RUN_WORKERS=false) and `npm run worker` runs the very same
+ * `startWorker` in its own process; any number of them may share one database.
+ *
+ * Jobs are rows: due tasks and due deliveries are claimed with FOR UPDATE SKIP LOCKED and a
+ * lease (locked_until), so no two workers handle one job at once, and a job whose worker died
+ * is picked up again when its lease runs out. Nothing lives only in memory.
+ */
+import { and, asc, inArray, isNull, lt, lte, or } from "drizzle-orm";
+import type { Dispatcher } from "undici";
+import { getDb, type DB } from "../../db/client";
+import { tasks } from "../../db/schema";
+import { env } from "../env";
+import { logger } from "../logger";
+import { getMediaStorage, type MediaStorage } from "../storage/media-storage";
+import { runRetention } from "./retention";
+import type { WebhookUrlPolicy } from "./ssrf";
+import type { TaskRow } from "./task-render";
+import { runTaskTurn } from "./task-runner";
+import { webhookPolicy } from "./webhook-policy";
+import { claimDueDeliveries, runDelivery } from "./webhook-queue";
+
+export interface WorkerOptions {
+  signal: AbortSignal;
+  db?: DB;
+  storage?: MediaStorage;
+  policy?: WebhookUrlPolicy;
+  dispatcher?: Dispatcher;
+  /** How often to look for due jobs when idle. */
+  tickMs?: number;
+  retentionEveryMs?: number;
+  /** Jobs of each kind handled at once by this worker. */
+  concurrency?: number;
+}
+
+/** A task's lease: long enough to download a finished video. */
+const TASK_LEASE_MS = 5 * 60_000;
+
+export async function claimDueTasks(db: DB, now: Date, limit: number, leaseMs = TASK_LEASE_MS): Promise<TaskRow[]> {
+  const due = db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(
+      and(
+        inArray(tasks.status, ["queued", "in_progress"]),
+        lte(tasks.nextPollAt, now),
+        or(isNull(tasks.lockedUntil), lt(tasks.lockedUntil, now)),
+      ),
+    )
+    .orderBy(asc(tasks.nextPollAt))
+    .limit(limit)
+    .for("update", { skipLocked: true });
+  return db
+    .update(tasks)
+    .set({ lockedUntil: new Date(now.getTime() + leaseMs) })
+    .where(inArray(tasks.id, due))
+    .returning();
+}
+
+const WAKE = Symbol.for("gateway.workerWake");
+type G = typeof globalThis & { [WAKE]?: Set<() => void> };
+
+/** Lets a submission or a console resend start work now instead of at the next tick. */
+export function wakeWorkers(): void {
+  for (const w of (globalThis as G)[WAKE] ?? []) w();
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const g = globalThis as G;
+    const set = (g[WAKE] ??= new Set());
+    const done = () => {
+      clearTimeout(timer);
+      set.delete(done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    set.add(done);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+export async function startWorker(opts: WorkerOptions): Promise<void> {
+  const e = env();
+  const db = opts.db ?? (await getDb());
+  const storage = opts.storage ?? getMediaStorage();
+  const wp = opts.policy && opts.dispatcher ? { policy: opts.policy, dispatcher: opts.dispatcher } : webhookPolicy();
+  const tickMs = opts.tickMs ?? 250;
+  const concurrency = opts.concurrency ?? 8;
+  const retentionEveryMs = opts.retentionEveryMs ?? 10 * 60_000;
+  const log = logger().child({ component: "worker" });
+  const inflight = new Set<Promise<void>>();
+  let lastRetention = 0;
+
+  const track = (p: Promise<void>) => {
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p));
+  };
+
+  log.info("worker started");
+  while (!opts.signal.aborted) {
+    let claimed = 0;
+    try {
+      const now = new Date();
+      const free = concurrency - inflight.size;
+      if (free > 0) {
+        const due = await claimDueTasks(db, now, free);
+        claimed += due.length;
+        for (const t of due) {
+          track(
+            runTaskTurn(t, { db, storage, pollIntervalMs: e.TASK_POLL_INTERVAL_MS, publicBaseUrl: e.publicBaseUrl }).catch((err) =>
+              log.error({ err, taskId: t.id }, "task turn failed; it is retried when its lease runs out"),
+            ),
+          );
+        }
+        const deliveries = await claimDueDeliveries(db, now, Math.max(1, concurrency - inflight.size), e.WEBHOOK_TIMEOUT_MS + 30_000);
+        claimed += deliveries.length;
+        for (const d of deliveries) {
+          track(
+            runDelivery(d, { db, ...wp, timeoutMs: e.WEBHOOK_TIMEOUT_MS, scheduleS: e.WEBHOOK_RETRY_SCHEDULE_S })
+              .then(() => undefined)
+              .catch((err) => log.error({ err, deliveryId: d.id }, "webhook delivery failed; it is retried when its lease runs out")),
+          );
+        }
+      }
+      if (Date.now() - lastRetention >= retentionEveryMs) {
+        lastRetention = Date.now();
+        await runRetention(db, storage);
+      }
+    } catch (err) {
+      log.error({ err }, "worker loop error");
+    }
+    // Busy: look again at once for more; idle: wait for the next tick or a wake-up.
+    await sleep(claimed > 0 && inflight.size < concurrency ? 0 : tickMs, opts.signal);
+  }
+  await Promise.allSettled([...inflight]);
+  log.info("worker stopped");
+}
