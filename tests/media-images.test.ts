@@ -34,7 +34,8 @@ afterAll(async () => {
 });
 beforeEach(() => {
   oa.requests.length = 0;
-  Object.assign(oa.script, { images: "ok", imageSize: undefined, omitImageSize: false });
+  oa.aborted.length = 0;
+  Object.assign(oa.script, { images: "ok", imageSize: undefined, omitImageSize: false, delayMs: 0 });
 });
 
 const micro = (usd: number) => Math.round(usd * 1_000_000);
@@ -131,6 +132,15 @@ describe("image billing failures", () => {
     expect(err.status).toBe(status);
     expect(err.type).toBe("upstream_error");
     expect(await balanceUsd(server, email)).toBe(before);
+    if (usesPostgres()) {
+      const logs = await server.query<{ cost_micro_usd: string; settlement: string; status: number }>(
+        "select cost_micro_usd, settlement, status from request_logs where request_id = $1",
+        [err.headers.get("x-request-id")],
+      );
+      expect(logs).toEqual([{ cost_micro_usd: "0", settlement: "upstream_error", status }]);
+      const held = await server.query<{ n: string }>("select count(*) as n from holds");
+      expect(held).toEqual([{ n: "0" }]);
+    }
   });
 
   it("answers 402 before any upstream call when the balance cannot cover the price", async () => {
@@ -139,6 +149,7 @@ describe("image billing failures", () => {
     const err = await c.images.generate({ model: "img-oa", prompt: "a cat", quality: "high", size: "1536x1024" }).catch((e) => e);
     expect([err.status, err.code]).toEqual([402, "insufficient_user_quota"]);
     expect(oa.requests).toHaveLength(0);
+    await expectNothingHeldOrCharged(poor.email);
     // Auto size holds the quality's highest price, so it is refused the same way.
     const auto = await c.images.generate({ model: "img-oa", prompt: "a cat", quality: "medium" }).catch((e) => e);
     expect(auto.status).toBe(402);
@@ -148,6 +159,70 @@ describe("image billing failures", () => {
     expect(await balanceUsd(server, poor.email)).toBeCloseTo(0.05 - 0.021, 6);
   });
 });
+
+/** PostgreSQL only: no hold left open and no charge row for the account (nothing charged). */
+async function expectNothingHeldOrCharged(accountEmail: string) {
+  if (!usesPostgres()) return;
+  const rows = await server.query<{ holds: string; charges: string }>(
+    `select (select count(*) from holds h where h.account_id = u.account_id) as holds,
+            (select count(*) from ledger_entries l where l.account_id = u.account_id and l.kind = 'charge') as charges
+       from users u where u.email = $1`,
+    [accountEmail],
+  );
+  expect(rows).toEqual([{ holds: "0", charges: "0" }]);
+}
+
+describe("concurrency and disconnects", () => {
+  it("admits exactly what the balance covers when requests overlap", async () => {
+    const acct = await createAccount(server, { usd: 1 });
+    const c = new OpenAI({ apiKey: acct.key, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    oa.script.delayMs = 300;
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        c.images.generate({ model: "img-oa", prompt: "a cat", quality: "high", size: "1536x1024" }).then(
+          () => 200,
+          (e) => e.status as number,
+        ),
+      ),
+    );
+    // 3 × 0.26 = 0.78 fits in 1.00; a fourth would not.
+    expect(results.filter((s) => s === 200)).toHaveLength(3);
+    expect(results.filter((s) => s === 402)).toHaveLength(5);
+    expect(oa.requests).toHaveLength(3);
+    expect(await balanceUsd(server, acct.email)).toBeCloseTo(1 - 0.78, 6);
+  });
+
+  it("charges nothing and returns the hold when the client goes away before the image is ready", async () => {
+    const acct = await createAccount(server, { usd: 1 });
+    oa.script.images = "hang";
+    const ac = new AbortController();
+    const pending = fetch(`${server.url}/v1/images/generations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${acct.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "img-oa", prompt: "a cat", quality: "high" }),
+      signal: ac.signal,
+    }).catch(() => null);
+    while (oa.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
+    ac.abort();
+    await pending;
+    // The gateway aborts its upstream call when its client leaves.
+    while (oa.aborted.length === 0) await new Promise((r) => setTimeout(r, 20));
+    // Then it releases the hold; wait until the spendable balance is whole again.
+    while ((await balanceAfterHolds(acct.email)) !== 1) await new Promise((r) => setTimeout(r, 50));
+    expect(await balanceUsd(server, acct.email)).toBe(1);
+    await expectNothingHeldOrCharged(acct.email);
+  });
+});
+
+/** The balance, minus open holds on PostgreSQL (PGlite: the balance alone). */
+async function balanceAfterHolds(accountEmail: string): Promise<number> {
+  if (!usesPostgres()) return balanceUsd(server, accountEmail);
+  const [row] = await server.query<{ spendable: string }>(
+    "select a.balance_micro_usd - a.held_micro_usd as spendable from accounts a join users u on u.account_id = a.id where u.email = $1",
+    [accountEmail],
+  );
+  return Number(row!.spendable) / 1_000_000;
+}
 
 describe("key spend limit", () => {
   it("answers 402 key_limit_exceeded when the key's limit cannot cover the hold", async () => {

@@ -30,7 +30,11 @@ export interface FakeOpenAIMedia {
     imageSize?: string;
     /** Leave `size` out of image answers, so the gateway must read the image's own dimensions. */
     omitImageSize: boolean;
+    /** Wait this long before answering (so concurrent requests overlap). */
+    delayMs: number;
   };
+  /** Requests whose client (the gateway) went away before the fake answered. */
+  aborted: RecordedRequest[];
   /** Vector the fake returns for input i: exactly representable float32 values. */
   vectorFor(text: string | number[], index: number, dims?: number): number[];
   close(): Promise<void>;
@@ -41,7 +45,8 @@ export const FAKE_API_KEY = "sk-upstream-fake-media";
 export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
-  const script: FakeOpenAIMedia["script"] = { embeddings: "ok", images: "ok", omitUsage: false, omitImageSize: false };
+  const aborted: RecordedRequest[] = [];
+  const script: FakeOpenAIMedia["script"] = { embeddings: "ok", images: "ok", omitUsage: false, omitImageSize: false, delayMs: 0 };
 
   const vectorFor = (text: string | number[], index: number, dims = 4): number[] => {
     const base = [text.length, index, 0.5, -1.25];
@@ -51,7 +56,12 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
   const server = createServer(async (req, res) => {
     const body = await readJson(req);
     const path = new URL(req.url ?? "/", "http://x").pathname;
-    requests.push({ method: req.method ?? "", path, headers: req.headers, body });
+    const recorded = { method: req.method ?? "", path, headers: req.headers, body };
+    requests.push(recorded);
+    res.on("close", () => {
+      if (!res.writableFinished) aborted.push(recorded);
+    });
+    if (script.delayMs > 0) await new Promise((r) => setTimeout(r, script.delayMs));
     if (req.headers.authorization !== `Bearer ${FAKE_API_KEY}`) return send(res, 401, errorBody("Incorrect API key provided."));
     if (req.method === "POST" && path === "/v1/embeddings") return embeddings(body, res);
     if (req.method === "POST" && path === "/v1/images/generations") return images(body, res);
@@ -115,6 +125,7 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    aborted,
     script,
     vectorFor,
     close: () =>
