@@ -6,17 +6,18 @@
  * An image produced for a client that has since gone away is still charged: the upstream
  * was paid for it.
  */
-import { getDb } from "../../../db/client";
-import { resolveModel } from "../catalog";
+import { getDb, type DB } from "../../../db/client";
+import type { ModelPrice } from "../../../db/schema";
+import { resolveModel, type ModelRoute } from "../catalog";
 import type { ApiError } from "../errors";
 import { header, json, type GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
 import { firstSuccess } from "../embeddings/first-success";
 import { logMedia, releaseMedia, reserveMedia, settleMedia } from "../embeddings/media-billing";
 import { generateImageWithUpstream, imageTimeoutMs } from "../upstreams/image-upstream";
-import { abandonIdempotent, beginIdempotent, completeIdempotent } from "./idempotency";
-import { imageChargeMicro, planImage } from "./image-plan";
-import { parseImageRequest } from "./image-request";
+import { abandonIdempotent, beginIdempotent, completeIdempotent, type IdempotencyClaim } from "./idempotency";
+import { imageChargeMicro, planImage, type ImagePlan } from "./image-plan";
+import { parseImageRequest, type ImageRequest } from "./image-request";
 import { parseSize } from "./image-size";
 import { imageResultBody } from "./image-response";
 
@@ -53,11 +54,34 @@ export async function handleImageGeneration(ctx: RouteContext): Promise<GatewayR
     key: header(ctx.req, "idempotency-key"),
     body: raw.value,
   });
-  if (idem.kind === "error") return ctx.error(idem.error);
-  if (idem.kind === "replay") return idem.response;
+  if (idem.kind === "error") return invalid(idem.error);
+  if (idem.kind === "replay") {
+    await logMedia(db, ctx, { ...log, status: idem.response.status, settlement: "replayed" });
+    return idem.response;
+  }
   const claim = idem.kind === "claimed" ? idem.claim : null;
+  try {
+    return await generate(ctx, db, { req, plan, price, routes: resolved.routes, claim, log });
+  } catch (err) {
+    // Whatever went wrong, the key must not stay "in progress" for a day.
+    if (claim) await abandonIdempotent(db, claim).catch(() => {});
+    throw err;
+  }
+}
 
-  const budgetMs = resolved.routes.reduce((ms, r) => ms + imageTimeoutMs(r), 0);
+async function generate(
+  ctx: RouteContext,
+  db: DB,
+  { req, plan, price, routes, claim, log }: {
+    req: ImageRequest;
+    plan: ImagePlan;
+    price: ModelPrice;
+    routes: ModelRoute[];
+    claim: IdempotencyClaim | null;
+    log: { route: string; model: string; price: ModelPrice };
+  },
+): Promise<GatewayResponse> {
+  const budgetMs = routes.reduce((ms, r) => ms + imageTimeoutMs(r), 0);
   const reserved = await reserveMedia(db, ctx, plan.holdMicroUsd, budgetMs);
   if (!reserved.ok) {
     if (claim) await abandonIdempotent(db, claim);
@@ -65,7 +89,7 @@ export async function handleImageGeneration(ctx: RouteContext): Promise<GatewayR
     return ctx.error(reserved.error);
   }
 
-  const { route, outcome } = await firstSuccess(resolved.routes, (r) => generateImageWithUpstream(r, req, plan, ctx.req.signal), ctx.req.signal);
+  const { route, outcome } = await firstSuccess(routes, (r) => generateImageWithUpstream(r, req, plan, ctx.req.signal), ctx.req.signal);
   const upstream = { upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol };
   if (!outcome.ok) {
     if (claim) await abandonIdempotent(db, claim);
@@ -74,10 +98,11 @@ export async function handleImageGeneration(ctx: RouteContext): Promise<GatewayR
   }
 
   const image = outcome.value;
-  const charge = imageChargeMicro(price, plan, image.reportedSize ?? { width: image.width, height: image.height });
+  // The size the upstream says it made, else the image's own pixels (an "auto" answer says nothing).
+  const reported = parseSize(image.reportedSize) ? image.reportedSize! : null;
+  const charge = imageChargeMicro(price, plan, reported ?? { width: image.width, height: image.height });
   const { headers } = await settleMedia(db, ctx, reserved.hold, charge.costMicroUsd, { ...log, ...upstream, status: 200, settlement: "completed" });
-  const shownSize = parseSize(image.reportedSize) ? image.reportedSize! : charge.size;
-  const res = json(200, imageResultBody(image, shownSize, plan.quality), headers);
+  const res = json(200, imageResultBody(image, reported ?? charge.size, plan.quality), headers);
   if (claim) await completeIdempotent(db, claim, 200, res.body as string);
   return res;
 }
