@@ -6,7 +6,7 @@ import OpenAI from "openai";
 import { PNG } from "pngjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { balanceUsd, createAccount } from "./support/accounts";
-import { startTestServer, type TestServer } from "./support/server";
+import { startTestServer, usesPostgres, type TestServer } from "./support/server";
 
 let server: TestServer;
 let client: OpenAI;
@@ -57,5 +57,24 @@ describe("demo media models", () => {
     expect([err.status, err.code]).toEqual([402, "insufficient_user_quota"]);
     const n = await client.images.generate({ model: "demo-image", prompt: "p", n: 2 }).catch((e) => e);
     expect([n.status, n.param]).toEqual([400, "n"]);
+  });
+});
+
+// The next mount runs admin commands through its own database connection: PostgreSQL only.
+describe.runIf(usesPostgres())("demo media models on the Next.js route-handler mount", () => {
+  let next: TestServer;
+  let c: OpenAI;
+  beforeAll(async () => {
+    next = await startTestServer({ mount: "next" });
+    const acct = await createAccount(next, { usd: 1 });
+    c = new OpenAI({ apiKey: acct.key, baseURL: `${next.url}/v1`, maxRetries: 0 });
+  });
+  afterAll(() => next?.dispose());
+
+  it("serves embeddings and a real PNG there too (pngjs inside Next's bundle)", async () => {
+    const e = await c.embeddings.create({ model: "demo-embed", input: "hello" });
+    expect(e.data[0]!.embedding).toHaveLength(256);
+    const img = await c.images.generate({ model: "demo-image-mini", prompt: "a green field" });
+    expect(PNG.sync.read(Buffer.from(img.data![0]!.b64_json!, "base64")).width).toBeGreaterThan(0);
   });
 });
