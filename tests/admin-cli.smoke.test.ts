@@ -93,7 +93,7 @@ describe("server start", () => {
         file,
         JSON.stringify({ upstreams: [{ id: "oa", protocol: "openai", baseUrl: "http://127.0.0.1:1/v1" }], models: [{ id: "m", kind: "text", upstream: "oa", price: { inputPerMTok: 1 } }] }),
       );
-      const env = { ...(process.env as Record<string, string>), DATA_DIR: dir, GATEWAY_CONFIG: file, PORT: "0", NODE_ENV: "production" };
+      const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dir, GATEWAY_CONFIG: file, PORT: "0", NODE_ENV: "production" };
       delete env.DATABASE_URL;
       const r = await run("scripts/start.ts", [], env);
       expect(r.code).toBe(1);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "./load";
 
-const base = {
+const base: { upstreams: Record<string, unknown>[]; models: Record<string, any>[] } = {
   upstreams: [
     { id: "oa", protocol: "openai", baseUrl: "http://127.0.0.1:19001/v1", apiKey: "k" },
     { id: "an", protocol: "anthropic", baseUrl: "http://127.0.0.1:19002", apiKey: "k" },
@@ -15,8 +15,8 @@ const base = {
   ],
 };
 
-const parse = (cfg: unknown, env: NodeJS.ProcessEnv = {}) => parseConfig(JSON.stringify(cfg), "gw.json", env);
-function problem(cfg: unknown, env: NodeJS.ProcessEnv = {}): string {
+const parse = (cfg: unknown, env: Record<string, string> = {}) => parseConfig(JSON.stringify(cfg), "gw.json", env);
+function problem(cfg: unknown, env: Record<string, string> = {}): string {
   try {
     parse(cfg, env);
   } catch (err) {

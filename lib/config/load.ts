@@ -6,7 +6,7 @@ import { configSchema, type GatewayConfig } from "./schema";
 export class ConfigError extends Error {}
 
 /** Replaces `${ENV_NAME}` in every string value, so secrets stay out of the file. */
-function interpolate(value: unknown, at: string, env: NodeJS.ProcessEnv): unknown {
+function interpolate(value: unknown, at: string, env: Record<string, string | undefined>): unknown {
   if (typeof value === "string") {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
       const v = env[name];
@@ -25,7 +25,7 @@ function pathString(p: readonly PropertyKey[]): string {
   return p.reduce<string>((s, seg) => (typeof seg === "number" ? `${s}[${seg}]` : s ? `${s}.${String(seg)}` : String(seg)), "");
 }
 
-export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+export function parseConfig(text: string, file: string, env: Record<string, string | undefined> = process.env): GatewayConfig {
   let raw: unknown;
   try {
     raw = JSON.parse(text);

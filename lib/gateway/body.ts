@@ -28,10 +28,34 @@ export function parseJsonBody(buf: Buffer): { ok: true; value: unknown } | { ok:
   } catch {
     return { ok: false, error: errors.invalidRequest("Request body is not valid UTF-8.") };
   }
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    return { ok: false, error: errors.invalidRequest(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep.`) };
+  }
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (err) {
     const detail = err instanceof SyntaxError ? err.message.slice(0, 200) : "nested too deeply";
     return { ok: false, error: errors.invalidRequest(`Request body is not valid JSON: ${detail}`) };
   }
+}
+
+/** Deeper JSON than any real request needs; walking it later (validation, conversion) could overflow the stack. */
+export const MAX_JSON_DEPTH = 128;
+
+/** Maximum [ / { nesting outside strings; O(n), stops counting nothing else. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) max = depth;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return max;
 }

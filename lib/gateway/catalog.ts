@@ -145,7 +145,7 @@ export function isAllowed(principal: Principal, modelId: string): boolean {
   return true;
 }
 
-const KIND_WORDS: Record<ModelKind, string> = { text: "a text", embedding: "an embedding", image: "an image", video: "a video" };
+const A_KIND: Record<ModelKind, string> = { text: "a text", embedding: "an embedding", image: "an image", video: "a video" };
 
 /**
  * A public model id → its routes in failover order, for this principal and this route's kinds.
@@ -168,7 +168,7 @@ export async function resolveModel(
     return {
       ok: false,
       error: errors.modelNotSupported(
-        `The model "${modelId}" is ${KIND_WORDS[kind]} model; this route serves ${kinds.map((k) => KIND_WORDS[k]).join(" or ")} models.`,
+        `The model "${modelId}" is ${A_KIND[kind]} model; this route serves ${kinds.join(" or ")} models.`,
       ),
     };
   }

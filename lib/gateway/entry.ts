@@ -12,28 +12,36 @@ import { errorResponse, errors } from "./errors";
 import type { GatewayRequest, GatewayResponse } from "./http";
 import { Router } from "./router";
 import { allRoutes } from "./routes";
-import type { Principal, RouteContext } from "./types";
-
-const KEY = Symbol.for("gateway.router");
-type G = typeof globalThis & { [KEY]?: Router };
-
-function router(): Router {
-  const g = globalThis as G;
-  return (g[KEY] ??= new Router(allRoutes()));
-}
+import type { Principal, RouteContext, RouteDef } from "./types";
 
 export interface HandleOptions {
   /** Skip key auth: the console's playground calls with the signed-in user's account. */
   principal?: Principal;
 }
 
-export async function handleGatewayRequest(req: GatewayRequest, opts: HandleOptions = {}): Promise<GatewayResponse> {
+export type GatewayHandler = (req: GatewayRequest, opts?: HandleOptions) => Promise<GatewayResponse>;
+
+const KEY = Symbol.for("gateway.handler");
+type G = typeof globalThis & { [KEY]?: GatewayHandler };
+
+/** The public API over every route (lib/gateway/routes). */
+export function handleGatewayRequest(req: GatewayRequest, opts: HandleOptions = {}): Promise<GatewayResponse> {
+  const g = globalThis as G;
+  return (g[KEY] ??= createGatewayHandler(allRoutes()))(req, opts);
+}
+
+export function createGatewayHandler(routes: RouteDef[]): GatewayHandler {
+  const router = new Router(routes);
+  return (req, opts = {}) => handle(router, req, opts);
+}
+
+async function handle(router: Router, req: GatewayRequest, opts: HandleOptions): Promise<GatewayResponse> {
   const startedAt = performance.now();
   const requestId = newId("request");
   let res: GatewayResponse;
   let errorCode: string | undefined;
   try {
-    const match = router().match(req.method, req.url.pathname);
+    const match = router.match(req.method, req.url.pathname);
     if (match.kind === "not_found") {
       res = errorResponse(errors.notFound(`Unknown route ${req.method} ${req.url.pathname.slice(0, 200)}.`));
     } else if (match.kind === "method_not_allowed") {
