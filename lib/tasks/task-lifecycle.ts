@@ -150,11 +150,15 @@ export function paramsToJob(params: Record<string, unknown>): VideoJob {
   };
 }
 
-/** The upstream accepted the task: remember its id; uploaded image bytes are no longer needed. */
+/**
+ * The upstream accepted the task: remember its id; uploaded image bytes are no longer needed.
+ * Status and progress stay as they are (the submission answers `queued`, progress 0); the
+ * worker's polls move them.
+ */
 export async function recordUpstreamAccepted(
   db: DbOrTx,
   taskId: string,
-  input: { upstreamId: string; modelRowId: string; upstreamModel: string; upstreamTaskId: string; status: TaskStatus; progress: number; nextPollAt: Date },
+  input: { upstreamId: string; modelRowId: string; upstreamModel: string; upstreamTaskId: string; nextPollAt: Date },
 ): Promise<TaskRow | null> {
   const [t] = await db
     .update(tasks)
@@ -163,9 +167,6 @@ export async function recordUpstreamAccepted(
       modelRowId: input.modelRowId,
       upstreamModel: input.upstreamModel,
       upstreamTaskId: input.upstreamTaskId,
-      status: input.status === "in_progress" ? "in_progress" : sql`${tasks.status}`,
-      progress: sql`greatest(${tasks.progress}, ${Math.round(input.progress)})`,
-      startedAt: input.status === "in_progress" ? sql`coalesce(${tasks.startedAt}, now())` : sql`${tasks.startedAt}`,
       params: sql`${tasks.params} - 'images'`,
       pollFailures: 0,
       nextPollAt: input.nextPollAt,

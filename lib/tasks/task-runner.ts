@@ -64,8 +64,6 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
       modelRowId: route.rowId,
       upstreamModel: route.upstreamModel,
       upstreamTaskId: created.value.id,
-      status: created.value.status,
-      progress: created.value.progress,
       nextPollAt: next(),
     });
     return;

@@ -1,0 +1,140 @@
+/**
+ * `POST /v1/videos`: parse (JSON or multipart), resolve the model, apply the family rules and
+ * the webhook address rules, take the price (402 before anything else happens), create the
+ * task and hand it to the upstream, failing over on errors that may heal. The answer is the
+ * Video object with status `queued`; the worker takes it from there.
+ *
+ * If this process dies after the task row commits, the task is not lost: its short lease runs
+ * out and a worker submits it upstream (task-runner.ts).
+ */
+import { getDb } from "../../db/client";
+import { formatUsd } from "../billing/money";
+import { env } from "../env";
+import { resolveModel } from "../gateway/catalog";
+import { errors, type ApiError } from "../gateway/errors";
+import { header, json, type GatewayResponse } from "../gateway/http";
+import { abandonIdempotent, beginIdempotent, completeIdempotent } from "../gateway/images/idempotency";
+import type { RouteContext } from "../gateway/types";
+import { checkWebhookUrl } from "./ssrf";
+import { createVideoTask, failTask, recordUpstreamAccepted } from "./task-lifecycle";
+import { renderVideo } from "./task-render";
+import { videoUpstreamFor } from "./task-route";
+import { logVideoRequest } from "./video-request-log";
+import { holdMicroUsd } from "./video-price";
+import { parseSubmission } from "./video-submission";
+import { checkCommonFields, heldSeconds, validateSubmission } from "./video-validate";
+import type { VideoRoute } from "./video-types";
+import { webhookPolicy } from "./webhook-policy";
+
+const ROUTE = "/v1/videos";
+/** The submitting request keeps its new task to itself this long while it calls the upstream. */
+const SUBMIT_LEASE_MS = 2 * 60_000;
+
+export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayResponse> {
+  const db = await getDb();
+  const reject = async (err: ApiError, model: string | null = null): Promise<GatewayResponse> => {
+    await logVideoRequest(db, ctx, { route: ROUTE, model, status: err.status, errorCode: err.code, settlement: err.status === 402 ? "rejected" : "invalid" });
+    return ctx.error(err);
+  };
+
+  const raw = await ctx.readBody();
+  if (!raw.ok) return reject(raw.error);
+  const parsed = await parseSubmission(raw.value, header(ctx.req, "content-type"));
+  if (!parsed.ok) return reject(parsed.error);
+  const common = checkCommonFields(parsed.value);
+  if (!common.ok) return reject(common.error);
+  const resolved = await resolveModel(ctx.principal, common.model, ["video"]);
+  if (!resolved.ok) return reject(resolved.error, common.model);
+  const routes = resolved.routes;
+  const primary = routes[0]!;
+  const valid = validateSubmission(parsed.value, primary.family);
+  if (!valid.ok) return reject(valid.error, common.model);
+  const { job, webhook, webhookSecret } = valid.value;
+  if (webhook) {
+    const verdict = await checkWebhookUrl(webhook, webhookPolicy().policy);
+    if (!verdict.ok) return reject(errors.invalidRequest(`\`webhook\` is not allowed: it ${verdict.reason}.`, "webhook"), common.model);
+  }
+
+  const idem = await beginIdempotent(db, { accountId: ctx.principal.accountId, route: ROUTE, key: header(ctx.req, "idempotency-key"), body: raw.value });
+  if (idem.kind === "error") return reject(idem.error, common.model);
+  if (idem.kind === "replay") return idem.response;
+  const claim = idem.kind === "claimed" ? idem.claim : null;
+  const giveUp = async (err: ApiError) => {
+    if (claim) await abandonIdempotent(db, claim);
+    return reject(err, common.model);
+  };
+
+  const e = env();
+  const amount = holdMicroUsd(primary.price, heldSeconds(job));
+  const created = await createVideoTask(db, {
+    accountId: ctx.principal.accountId,
+    keyId: ctx.principal.keyId,
+    userId: ctx.principal.userId,
+    source: ctx.principal.source,
+    model: primary.modelId,
+    modelRowId: primary.rowId,
+    upstreamId: primary.upstream.id,
+    upstreamModel: primary.upstreamModel,
+    family: primary.family,
+    job,
+    webhookUrl: webhook,
+    webhookSecret,
+    holdMicroUsd: amount,
+    price: primary.price,
+    requestId: ctx.requestId,
+    timeoutS: e.TASK_TIMEOUT_S,
+    leaseMs: SUBMIT_LEASE_MS,
+  });
+  if (!created.ok) return giveUp(created.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota());
+  const task = created.task;
+
+  let lastError: ApiError = errors.upstream("No upstream can serve this video model.");
+  for (const route of routes as VideoRoute[]) {
+    const upstream = videoUpstreamFor(route.upstream.protocol);
+    if (!upstream) continue;
+    const r = await upstream.create(route, job);
+    if (r.ok) {
+      const interval = upstream.pollIntervalMs ?? e.TASK_POLL_INTERVAL_MS;
+      const accepted = await recordUpstreamAccepted(db, task.id, {
+        upstreamId: route.upstream.id,
+        modelRowId: route.rowId,
+        upstreamModel: route.upstreamModel,
+        upstreamTaskId: r.value.id,
+        nextPollAt: new Date(Date.now() + interval),
+      });
+      const body = JSON.stringify(renderVideo(accepted ?? task));
+      await logVideoRequest(db, ctx, {
+        route: ROUTE,
+        model: primary.modelId,
+        upstreamId: route.upstream.id,
+        upstreamProtocol: route.upstream.protocol,
+        status: 200,
+        costMicroUsd: amount,
+        settlement: "task_submitted",
+        price: primary.price,
+      });
+      if (claim) await completeIdempotent(db, claim, 200, body);
+      const res = json(200, null, {
+        "x-gateway-cost-usd": formatUsd(amount),
+        ...(created.balanceAfterMicroUsd !== null ? { "x-gateway-balance-usd": formatUsd(created.balanceAfterMicroUsd) } : {}),
+      });
+      return { ...res, body };
+    }
+    lastError = r.error;
+    if (!r.retryable) break;
+  }
+  // Nothing reached an upstream: the task ends failed and the charge comes straight back.
+  await failTask(db, task.id, lastError.message, { publicBaseUrl: e.publicBaseUrl });
+  if (claim) await abandonIdempotent(db, claim);
+  await logVideoRequest(db, ctx, {
+    route: ROUTE,
+    model: primary.modelId,
+    upstreamId: primary.upstream.id,
+    upstreamProtocol: primary.upstream.protocol,
+    status: lastError.status,
+    errorCode: lastError.code,
+    settlement: "upstream_error",
+    price: primary.price,
+  });
+  return ctx.error(lastError);
+}

@@ -1,0 +1,42 @@
+/** The request-log row of a video route call (never the prompt). */
+import type { DbOrTx } from "../../db/client";
+import { requestLogs, type ModelPrice } from "../../db/schema";
+import type { RouteContext } from "../gateway/types";
+
+export interface VideoLogFields {
+  route: string;
+  model: string | null;
+  upstreamId?: string | null;
+  upstreamProtocol?: string | null;
+  status: number;
+  errorCode?: string | null;
+  costMicroUsd?: number;
+  /** task_submitted | rejected | upstream_error | invalid */
+  settlement: string;
+  price?: ModelPrice | null;
+}
+
+export async function logVideoRequest(db: DbOrTx, ctx: RouteContext, log: VideoLogFields): Promise<void> {
+  await db
+    .insert(requestLogs)
+    .values({
+      requestId: ctx.requestId,
+      accountId: ctx.principal.accountId,
+      keyId: ctx.principal.keyId,
+      userId: ctx.principal.userId,
+      source: ctx.principal.source,
+      method: ctx.req.method,
+      route: log.route,
+      model: log.model,
+      upstreamId: log.upstreamId ?? null,
+      inboundProtocol: "openai",
+      upstreamProtocol: log.upstreamProtocol ?? null,
+      status: log.status,
+      errorCode: log.errorCode ?? null,
+      costMicroUsd: log.costMicroUsd ?? 0,
+      settlement: log.settlement,
+      priceSnapshot: log.price ?? null,
+      latencyMs: Math.round(performance.now() - ctx.startedAt),
+    })
+    .onConflictDoNothing();
+}
