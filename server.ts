@@ -3,14 +3,17 @@
  * straight to the framework-agnostic gateway entry and everything else to Next.js. The public
  * API thus never pays Next's per-request cost (DESIGN.md, "Serving the public API").
  */
+import { timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { once } from "node:events";
-import { closeDb, dbState } from "./db/client";
+import { closeDb, migrationsApplied } from "./db/client";
 import { env } from "./lib/env";
 import { handleGatewayRequest } from "./lib/gateway/entry";
+import { closeRateLimiter, warmRateLimiter } from "./lib/gateway/rate-limit";
 import type { GatewayResponse } from "./lib/gateway/http";
 import { startInvalidationListener } from "./lib/gateway/invalidation";
 import { logger } from "./lib/logger";
+import { metrics } from "./lib/metrics";
 import { dataDirSecret } from "./lib/crypto";
 import { ADMIN_PATH, ADMIN_SECRET_FILE, handleAdminRequest } from "./lib/runtime/admin-endpoint";
 import { acquireInstance, updateInstance } from "./lib/runtime/instance-lock";
@@ -62,14 +65,28 @@ async function health(res: ServerResponse, ready: boolean): Promise<void> {
   let ok = true;
   if (ready) {
     try {
-      const s = await dbState();
-      await s.db.execute("select 1" as never);
+      ok = await migrationsApplied();
     } catch {
       ok = false;
     }
   }
   res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
   res.end(JSON.stringify({ status: ok ? "ok" : "unavailable" }));
+}
+
+/** Prometheus text format, only with `Authorization: Bearer $METRICS_TOKEN` (off when unset). */
+async function serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const token = env().METRICS_TOKEN;
+  const presented = /^bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "";
+  const ok = token !== undefined && presented.length === token.length && timingSafeEqual(Buffer.from(presented), Buffer.from(token));
+  if (!ok) {
+    res.writeHead(token ? 401 : 404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { message: token ? "Invalid metrics token." : "Not found.", type: token ? "authentication_error" : "not_found", code: token ? "invalid_token" : "not_found" } }));
+    return;
+  }
+  const { registry } = metrics();
+  res.writeHead(200, { "content-type": registry.contentType });
+  res.end(await registry.metrics());
 }
 
 export interface RunningServer {
@@ -87,6 +104,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
     markPrepared(prepared);
     await prepared;
     await startInvalidationListener();
+    await warmRateLimiter();
     if (e.RUN_WORKERS) jobs = await startJobs();
     if (e.WEBHOOK_ALLOW_HOSTS.length) {
       logger().warn({ hosts: e.WEBHOOK_ALLOW_HOSTS }, "WEBHOOK_ALLOW_HOSTS exempts these hosts from the private-address rule (tests only)");
@@ -105,6 +123,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           res.end();
         });
       if (isApiPath(url)) return void done(serveApi(req, res));
+      if (url === "/metrics") return void done(serveMetrics(req, res));
       if (url === "/healthz") return void done(health(res, false));
       if (url === "/readyz") return void done(health(res, true));
       if (url === ADMIN_PATH) return void done(handleAdminRequest(req, res));
@@ -128,6 +147,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           await new Promise<void>((r) => server.close(() => r()));
           clearTimeout(force);
           await jobs?.stop();
+          await closeRateLimiter();
           await app.close?.();
           await closeDb();
           release();

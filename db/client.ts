@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
-import type { ExtractTablesWithRelations } from "drizzle-orm";
+import { sql, type ExtractTablesWithRelations } from "drizzle-orm";
 import * as schema from "./schema";
 import { env } from "../lib/env";
 
@@ -134,4 +134,13 @@ export async function migrate(): Promise<void> {
       await run(db as never, { migrationsFolder: migrationsFolder() });
     }
   });
+}
+
+/** True when the database answers and holds every committed migration (for GET /readyz). */
+export async function migrationsApplied(): Promise<boolean> {
+  const fs = await import("node:fs");
+  const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder(), "meta/_journal.json"), "utf8")) as { entries: unknown[] };
+  const db = await getDb();
+  const r = (await db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)) as unknown as { rows: { n: number }[] };
+  return Number(r.rows[0]?.n ?? 0) >= journal.entries.length;
 }

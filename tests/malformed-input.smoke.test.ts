@@ -19,7 +19,7 @@ const post = (path: string, body: string | Buffer, headers: Record<string, strin
   fetch(`${server.url}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
-    body,
+    body: body as BodyInit,
   });
 const user = [{ role: "user", content: "hi" }];
 

@@ -5,12 +5,14 @@
  */
 import { performance } from "node:perf_hooks";
 import { logger, sanitizeUrl } from "../logger";
+import { metrics } from "../metrics";
 import { newId } from "../ids";
 import { authenticate } from "./auth";
 import { DEFAULT_BODY_LIMIT, parseJsonBody, readBody } from "./body";
-import { errorResponse, errors } from "./errors";
+import { errorResponse, errors, type ApiError } from "./errors";
 import type { GatewayRequest, GatewayResponse } from "./http";
 import { Router } from "./router";
+import { checkRateLimit, rateLimitHeaders } from "./rate-limit";
 import { allRoutes } from "./routes";
 import type { Principal, RouteContext, RouteDef } from "./types";
 
@@ -40,6 +42,10 @@ async function handle(router: Router, req: GatewayRequest, opts: HandleOptions):
   const requestId = newId("request");
   let res: GatewayResponse;
   let errorCode: string | undefined;
+  let errorObject: ApiError | undefined;
+  let routeLabel = "unmatched";
+  let limitHeaders: Record<string, string> | undefined;
+  const observe: RouteContext["observe"] = {};
   try {
     const match = router.match(req.method, req.url.pathname);
     if (match.kind === "not_found") {
@@ -48,6 +54,7 @@ async function handle(router: Router, req: GatewayRequest, opts: HandleOptions):
       res = errorResponse(errors.methodNotAllowed(req.method, match.allowed));
     } else {
       const def = match.def;
+      routeLabel = def.path;
       const style = def.errorStyle ?? "openai";
       let principal = opts.principal;
       if (!principal && def.auth !== false) {
@@ -55,12 +62,24 @@ async function handle(router: Router, req: GatewayRequest, opts: HandleOptions):
         if (!auth.ok) {
           res = errorResponse(auth.error, style);
           errorCode = auth.error.code;
+          errorObject = auth.error;
           return finish(res);
         }
         principal = auth.principal;
       }
+      if (principal) {
+        const decision = await checkRateLimit(principal);
+        limitHeaders = rateLimitHeaders(decision);
+        if (!decision.allowed) {
+          metrics().rateLimited.inc();
+          const err = errors.rateLimited(decision.resetS);
+          errorCode = err.code;
+          errorObject = err;
+          return finish(errorResponse(err, style));
+        }
+      }
       const limit = def.bodyLimit ?? DEFAULT_BODY_LIMIT;
-      let body: Promise<{ ok: true; value: Buffer } | { ok: false; error: import("./errors").ApiError }> | undefined;
+      let body: Promise<{ ok: true; value: Buffer } | { ok: false; error: ApiError }> | undefined;
       const ctx: RouteContext = {
         req,
         requestId,
@@ -74,26 +93,41 @@ async function handle(router: Router, req: GatewayRequest, opts: HandleOptions):
         },
         error: (err) => {
           errorCode = err.code;
+          errorObject = err;
           return errorResponse(err, style);
         },
+        observe,
       };
       res = await def.handler(ctx);
     }
   } catch (err) {
     logger().error({ err, requestId, path: sanitizeUrl(req.url.pathname + req.url.search) }, "unhandled error in gateway");
-    res = errorResponse(errors.internal(requestId));
+    errorObject = errors.internal(requestId);
+    res = errorResponse(errorObject);
     errorCode = "internal_error";
   }
   return finish(res);
 
   function finish(r: GatewayResponse): GatewayResponse {
     r.headers["x-request-id"] = requestId;
-    const ms = Math.round((performance.now() - startedAt) * 100) / 100;
-    if (r.status >= 500) {
-      logger().warn({ requestId, method: req.method, path: sanitizeUrl(req.url.pathname + req.url.search), status: r.status, ms, errorCode }, "request failed");
-    } else {
-      logger().debug({ requestId, method: req.method, path: sanitizeUrl(req.url.pathname + req.url.search), status: r.status, ms, errorCode }, "request");
-    }
+    if (limitHeaders) Object.assign(r.headers, limitHeaders);
+    const seconds = (performance.now() - startedAt) / 1000;
+    const labels = { route: routeLabel, model: observe.model ?? "", status: String(r.status) };
+    const m = metrics();
+    m.requests.inc(labels);
+    m.duration.observe(labels, seconds);
+    const line = {
+      requestId,
+      method: req.method,
+      path: sanitizeUrl(req.url.pathname + req.url.search),
+      status: r.status,
+      ms: Math.round(seconds * 100_000) / 100,
+      model: observe.model,
+      error: errorObject ? { message: errorObject.message, type: errorObject.type, code: errorObject.code } : errorCode ? { code: errorCode } : undefined,
+    };
+    if (r.status >= 500) logger().warn(line, "request failed");
+    else if (r.status >= 400) logger().info(line, "request refused");
+    else logger().debug(line, "request");
     return r;
   }
 }

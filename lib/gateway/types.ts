@@ -44,6 +44,8 @@ export interface RouteContext {
   readBody(): Promise<{ ok: true; value: Buffer } | { ok: false; error: ApiError }>;
   /** Renders an ApiError in this route's error style. */
   error(err: ApiError): GatewayResponse;
+  /** Filled by handlers for logs and metrics: the public model id once known. */
+  observe: { model?: string };
 }
 
 export interface RouteDef {

@@ -22,6 +22,8 @@ export interface StartOptions {
   mount?: "custom" | "next";
   /** Force PGlite even when DATABASE_URL is set. */
   database?: "auto" | "pglite";
+  /** Another instance on the same PostgreSQL database (scale-out tests); it owns the database. */
+  shareWith?: TestServer;
 }
 
 export interface AdminResult {
@@ -85,7 +87,12 @@ export function usesPostgres(opts: StartOptions = {}): boolean {
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gw-test-"));
   const port = await freePort();
-  const db = usesPostgres(opts) ? await createDatabase(basePostgresUrl()!) : null;
+  if (opts.shareWith && !opts.shareWith.databaseUrl) throw new Error("shareWith needs PostgreSQL");
+  const db = opts.shareWith
+    ? { url: opts.shareWith.databaseUrl!, drop: async () => {} }
+    : usesPostgres(opts)
+      ? await createDatabase(basePostgresUrl()!)
+      : null;
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   delete env.DATABASE_URL;
@@ -99,6 +106,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     DATA_DIR: dataDir,
     PUBLIC_BASE_URL: `http://localhost:${port}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "info",
+    // Instances sharing a database must share the key that encrypts upstream credentials.
+    ENCRYPTION_KEY: opts.shareWith?.env.ENCRYPTION_KEY ?? `test-${port}-${Math.random()}`,
   });
   if (db) env.DATABASE_URL = db.url;
   if (opts.config !== undefined) {

@@ -1,0 +1,116 @@
+/**
+ * Requests-per-minute limits per key (DEFAULT_KEY_RPM unless the key has its own) and per
+ * account (when set). Shared across instances through Redis when REDIS_URL is set, in-process
+ * otherwise. A Redis failure never blocks a request: the limit fails open at once (no offline
+ * queue), logged and counted (DESIGN.md, "Redis unavailable").
+ */
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { env } from "../env";
+import { logger } from "../logger";
+import { metrics } from "../metrics";
+import type { Principal } from "./types";
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetS: number;
+}
+
+interface State {
+  redis: import("ioredis").Redis | null;
+  limiters: Map<number, RateLimiterAbstract>;
+  lastWarn: number;
+}
+
+const KEY = Symbol.for("gateway.rateLimit");
+type G = typeof globalThis & { [KEY]?: State };
+
+async function state(): Promise<State> {
+  const g = globalThis as G;
+  if (!g[KEY]) {
+    let redis: State["redis"] = null;
+    const url = env().REDIS_URL;
+    if (url) {
+      const { Redis } = await import("ioredis");
+      redis = new Redis(url, {
+        enableOfflineQueue: false, // fail at once while disconnected instead of queueing requests
+        maxRetriesPerRequest: 0,
+        connectTimeout: 500,
+        retryStrategy: (times) => Math.min(times * 250, 2_000),
+      });
+      redis.on("error", () => {}); // reported per request below, throttled
+    }
+    g[KEY] = { redis, limiters: new Map(), lastWarn: 0 };
+  }
+  return g[KEY]!;
+}
+
+function limiterFor(s: State, points: number): RateLimiterAbstract {
+  let l = s.limiters.get(points);
+  if (!l) {
+    l = s.redis
+      ? new RateLimiterRedis({ storeClient: s.redis, points, duration: 60, keyPrefix: `gw_rl_${points}` })
+      : new RateLimiterMemory({ points, duration: 60 });
+    s.limiters.set(points, l);
+  }
+  return l;
+}
+
+async function consume(s: State, id: string, points: number): Promise<RateDecision> {
+  try {
+    const r = await limiterFor(s, points).consume(id);
+    return { allowed: true, limit: points, remaining: r.remainingPoints, resetS: Math.ceil(r.msBeforeNext / 1000) };
+  } catch (err) {
+    if (err instanceof RateLimiterRes) {
+      return { allowed: false, limit: points, remaining: 0, resetS: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
+    }
+    metrics().rateLimitFailOpen.inc();
+    if (Date.now() - s.lastWarn > 10_000) {
+      s.lastWarn = Date.now();
+      logger().warn({ err: (err as Error).message }, "rate limit store unavailable; failing open");
+    }
+    return { allowed: true, limit: points, remaining: points, resetS: 60 };
+  }
+}
+
+/** Consumes one request for the principal's key (or console user) and account; the tighter answer wins. */
+export async function checkRateLimit(p: Principal): Promise<RateDecision> {
+  const s = await state();
+  const subject = p.keyId ? `k:${p.keyId}` : `u:${p.userId ?? p.accountId}`;
+  const key = await consume(s, subject, p.keyRpm ?? env().DEFAULT_KEY_RPM);
+  if (!key.allowed || !p.accountRpm) return key;
+  const account = await consume(s, `a:${p.accountId}`, p.accountRpm);
+  return !account.allowed || account.remaining < key.remaining ? account : key;
+}
+
+export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  return {
+    "x-ratelimit-limit-requests": String(d.limit),
+    "x-ratelimit-remaining-requests": String(Math.max(0, d.remaining)),
+    "x-ratelimit-reset-requests": `${d.resetS}s`,
+  };
+}
+
+/** Connects to Redis at start (waiting at most a second), so the first requests are limited too. */
+export async function warmRateLimiter(): Promise<void> {
+  const s = await state();
+  const redis = s.redis;
+  if (!redis || redis.status === "ready") return;
+  await new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, 1_000);
+    redis.once("ready", () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+  if (redis.status !== "ready") logger().warn("Redis is not reachable at start; rate limits fail open until it is");
+}
+
+export async function closeRateLimiter(): Promise<void> {
+  const g = globalThis as G;
+  const s = g[KEY];
+  g[KEY] = undefined;
+  s?.redis?.disconnect();
+}
