@@ -105,7 +105,7 @@ export async function warmRateLimiter(): Promise<void> {
       resolve();
     });
   });
-  if (redis.status !== "ready") logger().warn("Redis is not reachable at start; rate limits fail open until it is");
+  if ((redis.status as string) !== "ready") logger().warn("Redis is not reachable at start; rate limits fail open until it is");
 }
 
 export async function closeRateLimiter(): Promise<void> {
