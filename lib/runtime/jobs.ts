@@ -5,6 +5,7 @@
 import { getDb } from "../../db/client";
 import { sweepExpiredHolds } from "../billing/holds";
 import { logger } from "../logger";
+import { startWorker } from "../tasks/worker";
 
 export interface Jobs {
   stop(): Promise<void>;
@@ -28,17 +29,12 @@ function every(ms: number, name: string, fn: () => Promise<unknown>): () => Prom
 export async function startJobs(): Promise<Jobs> {
   const stops: (() => Promise<void>)[] = [];
   stops.push(every(30_000, "hold-sweeper", async () => sweepExpiredHolds(await getDb())));
-  // TODO(video): a static import once lib/tasks/worker.ts lands.
-  const workerModule = "../tasks/worker";
-  const tasks: unknown = await import(workerModule).catch(() => null);
-  if (tasks && typeof (tasks as { startWorker?: unknown }).startWorker === "function") {
-    const ac = new AbortController();
-    const done = (tasks as { startWorker: (o: { signal: AbortSignal }) => Promise<void> | void }).startWorker({ signal: ac.signal });
-    stops.push(async () => {
-      ac.abort();
-      await done;
-    });
-  }
+  const ac = new AbortController();
+  const worker = startWorker({ signal: ac.signal });
+  stops.push(async () => {
+    ac.abort();
+    await worker;
+  });
   return {
     async stop() {
       await Promise.all(stops.map((s) => s()));
