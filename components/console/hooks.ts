@@ -5,7 +5,7 @@ import { api } from "./api";
 import type * as T from "./types";
 
 export function useMe() {
-  return useQuery({ queryKey: ["me"], queryFn: () => api<T.Me>("/api/console/me"), staleTime: 5_000 });
+  return useQuery({ queryKey: ["me"], queryFn: () => api<T.Me>("/api/console/me") });
 }
 
 export function useOverview() {

@@ -9,7 +9,8 @@ export function Providers({ children }: { children: ReactNode }) {
       new QueryClient({
         defaultOptions: {
           queries: {
-            staleTime: 10_000,
+            // Requests made with API keys change this data behind the browser's back: refetch on every visit.
+            staleTime: 0,
             refetchOnWindowFocus: true,
             // Client errors (400–499) will not heal by retrying.
             retry: (count, err) => !(err instanceof ApiError && err.status >= 400 && err.status < 500) && count < 2,

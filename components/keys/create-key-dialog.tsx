@@ -68,6 +68,11 @@ export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () 
   }
 
   const err = (f: keyof typeof errors) => errors[f] ?? fieldError(create.error, f);
+  // Editing a field clears its error; the next submit validates again.
+  const edit = (patch: Partial<Form>, field: keyof typeof errors) => {
+    setForm({ ...form, ...patch });
+    if (errors[field]) setErrors({ ...errors, [field]: undefined });
+  };
 
   return (
     <Dialog open={open} onClose={close} title={created ? "Your new API key" : "Create an API key"} description={created ? undefined : "Keys authenticate your requests. You can limit what each one may spend and use."} wide>
@@ -76,7 +81,7 @@ export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () 
       ) : (
         <form onSubmit={submit} noValidate className="space-y-5">
           <FormError message={formError(create.error, FIELDS)} />
-          <TextField label="Name" name="name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} error={err("name")} placeholder="e.g. production" autoFocus />
+          <TextField label="Name" name="name" value={form.name} onChange={(e) => edit({ name: e.target.value }, "name")} error={err("name")} placeholder="e.g. production" autoFocus />
           <fieldset>
             <legend className="mb-1.5 text-sm font-medium text-zinc-800">Models</legend>
             <div className="flex gap-4 text-sm">
@@ -99,7 +104,7 @@ export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () 
                     <input
                       type="checkbox"
                       checked={form.models.includes(m.id)}
-                      onChange={(e) => setForm({ ...form, models: e.target.checked ? [...form.models, m.id] : form.models.filter((x) => x !== m.id) })}
+                      onChange={(e) => edit({ models: e.target.checked ? [...form.models, m.id] : form.models.filter((x) => x !== m.id) }, "allowedModels")}
                     />
                     <span className="font-mono text-xs">{m.id}</span>
                     <span className="ml-auto text-xs text-zinc-400">{m.kind}</span>
@@ -114,9 +119,9 @@ export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () 
             )}
           </fieldset>
           <div className="grid gap-4 sm:grid-cols-3">
-            <TextField label="Spend limit (USD)" name="limitUsd" inputMode="decimal" value={form.limitUsd} onChange={(e) => setForm({ ...form, limitUsd: e.target.value })} error={err("limitUsd")} optional placeholder="No limit" />
-            <TextField label="Requests / minute" name="rpm" inputMode="numeric" value={form.rpm} onChange={(e) => setForm({ ...form, rpm: e.target.value })} error={err("rpm")} optional placeholder="Default" />
-            <TextField label="Expires" name="expires" type="datetime-local" value={form.expires} onChange={(e) => setForm({ ...form, expires: e.target.value })} error={err("expiresAt")} optional />
+            <TextField label="Spend limit (USD)" name="limitUsd" inputMode="decimal" value={form.limitUsd} onChange={(e) => edit({ limitUsd: e.target.value }, "limitUsd")} error={err("limitUsd")} optional placeholder="No limit" />
+            <TextField label="Requests / minute" name="rpm" inputMode="numeric" value={form.rpm} onChange={(e) => edit({ rpm: e.target.value }, "rpm")} error={err("rpm")} optional placeholder="Default" />
+            <TextField label="Expires" name="expires" type="datetime-local" value={form.expires} onChange={(e) => edit({ expires: e.target.value }, "expiresAt")} error={err("expiresAt")} optional />
           </div>
           <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
             <Button variant="secondary" onClick={close}>

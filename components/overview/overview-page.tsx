@@ -33,7 +33,7 @@ export function OverviewPage() {
             <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
               <Stat label="Balance" value={usd(d.balanceMicroUsd)} sub={d.heldMicroUsd ? `${usd(d.heldMicroUsd)} reserved by requests in flight` : <Link className="hover:underline" href="/billing">Add balance →</Link>} testId="overview-balance" />
               <Stat label="Spend · 30 days" value={usd(d.last30d.costMicroUsd)} sub={`${num(d.last30d.inputTokens + d.last30d.outputTokens)} tokens`} />
-              <Stat label="Requests · 30 days" value={num(d.last30d.requests)} sub={d.last30d.errors ? `${num(d.last30d.errors)} errors` : "No errors"} />
+              <Stat label="Requests · 30 days" value={num(d.last30d.requests)} sub={d.last30d.errors ? (d.last30d.errors === 1 ? "1 error" : `${num(d.last30d.errors)} errors`) : "No errors"} />
               <Stat label="Active keys" value={num(d.activeKeys)} sub={<Link className="hover:underline" href="/keys">Manage keys →</Link>} />
             </div>
             {d.balanceMicroUsd <= 0 && (

@@ -16,13 +16,15 @@ export function RequestsTable({ rows, keyNames, compact }: { rows: RequestRow[];
           <Th className="text-right">Tokens in / out</Th>
           <Th className="text-right">Cost</Th>
           {!compact && <Th className="text-right">Latency</Th>}
-          {!compact && <Th>Request id</Th>}
         </tr>
       </thead>
       <tbody className="divide-y divide-zinc-100 bg-white" data-testid="requests-rows">
         {rows.map((r) => (
           <tr key={r.id} className="hover:bg-zinc-50" data-testid="request-row">
-            <Td title={when(r.createdAt)}>{ago(r.createdAt)}</Td>
+            <Td title={when(r.createdAt)}>
+              {ago(r.createdAt)}
+              {!compact && <span className="block font-mono text-[11px] text-zinc-400">{r.requestId}</span>}
+            </Td>
             <Td>
               <Mono>{r.model ?? "—"}</Mono>
             </Td>
@@ -50,11 +52,6 @@ export function RequestsTable({ rows, keyNames, compact }: { rows: RequestRow[];
             {!compact && (
               <Td className="text-right tabular-nums text-zinc-500">
                 {num(r.latencyMs)} ms{r.ttftMs !== null ? <span className="block text-[11px]">TTFT {num(r.ttftMs)} ms</span> : null}
-              </Td>
-            )}
-            {!compact && (
-              <Td>
-                <Mono className="text-zinc-500">{r.requestId}</Mono>
               </Td>
             )}
           </tr>

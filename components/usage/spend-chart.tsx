@@ -16,7 +16,8 @@ function daysBetween(from: string, to: string): string[] {
  */
 export function SpendChart({ data, from, to, height = 180 }: { data: DailySpend[]; from: string; to: string; height?: number }) {
   const days = daysBetween(from, to).slice(-92);
-  const models = [...new Set(data.map((d) => d.model))].sort();
+  // Models that cost nothing in the range (errors, free calls) would only clutter the legend.
+  const models = [...new Set(data.filter((d) => d.costMicroUsd > 0).map((d) => d.model))].sort();
   const byDay = new Map<string, Map<string, number>>();
   for (const d of data) {
     const m = byDay.get(d.day) ?? new Map<string, number>();

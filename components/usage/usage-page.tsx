@@ -114,7 +114,7 @@ export function UsagePage() {
         </form>
       </Card>
       <div className="mb-6 grid grid-cols-2 gap-4 lg:grid-cols-4">
-        <Stat label="Requests" value={totals ? num(totals.requests) : "…"} sub={totals ? `${num(totals.errors)} errors` : undefined} testId="usage-requests" />
+        <Stat label="Requests" value={totals ? num(totals.requests) : "…"} sub={totals ? (totals.errors === 1 ? "1 error" : `${num(totals.errors)} errors`) : undefined} testId="usage-requests" />
         <Stat label="Spend" value={totals ? usd(totals.costMicroUsd) : "…"} testId="usage-spend" />
         <Stat label="Input tokens" value={totals ? num(totals.inputTokens) : "…"} />
         <Stat label="Output tokens" value={totals ? num(totals.outputTokens) : "…"} />

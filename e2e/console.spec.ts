@@ -1,0 +1,237 @@
+/**
+ * The console as a user walks through it: sign up → top up with (fake) Stripe Checkout →
+ * create a key → copy it → call /v1/models and a chat completion with it → the request shows
+ * in Usage and the balance moves → revoke → 401. Then Admin, Docs, Playground, phone width,
+ * sign out and in, and a second user who is not an admin. Every page is screenshotted.
+ */
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { shot } from "./shots";
+
+const BASE = () => process.env.E2E_BASE_URL!;
+const PASSWORD = "correct horse battery staple";
+const email = `e2e-${Date.now()}@example.test`;
+
+test.describe.configure({ mode: "serial" });
+test.use({ baseURL: process.env.E2E_BASE_URL });
+
+let page: Page;
+let secret = "";
+
+test.beforeAll(async ({ browser }) => {
+  const context = await browser.newContext({ baseURL: BASE(), permissions: ["clipboard-read", "clipboard-write"] });
+  page = await context.newPage();
+});
+
+async function me(request: APIRequestContext) {
+  const r = await request.get(`${BASE()}/api/console/me`);
+  expect(r.status()).toBe(200);
+  return r.json();
+}
+
+test("sign up lands on the overview", async ({}, info) => {
+  await page.goto("/");
+  await shot(page, info, "landing");
+  await page.goto("/signup");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByText("Enter a valid email address.")).toBeVisible(); // validated before sending
+  await shot(page, info, "signup-validation");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page).toHaveURL(/\/overview/);
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+  await expect(page.getByTestId("overview-balance")).toHaveText("$0.00");
+  await shot(page, info, "overview-new-user");
+});
+
+test("top up $10 through Stripe Checkout", async ({}, info) => {
+  await page.getByRole("link", { name: "Billing" }).first().click();
+  await expect(page.getByRole("heading", { name: "Billing" })).toBeVisible();
+  await page.getByLabel("Or another amount (USD)").fill("3");
+  await page.getByTestId("checkout-button").click();
+  await expect(page.getByText("The minimum top-up is $5.")).toBeVisible();
+  await page.getByLabel("Or another amount (USD)").fill("");
+  await page.getByRole("button", { name: "$10", exact: true }).click();
+  await shot(page, info, "billing");
+  await page.getByTestId("checkout-button").click();
+  await expect(page).toHaveURL(new RegExp(`^${process.env.E2E_FAKE_STRIPE_URL}/pay/`));
+  await expect(page.getByTestId("fake-stripe-amount")).toHaveText("$10.00");
+  await shot(page, info, "fake-stripe-checkout");
+  await page.getByTestId("fake-stripe-pay").click();
+  await expect(page).toHaveURL(/\/billing\/success\?session_id=cs_/);
+  await expect(page.getByTestId("checkout-paid")).toContainText("$10.00 added");
+  await shot(page, info, "billing-success");
+  expect((await me(page.request)).account.balanceMicroUsd).toBe(10_000_000);
+  await page.getByRole("link", { name: "Back to Billing" }).click();
+  await expect(page.getByTestId("billing-balance")).toHaveText("$10.00");
+  await expect(page.getByTestId("ledger-row").first()).toContainText("Top-up");
+  await shot(page, info, "billing-after-topup");
+});
+
+test("create a key, see it once, copy it", async ({}, info) => {
+  await page.getByRole("link", { name: "API Keys" }).first().click();
+  await expect(page.getByText("No API keys yet")).toBeVisible();
+  await shot(page, info, "keys-empty");
+  await page.getByTestId("create-key-button").click();
+  await page.getByTestId("create-key-submit").click();
+  await expect(page.getByText("Give the key a name")).toBeVisible();
+  await page.getByLabel("Name").fill("e2e key");
+  await page.getByLabel("Spend limit (USD)").fill("abc");
+  await page.getByTestId("create-key-submit").click();
+  await expect(page.getByText("Enter a dollar amount such as 25 or 0.50.")).toBeVisible();
+  await page.getByLabel("Spend limit (USD)").fill("5");
+  await page.getByLabel("Only these models").check();
+  await page.getByRole("group", { name: "Allowed models" }).getByText("demo-chat").click();
+  await shot(page, info, "keys-create-form");
+  await page.getByTestId("create-key-submit").click();
+  const value = page.getByTestId("new-key-value");
+  await expect(value).toHaveText(/^sk-[A-Za-z0-9]{43}$/);
+  secret = (await value.textContent())!;
+  await page.getByTestId("copy-key").click();
+  await expect(page.getByTestId("copy-key")).toHaveText("Copied");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+  await shot(page, info, "keys-reveal");
+  await page.getByRole("button", { name: "I have copied it" }).click();
+  const row = page.getByTestId("key-row").first();
+  await expect(row).toContainText("e2e key");
+  await expect(row).toContainText(`${secret.slice(0, 9)}…${secret.slice(-4)}`);
+  await expect(page.locator("body")).not.toContainText(secret); // never shown again
+  await shot(page, info, "keys-list");
+});
+
+test("the key works at once; the request shows in Usage and the balance moves", async ({ request }, info) => {
+  const auth = { authorization: `Bearer ${secret}` };
+  const models = await request.get(`${BASE()}/v1/models`, { headers: auth });
+  expect(models.status()).toBe(200);
+  expect((await models.json()).data.map((m: { id: string }) => m.id)).toEqual(["demo-chat"]);
+  const chat = await request.post(`${BASE()}/v1/chat/completions`, {
+    headers: auth,
+    data: { model: "demo-chat", messages: [{ role: "user", content: "Say hello to the console test" }] },
+  });
+  expect(chat.status()).toBe(200);
+  const body = await chat.json();
+  expect(body.object).toBe("chat.completion");
+  const cost = Number(chat.headers()["x-gateway-cost-usd"]);
+  expect(cost).toBeGreaterThan(0);
+  // A model outside the key's allow-list is refused.
+  const other = await request.post(`${BASE()}/v1/embeddings`, { headers: auth, data: { model: "demo-embed", input: "x" } });
+  expect(other.status()).toBe(404);
+
+  await page.getByRole("link", { name: "Usage" }).first().click();
+  const rows = page.getByTestId("request-row");
+  await expect(rows.filter({ hasText: "demo-chat" }).filter({ hasText: "200" })).toHaveCount(1);
+  await expect(page.getByTestId("usage-spend")).not.toHaveText("$0.00");
+  await shot(page, info, "usage");
+  const balance = (await me(page.request)).account.balanceMicroUsd;
+  expect(balance).toBe(10_000_000 - Math.round(cost * 1_000_000));
+  await page.getByRole("link", { name: "Overview" }).first().click();
+  await expect(page.getByTestId("request-row").filter({ hasText: "demo-chat" })).toHaveCount(1);
+  await shot(page, info, "overview-with-usage");
+  await page.getByRole("link", { name: "Billing" }).first().click();
+  await expect(page.getByTestId("ledger-row").first()).toContainText("Charge");
+  await shot(page, info, "billing-ledger");
+});
+
+test("roll keeps the old secret for the grace period; revoke answers 401", async ({ request }, info) => {
+  await page.getByRole("link", { name: "API Keys" }).first().click();
+  await page.getByRole("button", { name: "Roll e2e key" }).click();
+  await page.getByLabel("Old secret stops working").selectOption({ label: "After 1 hour" });
+  await shot(page, info, "keys-roll");
+  await page.getByRole("button", { name: "Roll key" }).click();
+  const rolled = (await page.getByTestId("new-key-value").textContent())!;
+  expect(rolled).not.toBe(secret);
+  await page.getByRole("button", { name: "I have copied it" }).click();
+  for (const k of [secret, rolled]) {
+    expect((await request.get(`${BASE()}/v1/models`, { headers: { authorization: `Bearer ${k}` } })).status()).toBe(200);
+  }
+  await expect(page.getByTestId("key-row").first()).toContainText("old secret until");
+  await page.getByRole("button", { name: "Revoke e2e key" }).click();
+  await shot(page, info, "keys-revoke-confirm");
+  await page.getByTestId("confirm-revoke").click();
+  await expect(page.getByText("Show 1 revoked key")).toBeVisible();
+  for (const k of [secret, rolled]) {
+    const r = await request.get(`${BASE()}/v1/models`, { headers: { authorization: `Bearer ${k}` } });
+    expect(r.status()).toBe(401);
+    expect((await r.json()).error.code).toBe("invalid_token");
+  }
+  await page.getByText("Show 1 revoked key").click();
+  await expect(page.getByTestId("key-row").first()).toContainText("Revoked");
+  await shot(page, info, "keys-revoked");
+});
+
+test("admin: users, credit, upstreams, models, audit", async ({}, info) => {
+  await page.getByRole("link", { name: "Admin" }).first().click();
+  await expect(page.getByTestId("admin-user-row")).toHaveCount(1);
+  await shot(page, info, "admin-users");
+  await page.getByRole("button", { name: "Credit / debit" }).click();
+  await page.getByLabel("Amount (USD)").fill("2.50");
+  await page.getByLabel("Note").fill("e2e goodwill");
+  await shot(page, info, "admin-credit-dialog");
+  await page.getByRole("button", { name: "Add credit" }).click();
+  await expect(page.getByTestId("admin-user-row").first()).toContainText("$12.50");
+  await page.getByRole("tab", { name: "Upstreams" }).click();
+  await page.getByTestId("upstream-row").filter({ hasText: "demo" }).getByRole("button", { name: "Test" }).click();
+  await expect(page.getByText("The built-in demo upstream needs no connection.")).toBeVisible();
+  await shot(page, info, "admin-upstreams");
+  await page.getByRole("tab", { name: "Models & prices" }).click();
+  await expect(page.getByTestId("model-row").filter({ hasText: "demo-chat" })).toBeVisible();
+  await shot(page, info, "admin-models");
+  await page.getByTestId("model-row").filter({ hasText: "demo-image-mini" }).getByRole("button", { name: "Edit" }).click();
+  await shot(page, info, "admin-model-edit");
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await page.getByRole("tab", { name: "Audit log" }).click();
+  await expect(page.getByTestId("audit-row").filter({ hasText: "balance.credit" })).toBeVisible();
+  await shot(page, info, "admin-audit");
+});
+
+test("docs, playground placeholder and phone width", async ({}, info) => {
+  await page.getByRole("link", { name: "Docs" }).first().click();
+  await expect(page.getByTestId("docs-base-url")).toHaveText(`${BASE()}/v1`);
+  await shot(page, info, "docs");
+  await page.getByRole("tab", { name: "Anthropic SDK" }).click();
+  await expect(page.getByText("@anthropic-ai/sdk")).toBeVisible();
+  await page.getByRole("link", { name: /Playground/ }).first().click();
+  await expect(page.getByTestId("playground-coming")).toBeVisible();
+  await shot(page, info, "playground");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByRole("button", { name: "Open navigation" }).click();
+  await shot(page, info, "phone-nav");
+  await page.getByRole("dialog", { name: "Navigation" }).getByRole("link", { name: "API Keys" }).click();
+  await expect(page.getByRole("heading", { name: "API Keys" })).toBeVisible();
+  await shot(page, info, "phone-keys");
+  await page.getByRole("link", { name: /balance/ }).click();
+  await expect(page.getByRole("heading", { name: "Billing" })).toBeVisible();
+  await shot(page, info, "phone-billing");
+  await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+test("sign out, a wrong password, sign in again", async ({}, info) => {
+  await page.getByRole("button", { name: "Sign out" }).first().click();
+  await expect(page).toHaveURL(/\/signin/);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill("not the password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText("Wrong email or password.")).toBeVisible();
+  await shot(page, info, "signin-error");
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/overview/);
+});
+
+test("a second user is not an admin and sees an empty console", async ({ browser }, info) => {
+  const context = await browser.newContext({ baseURL: BASE() });
+  const p = await context.newPage();
+  await p.goto("/signup");
+  await p.getByLabel("Email").fill(`second-${email}`);
+  await p.getByLabel("Password").fill(PASSWORD);
+  await p.getByRole("button", { name: "Create account" }).click();
+  await expect(p).toHaveURL(/\/overview/);
+  await expect(p.getByRole("link", { name: "Admin" })).toHaveCount(0);
+  await p.goto("/usage");
+  await expect(p.getByText("No requests yet")).toBeVisible();
+  await shot(p, info, "second-user-usage");
+  const admin = await p.goto("/admin");
+  expect(admin?.status()).toBe(404);
+  expect((await p.request.get(`${BASE()}/api/admin/users`)).status()).toBe(403);
+  await context.close();
+});
