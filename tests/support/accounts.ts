@@ -22,11 +22,14 @@ export async function createAccount(
   await ok(server, "user", "create", "--email", email, "--password", "correct horse battery");
   if (opts.usd !== undefined && Number(opts.usd) > 0) await ok(server, "credit", "--email", email, "--usd", String(opts.usd));
   const k = await ok(server, "key", "create", "--email", email, ...(opts.keyArgs ?? []));
+  server.secrets.add(k.stdout.at(-1)!);
   return { email, key: k.stdout.at(-1)! };
 }
 
 export async function createKey(server: TestServer, email: string, ...keyArgs: string[]): Promise<string> {
-  return (await ok(server, "key", "create", "--email", email, ...keyArgs)).stdout.at(-1)!;
+  const key = (await ok(server, "key", "create", "--email", email, ...keyArgs)).stdout.at(-1)!;
+  server.secrets.add(key);
+  return key;
 }
 
 export async function balanceUsd(server: TestServer, email: string): Promise<number> {

@@ -44,12 +44,38 @@ export interface TestServer {
   /** Direct SQL on the server's PostgreSQL database (throws on PGlite). */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   logs(): string;
+  /**
+   * Values that must never appear in the server's log (API keys made by the fixtures, upstream
+   * credentials from the config, Stripe secrets): dispose() fails the test file if one does.
+   */
+  secrets: Set<string>;
   /** Stops the process (SIGTERM, or SIGKILL to simulate a crash) and keeps the data. */
   stop(signal?: NodeJS.Signals): Promise<void>;
   /** Starts the process again on the same port, database and data folder. */
   restart(): Promise<void>;
   /** Stops and deletes everything. */
   dispose(): Promise<void>;
+}
+
+/** Upstream API keys named in a config, and secret env values given to the server. */
+function configSecrets(config: unknown, env: Record<string, string>): string[] {
+  const out: string[] = [];
+  const cfg = typeof config === "string" ? safeJson(config) : config;
+  for (const u of (cfg as { upstreams?: { apiKey?: unknown }[] } | undefined)?.upstreams ?? []) {
+    if (typeof u.apiKey === "string" && !u.apiKey.includes("${")) out.push(u.apiKey);
+  }
+  for (const name of ["STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET", "AUTH_SECRET", "ENCRYPTION_KEY", "METRICS_TOKEN"]) {
+    if (env[name]) out.push(env[name]!);
+  }
+  return out;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The admin CLI as a process (PostgreSQL mode: `next start` has no local admin endpoint). */
@@ -105,7 +131,8 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     PORT: String(port),
     DATA_DIR: dataDir,
     PUBLIC_BASE_URL: `http://localhost:${port}`,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "info",
+    // Verbose by default, so the secrets check below sees every line the server can write.
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "debug",
     // Instances sharing a database must share the key that encrypts upstream credentials.
     ENCRYPTION_KEY: opts.shareWith?.env.ENCRYPTION_KEY ?? `test-${port}-${Math.random()}`,
   });
@@ -186,13 +213,17 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       return (await pool.query(text, params)).rows as T[];
     },
     logs: () => fs.readFileSync(logFile, "utf8"),
+    secrets: new Set(configSecrets(opts.config, env)),
     stop,
     restart: launch,
     async dispose() {
       await stop();
+      const log = fs.existsSync(logFile) ? fs.readFileSync(logFile, "utf8") : "";
+      const leaked = [...server.secrets].filter((secret) => secret.length >= 8 && log.includes(secret));
       await pool?.end().catch(() => {});
       await db?.drop().catch(() => {});
       if (!process.env.KEEP_TEST_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (leaked.length) throw new Error(`the server log contains ${leaked.length} secret(s), e.g. ${leaked[0]!.slice(0, 6)}…`);
     },
   };
   return server;
