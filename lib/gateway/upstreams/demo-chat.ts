@@ -11,6 +11,9 @@ import type { TextAdapter, UpstreamChunk } from "./text-types";
 
 /** Pause between streamed words, so a playground visibly streams. */
 export const DEMO_WORD_DELAY_MS = 12;
+/** The pause when the last message contains `[slow]` (like the demo video's `[fail]`): slow
+ * enough to watch a reply stream and to press Stop in the middle of it. */
+export const DEMO_SLOW_WORD_DELAY_MS = 250;
 
 interface DemoPlan {
   /** Text pieces, one token each (a word with its leading space). */
@@ -18,6 +21,8 @@ interface DemoPlan {
   call: { name: string; arguments: string } | null;
   stopReason: StopReason;
   stopSequence: string | null;
+  /** Pause before each streamed word. */
+  delayMs: number;
 }
 
 function sampleArgs(tool: CanonicalTool): string {
@@ -43,7 +48,7 @@ export function planDemoReply(req: CanonicalRequest): DemoPlan {
     text = `The tool answered: ${out}. That is all the demo model knows.`;
   } else if (tools.length && choice?.type !== "none") {
     const tool = (choice?.type === "tool" && tools.find((t) => t.name === choice.name)) || tools[0]!;
-    return { words: [], call: { name: tool.name, arguments: sampleArgs(tool) }, stopReason: "tool_calls", stopSequence: null };
+    return { words: [], call: { name: tool.name, arguments: sampleArgs(tool) }, stopReason: "tool_calls", stopSequence: null, delayMs: DEMO_WORD_DELAY_MS };
   } else {
     const prompt = last ? partsText(last.parts) : "";
     const words = prompt.split(/\s+/).filter(Boolean);
@@ -70,7 +75,8 @@ export function planDemoReply(req: CanonicalRequest): DemoPlan {
     stopReason = "max_tokens";
     stopSequence = null;
   }
-  return { words, call: null, stopReason, stopSequence };
+  const slow = last ? partsText(last.parts).includes("[slow]") : false;
+  return { words, call: null, stopReason, stopSequence, delayMs: slow ? DEMO_SLOW_WORD_DELAY_MS : DEMO_WORD_DELAY_MS };
 }
 
 function callTokens(call: { name: string; arguments: string }): number {
@@ -106,7 +112,7 @@ export const demoChat: TextAdapter = {
       yield { events: [{ type: "start", id: `demo-${randomBase62(16)}`, model: call.publicModel, inputTokens }] };
       let out = 0;
       for (const w of plan.words) {
-        await sleep(DEMO_WORD_DELAY_MS, opts.signal);
+        await sleep(plan.delayMs, opts.signal);
         out++;
         yield { events: [{ type: "text_delta", text: w }, { type: "usage", usage: { outputTokens: out } }] };
       }

@@ -1,0 +1,81 @@
+/**
+ * The playground's way into the public API: a console route handler (cookie session, Origin
+ * check) turns the browser's request into a GatewayRequest for the same path and calls the
+ * gateway entry with the signed-in account as Principal. Same routes, billing, request log
+ * (source "playground") and rate limits as an API key; the browser's AbortSignal is the
+ * request's signal, so Stop aborts the upstream call and only what was generated is billed.
+ * Streams reach the browser chunk by chunk (no buffering by us or a proxy in front).
+ */
+import { checkOrigin } from "../auth/origin";
+import { userFromCookies } from "../auth/session";
+import { AppError, consoleRequestId, errorResponse } from "../console/errors";
+import { handleGatewayRequest } from "../gateway/entry";
+import type { GatewayBody } from "../gateway/http";
+import { ensurePrepared } from "../runtime/prepare";
+import { gatewayPathOf, playgroundAllows } from "./gateway-paths";
+import { playgroundPrincipal } from "./principal";
+
+/** Request headers the gateway routes read; cookies and credentials never pass. */
+const FORWARD = ["content-type", "content-length", "accept", "range", "if-range", "idempotency-key", "anthropic-version", "anthropic-beta"];
+
+const encoder = new TextEncoder();
+
+/** A web ReadableStream pulling the gateway's async iterable one chunk at a time. */
+export function toWebBody(body: GatewayBody): BodyInit | null {
+  if (body === null || typeof body === "string") return body;
+  if (body instanceof Uint8Array) return body as unknown as BodyInit;
+  const it = body[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await it.next();
+        if (done) controller.close();
+        else controller.enqueue(typeof value === "string" ? encoder.encode(value) : new Uint8Array(value));
+      } catch (err) {
+        controller.error(err);
+      }
+    },
+    async cancel() {
+      await it.return?.();
+    },
+  });
+}
+
+export async function playgroundProxy(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const path = gatewayPathOf(url.pathname);
+  const origin = checkOrigin(request.method, request.headers);
+  if (!origin.ok) return errorResponse(new AppError("cross_origin", "Cross-site request refused."));
+  const user = await userFromCookies(request.headers.get("cookie"));
+  if (!user) return errorResponse(new AppError("unauthenticated", "Sign in to continue."));
+  if (!path || !playgroundAllows(request.method, path)) return errorResponse(new AppError("not_found", "The playground does not offer this route."));
+  await ensurePrepared();
+  const who = await playgroundPrincipal(user);
+  if (!who.ok) {
+    const requestId = consoleRequestId();
+    return new Response(
+      JSON.stringify({ error: { message: "This account is disabled. Contact an administrator.", type: "permission_error", code: "account_disabled" } }),
+      { status: 403, headers: { "content-type": "application/json", "x-request-id": requestId } },
+    );
+  }
+  const headers: Record<string, string> = {};
+  for (const h of FORWARD) {
+    const v = request.headers.get(h);
+    if (v !== null) headers[h] = v;
+  }
+  const res = await handleGatewayRequest(
+    {
+      method: request.method,
+      url: new URL(path + url.search, url),
+      headers,
+      body: request.body ? (request.body as unknown as AsyncIterable<Uint8Array>) : null,
+      signal: request.signal,
+    },
+    { principal: who.principal },
+  );
+  const out = new Headers(res.headers);
+  if ((out.get("content-type") ?? "").startsWith("text/event-stream")) out.set("cache-control", "no-cache, no-transform");
+  else if (!out.has("cache-control")) out.set("cache-control", "private, no-store");
+  out.set("x-accel-buffering", "no");
+  return new Response(toWebBody(res.body), { status: res.status, headers: out });
+}

@@ -1,0 +1,39 @@
+/**
+ * What one playground request was billed, from its request-log row: the browser asks after a
+ * Stop, when the stream ended before the protocol's usage event could arrive.
+ */
+import { and, eq } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import { requestLogs } from "../../db/schema";
+
+export interface RequestUsage {
+  requestId: string;
+  model: string | null;
+  status: number;
+  inputTokens: number;
+  outputTokens: number;
+  costMicroUsd: number;
+  settlement: string | null;
+  ttftMs: number | null;
+  latencyMs: number;
+  source: string;
+}
+
+export async function requestUsage(db: DbOrTx, accountId: string, requestId: string): Promise<RequestUsage | null> {
+  const [row] = await db
+    .select({
+      requestId: requestLogs.requestId,
+      model: requestLogs.model,
+      status: requestLogs.status,
+      inputTokens: requestLogs.inputTokens,
+      outputTokens: requestLogs.outputTokens,
+      costMicroUsd: requestLogs.costMicroUsd,
+      settlement: requestLogs.settlement,
+      ttftMs: requestLogs.ttftMs,
+      latencyMs: requestLogs.latencyMs,
+      source: requestLogs.source,
+    })
+    .from(requestLogs)
+    .where(and(eq(requestLogs.requestId, requestId), eq(requestLogs.accountId, accountId)));
+  return row ?? null;
+}
