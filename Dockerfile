@@ -6,7 +6,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN NODE_ENV=production npx next build && npm prune --omit=dev --no-audit --no-fund && npm install --no-save tsx
+RUN NODE_ENV=production npx next build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:22-bookworm-slim
 WORKDIR /app

@@ -23,12 +23,26 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["tests/**/*.test.ts"],
+          exclude: ["tests/reliability/**"],
           globalSetup: ["tests/support/global-setup.ts"],
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 180_000,
           // Each file starts its own server(s); two cores, so two files at a time.
           maxWorkers: 2,
+        },
+      },
+      {
+        resolve: { alias: { "@": root } },
+        test: {
+          // `npm run test:reliability`: money under load, faults, crashes, hostile input, secrets.
+          name: "reliability",
+          include: ["tests/reliability/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["tests/support/global-setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          maxWorkers: 1,
         },
       },
     ],
