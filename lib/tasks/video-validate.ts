@@ -125,8 +125,8 @@ export function validateSubmission(sub: SubmissionFields, family: VideoFamily | 
   // Webhook (the address rules are checked separately: they need DNS).
   let webhook: string | null = null;
   let webhookSecret: string | null = null;
-  if (f.webhook !== undefined && f.webhook !== null && f.webhook !== "") {
-    if (typeof f.webhook !== "string") return bad("`webhook` must be a URL string.", "webhook");
+  if (f.webhook !== undefined && f.webhook !== null) {
+    if (typeof f.webhook !== "string" || f.webhook.trim() === "") return bad("`webhook` must be a URL string.", "webhook");
     webhook = f.webhook;
   }
   if (f.webhook_secret !== undefined && f.webhook_secret !== null) {
