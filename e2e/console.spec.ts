@@ -168,7 +168,8 @@ test("admin: users, credit, upstreams, models, audit", async ({}, info) => {
   await page.getByLabel("Note").fill("e2e goodwill");
   await shot(page, info, "admin-credit-dialog");
   await page.getByRole("button", { name: "Add credit" }).click();
-  await expect(page.getByTestId("admin-user-row").first()).toContainText("$12.50");
+  // $10 top-up − the chat charge + $2.50: sub-cent balances are shown exactly.
+  await expect(page.getByTestId("admin-user-row").first()).toContainText(/\$12\.49\d*/);
   await page.getByRole("tab", { name: "Upstreams" }).click();
   await page.getByTestId("upstream-row").filter({ hasText: "demo" }).getByRole("button", { name: "Test" }).click();
   await expect(page.getByText("The built-in demo upstream needs no connection.")).toBeVisible();
@@ -198,7 +199,16 @@ test("docs, playground placeholder and phone width", async ({}, info) => {
   await shot(page, info, "phone-nav");
   await page.getByRole("dialog", { name: "Navigation" }).getByRole("link", { name: "API Keys" }).click();
   await expect(page.getByRole("heading", { name: "API Keys" })).toBeVisible();
+  await page.getByText("Show 1 revoked key").click();
   await shot(page, info, "phone-keys");
+  // Wide tables scroll inside their card; the page itself never scrolls sideways.
+  for (const path of ["/keys", "/usage", "/billing", "/overview", "/admin?tab=models", "/docs"]) {
+    await page.goto(path);
+    await page.waitForLoadState("networkidle");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
+  }
+  await page.goto("/usage");
+  await shot(page, info, "phone-usage");
   await page.getByRole("link", { name: /balance/ }).click();
   await expect(page.getByRole("heading", { name: "Billing" })).toBeVisible();
   await shot(page, info, "phone-billing");

@@ -5,11 +5,14 @@ const int = new Intl.NumberFormat("en-US");
 const dateTime = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short" });
 const dateOnly = new Intl.DateTimeFormat("en-US", { dateStyle: "medium" });
 
-/** Balances and totals: cents. Per-request costs: up to six decimals so $0.000042 is visible. */
+/**
+ * Whole cents as "$12.50"; anything finer with up to six decimals ("$9.99995", "$0.000042"),
+ * so a balance never looks unchanged after a tiny charge.
+ */
 export function usd(micro: number | null | undefined, precise = false): string {
   if (micro === null || micro === undefined) return "—";
   const v = micro / 1_000_000;
-  return precise || (micro !== 0 && Math.abs(micro) < 10_000) ? usd6.format(v) : usd2.format(v);
+  return precise || micro % 10_000 !== 0 ? usd6.format(v) : usd2.format(v);
 }
 
 export function num(n: number | null | undefined): string {

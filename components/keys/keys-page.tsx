@@ -20,6 +20,7 @@ function StatusCell({ k }: { k: KeyView }) {
   return (
     <span className="flex flex-col items-start gap-1">
       <Badge tone="green">Active</Badge>
+      {k.expiresAt && <span className="text-[11px] text-zinc-500">expires {when(k.expiresAt)}</span>}
       {k.previousExpiresAt && <span className="text-[11px] text-zinc-500">old secret until {when(k.previousExpiresAt)}</span>}
     </span>
   );
@@ -66,9 +67,7 @@ export function KeysPage() {
                       <Th>Key</Th>
                       <Th>Models</Th>
                       <Th className="text-right">Spend · limit</Th>
-                      <Th className="text-right">Requests · 30 d</Th>
-                      <Th>Last used</Th>
-                      <Th>Expires</Th>
+                      <Th>Activity · 30 d</Th>
                       <Th>Status</Th>
                       <Th>
                         <span className="sr-only">Actions</span>
@@ -95,9 +94,10 @@ export function KeysPage() {
                           <span className="text-zinc-400"> / {k.limitMicroUsd === null ? "∞" : usd(k.limitMicroUsd)}</span>
                           {k.rpm !== null && <span className="block text-[11px] text-zinc-400">{num(k.rpm)} rpm</span>}
                         </Td>
-                        <Td className="text-right tabular-nums">{num(k.requests30d)}</Td>
-                        <Td title={k.lastUsedAt ? when(k.lastUsedAt) : undefined}>{ago(k.lastUsedAt)}</Td>
-                        <Td>{k.expiresAt ? when(k.expiresAt) : <span className="text-zinc-400">Never</span>}</Td>
+                        <Td title={k.lastUsedAt ? `Last used ${when(k.lastUsedAt)}` : undefined}>
+                          <span className="tabular-nums">{num(k.requests30d)}</span> {k.requests30d === 1 ? "request" : "requests"}
+                          <span className="block text-[11px] text-zinc-400">last used {ago(k.lastUsedAt)}</span>
+                        </Td>
                         <Td>
                           <StatusCell k={k} />
                         </Td>

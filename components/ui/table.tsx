@@ -4,7 +4,9 @@ import { cx } from "./cx";
 /** A table that scrolls sideways on narrow screens instead of squeezing its columns. */
 export function Table({ children, label }: { children: ReactNode; label: string }) {
   return (
-    <div className="overflow-x-auto">
+    // `relative` contains absolutely positioned cells' content (sr-only labels), which would
+    // otherwise widen the whole page on phones.
+    <div className="relative overflow-x-auto">
       <table className="min-w-full divide-y divide-zinc-200 text-sm" aria-label={label}>
         {children}
       </table>

@@ -35,7 +35,7 @@ export function SpendChart({ data, from, to, height = 180 }: { data: DailySpend[
   const total = totals.reduce((a, b) => a + b, 0);
 
   return (
-    <figure>
+    <figure className="relative">
       <svg viewBox={`0 0 ${W} ${H}`} className="h-auto w-full" role="img" aria-label={`Daily spend from ${from} to ${to}: ${usd(total)} in total`}>
         <line x1={0} x2={W} y1={H - pad.bottom} y2={H - pad.bottom} stroke="#e4e4e7" />
         {days.map((d, i) => {
