@@ -1,0 +1,138 @@
+/**
+ * Admin changes through the console reach the running gateway without a restart: disabling a
+ * model or its upstream removes it from /v1/models at once, a price change is what the next
+ * request is charged, and an upstream's API key is stored encrypted, tested against a loopback
+ * provider, and never returned or audited in clear.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signUp, type Session } from "./console-helpers";
+import { startTestServer, type TestServer } from "./support/server";
+
+let server: TestServer;
+let admin: Session;
+let user: Session;
+let key: string;
+let provider: http.Server;
+let providerUrl: string;
+const seen: (string | undefined)[] = [];
+
+beforeAll(async () => {
+  provider = http.createServer((req, res) => {
+    seen.push(req.headers.authorization);
+    res.writeHead(req.headers.authorization === "Bearer upstream-secret-1" ? 200 : 401, { "content-type": "application/json" });
+    res.end(JSON.stringify({ object: "list", data: [] }));
+  });
+  await new Promise<void>((r) => provider.listen(0, "127.0.0.1", r));
+  providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
+  server = await startTestServer();
+  admin = await signUp(server);
+  user = await signUp(server);
+  key = (await user.json("/api/console/keys", { method: "POST", body: { name: "k", allowedModels: [] } })).body.key.key;
+  const id = (await user.json("/api/console/me")).body.user.id;
+  await admin.json(`/api/admin/users/${id}/balance`, { method: "POST", body: { direction: "credit", usd: "1" } });
+}, 180_000);
+
+afterAll(async () => {
+  await server?.dispose();
+  await new Promise((r) => provider?.close(r));
+});
+
+async function listed(): Promise<string[]> {
+  const r = await fetch(`${server.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+  return ((await r.json()) as { data: { id: string }[] }).data.map((m) => m.id);
+}
+
+async function modelRow(modelId: string) {
+  const rows = (await admin.json("/api/admin/models")).body.items as { id: string; modelId: string }[];
+  return rows.find((m) => m.modelId === modelId)!;
+}
+
+describe("catalog changes apply at once", () => {
+  it("disabling and enabling a model", async () => {
+    const row = await modelRow("demo-embed");
+    expect(await listed()).toContain("demo-embed");
+    expect((await admin.json(`/api/admin/models/${row.id}`, { method: "PATCH", body: { enabled: false } })).status).toBe(200);
+    expect(await listed()).not.toContain("demo-embed");
+    const r = await fetch(`${server.url}/v1/embeddings`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "demo-embed", input: "x" }),
+    });
+    expect(r.status).toBe(404);
+    await admin.json(`/api/admin/models/${row.id}`, { method: "PATCH", body: { enabled: true } });
+    expect(await listed()).toContain("demo-embed");
+  });
+
+  it("charges the next request at a new price", async () => {
+    const row = await modelRow("demo-image-mini");
+    const upd = await admin.json(`/api/admin/models/${row.id}`, { method: "PATCH", body: { price: { perImage: { "*": 0.05 } } } });
+    expect(upd.status).toBe(200);
+    const r = await fetch(`${server.url}/v1/images/generations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "demo-image-mini", prompt: "a lighthouse" }),
+    });
+    expect(r.status).toBe(200);
+    expect(Number(r.headers.get("x-gateway-cost-usd"))).toBe(0.05);
+    const audit = (await admin.json("/api/admin/audit")).body.items.find((e: { action: string }) => e.action === "model.update");
+    expect(audit.details).toMatchObject({ modelId: "demo-image-mini", priceAfter: { perImage: { "*": 50_000 } } });
+  });
+
+  it("refuses a price that does not fit the kind, naming the field", async () => {
+    const row = await modelRow("demo-chat");
+    const r = await admin.json(`/api/admin/models/${row.id}`, { method: "PATCH", body: { price: { perVideo: 1 } } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.field).toBe("price");
+  });
+});
+
+describe("upstreams", () => {
+  it("stores the key encrypted, tests the connection, and never shows the key", async () => {
+    const created = await admin.json("/api/admin/upstreams", { method: "POST", body: { id: "loop", protocol: "openai", baseUrl: providerUrl, apiKey: "upstream-secret-1" } });
+    expect(created.status).toBe(200);
+    const test = await admin.json("/api/admin/upstreams/loop/test", { method: "POST" });
+    expect(test.body).toMatchObject({ ok: true, status: 200 });
+    expect(seen.at(-1)).toBe("Bearer upstream-secret-1");
+    await admin.json("/api/admin/upstreams/loop", { method: "PATCH", body: { apiKey: "wrong" } });
+    const bad = await admin.json("/api/admin/upstreams/loop/test", { method: "POST" });
+    expect(bad.body).toMatchObject({ ok: false, status: 401 });
+    expect(bad.body.message).toContain("refused the API key");
+    for (const path of ["/api/admin/upstreams", "/api/admin/audit"]) {
+      const text = await (await admin.fetch(path)).text();
+      expect(text, path).not.toContain("upstream-secret-1");
+      expect(text, path).not.toContain('"wrong"');
+    }
+    const [row] = await server.query<{ api_key_encrypted: string }>("select api_key_encrypted from upstreams where id = 'loop'");
+    expect(row!.api_key_encrypted).toMatch(/^v1\./);
+    const dup = await admin.json("/api/admin/upstreams", { method: "POST", body: { id: "loop", protocol: "openai", baseUrl: providerUrl } });
+    expect(dup.status).toBe(409);
+    expect(dup.body.error.field).toBe("id");
+  });
+
+  it("disabling the demo upstream hides its models until it is enabled again", async () => {
+    await admin.json("/api/admin/upstreams/demo", { method: "PATCH", body: { enabled: false } });
+    expect(await listed()).toEqual([]);
+    await admin.json("/api/admin/upstreams/demo", { method: "PATCH", body: { enabled: true } });
+    expect(await listed()).toContain("demo-chat");
+  });
+});
+
+describe("admin balance changes", () => {
+  it("credits once per form submission and never debits below zero", async () => {
+    const id = (await user.json("/api/console/me")).body.user.id;
+    const before = (await user.json("/api/console/me")).body.account.balanceMicroUsd;
+    const body = { direction: "credit", usd: "2", note: "double click", idempotencyKey: "form-abcdef123" };
+    await Promise.all([admin.json(`/api/admin/users/${id}/balance`, { method: "POST", body }), admin.json(`/api/admin/users/${id}/balance`, { method: "POST", body })]);
+    const after = (await user.json("/api/console/me")).body.account.balanceMicroUsd;
+    expect(after - before).toBe(2_000_000);
+    const tooMuch = await admin.json(`/api/admin/users/${id}/balance`, { method: "POST", body: { direction: "debit", usd: "1000", note: "oops" } });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.body.error.field).toBe("usd");
+    const noNote = await admin.json(`/api/admin/users/${id}/balance`, { method: "POST", body: { direction: "debit", usd: "1" } });
+    expect(noNote.status).toBe(400);
+    expect(noNote.body.error.field).toBe("note");
+    expect((await user.json("/api/console/me")).body.account.balanceMicroUsd).toBe(after);
+  });
+});
