@@ -34,10 +34,29 @@ export function logger(): Logger {
     g[KEY] = pino({
       level: process.env.LOG_LEVEL || "info",
       redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+      serializers: { err: safeError },
       base: { pid: process.pid },
     });
   }
   return g[KEY]!;
+}
+
+/**
+ * Errors as pino logs them, minus bound query parameters: a failed query's error (drizzle's
+ * DrizzleQueryError, and pg's) carries the values it was given — prompts, secrets — in `params`
+ * and at the end of its message.
+ */
+export function safeError(err: unknown): unknown {
+  const s = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown> | undefined;
+  if (!s || typeof s !== "object") return s;
+  const scrub = (o: Record<string, unknown>) => {
+    delete o.params;
+    if (typeof o.message === "string") o.message = o.message.replace(/\nparams: [\s\S]*$/, "\nparams: [redacted]");
+    if (typeof o.stack === "string") o.stack = o.stack.replace(/\nparams: [^\n]*/g, "\nparams: [redacted]");
+    if (o.cause && typeof o.cause === "object") scrub(o.cause as Record<string, unknown>);
+  };
+  scrub(s);
+  return s;
 }
 
 /** Drops credentials from a URL before it is logged: `?key=`, userinfo. */

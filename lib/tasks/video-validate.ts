@@ -60,6 +60,10 @@ export function validateSubmission(sub: SubmissionFields, family: VideoFamily | 
 
   if (typeof f.prompt !== "string" || f.prompt.trim() === "") return bad("`prompt` is required and must be a non-empty string.", "prompt");
   if (f.prompt.length > MAX_PROMPT_CHARS) return bad(`\`prompt\` must be at most ${MAX_PROMPT_CHARS} characters.`, "prompt");
+  // The task keeps its prompt until submission: PostgreSQL text holds neither NUL nor lone surrogates.
+  if (f.prompt.includes("\u0000") || !(f.prompt as string & { isWellFormed(): boolean }).isWellFormed()) {
+    return bad("`prompt` must be valid Unicode text without NUL characters.", "prompt");
+  }
 
   const fam = family ?? "none";
   const firstFamily = fam === "t2v" || fam === "none" || fam === "i2v" || fam === "r2v" || fam === "extend";
