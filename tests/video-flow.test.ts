@@ -30,7 +30,7 @@ afterAll(async () => {
 
 async function ledgerKinds(taskId: string): Promise<string[]> {
   const rows = await server.query<{ kind: string; delta_micro_usd: number }>("select kind, delta_micro_usd from ledger_entries where task_id = $1 order by id", [taskId]);
-  return rows.map((r) => `${r.kind}:${r.delta_micro_usd}`);
+  return rows.map((r) => `${r.kind}:${Number(r.delta_micro_usd)}`);
 }
 
 describe("the official openai SDK", () => {

@@ -5,8 +5,9 @@
  * task's lease (or finalizing it), so a crash mid-turn only delays the task until the lease
  * runs out and another worker picks it up.
  */
+import { eq } from "drizzle-orm";
 import type { DB } from "../../db/client";
-import type { ModelPrice } from "../../db/schema";
+import { tasks, type ModelPrice } from "../../db/schema";
 import { logger } from "../logger";
 import type { MediaStorage } from "../storage/media-storage";
 import { completeTask, failTask, paramsToJob, recordPollFailure, recordProgress, recordUpstreamAccepted } from "./task-lifecycle";
@@ -24,6 +25,8 @@ export interface RunnerDeps {
   now?: () => Date;
   signal?: AbortSignal;
 }
+
+const DOWNLOAD_LEASE_MS = 15 * 60_000;
 
 /** Transient failures back off up to a minute, whatever the poll interval. */
 function backoffMs(failures: number, base: number): number {
@@ -105,6 +108,8 @@ async function storeContent(
   upstream: VideoUpstream,
   deps: RunnerDeps,
 ): Promise<{ ok: true; key: string } | { ok: false; why: string }> {
+  // Downloading may take minutes: keep other workers off the task meanwhile.
+  await deps.db.update(tasks).set({ lockedUntil: new Date(Date.now() + DOWNLOAD_LEASE_MS) }).where(eq(tasks.id, t.id));
   const content = await upstream.content(route, t.upstreamTaskId!, deps.signal);
   if (!content.ok) return { ok: false, why: content.error.message };
   const key = mediaKeyFor(t.id, 0);

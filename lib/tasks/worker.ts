@@ -34,8 +34,11 @@ export interface WorkerOptions {
   concurrency?: number;
 }
 
-/** A task's lease: long enough to download a finished video. */
-const TASK_LEASE_MS = 5 * 60_000;
+/**
+ * A task's lease while one turn (a poll) runs; a crashed worker's task waits this long before
+ * another worker takes it. The download of a finished video extends it (task-runner.ts).
+ */
+const TASK_LEASE_MS = 30_000;
 
 export async function claimDueTasks(db: DB, now: Date, limit: number, leaseMs = TASK_LEASE_MS): Promise<TaskRow[]> {
   const due = db
