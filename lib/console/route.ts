@@ -4,6 +4,7 @@
  * errors rendered as AppError bodies. Handlers get plain inputs and return JSON-able values.
  */
 import { checkOrigin } from "../auth/origin";
+import { logger } from "../logger";
 import { userFromCookies, type SessionUser } from "../auth/session";
 import { AppError, consoleRequestId, errorResponse, fromZod } from "./errors";
 
@@ -40,8 +41,11 @@ export function consoleRoute(handler: Handler, opts: ConsoleRouteOptions = {}) {
         headers: { "content-type": "application/json", "cache-control": "no-store", "x-request-id": requestId },
       });
     } catch (err) {
-      if (err instanceof AppError) return errorResponse(err, requestId);
-      console.error(JSON.stringify({ msg: "console route failed", requestId, path: new URL(req.url).pathname, err: String(err) }));
+      if (err instanceof AppError) {
+        if (err.opts.cause) logger().warn({ err: err.opts.cause, requestId, code: err.code }, "console route error");
+        return errorResponse(err, requestId);
+      }
+      logger().error({ err, requestId, path: new URL(req.url).pathname }, "console route failed");
       return errorResponse(new AppError("internal_error", `Something went wrong (request ${requestId}).`), requestId);
     }
   };

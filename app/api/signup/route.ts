@@ -4,6 +4,7 @@ import { clientAddress } from "@/lib/auth/rate-limit";
 import { signUp, signUpSchema } from "@/lib/auth/signup";
 import { AppError, consoleRequestId, errorResponse } from "@/lib/console/errors";
 import { readBody } from "@/lib/console/route";
+import { logger } from "@/lib/logger";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -18,7 +19,7 @@ export async function POST(req: Request): Promise<Response> {
     return Response.json({ user: { id: user.id, email: user.email, role: user.role } }, { status: 201 });
   } catch (err) {
     if (err instanceof AppError) return errorResponse(err, requestId);
-    console.error(JSON.stringify({ msg: "signup failed", requestId, err: String(err) }));
+    logger().error({ err, requestId }, "signup failed");
     return errorResponse(new AppError("internal_error", `Something went wrong (request ${requestId}).`), requestId);
   }
 }

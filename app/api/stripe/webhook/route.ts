@@ -2,6 +2,7 @@ import { getDb } from "@/db/client";
 import { stripeClient } from "@/lib/billing/stripe";
 import { handleStripeWebhook } from "@/lib/billing/stripe-webhook";
 import { env } from "@/lib/env";
+import { logger } from "@/lib/logger";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -15,10 +16,12 @@ export async function POST(req: Request): Promise<Response> {
   const rawBody = await req.text();
   try {
     const result = await handleStripeWebhook(await getDb(), stripe, { rawBody, signature: req.headers.get("stripe-signature"), secret });
+    if (result.status !== 200) logger().warn({ status: result.status, reason: (result.body.error as { message?: string } | undefined)?.message }, "stripe webhook refused");
+    else logger().info({ outcome: result.body.outcome }, "stripe webhook");
     return Response.json(result.body, { status: result.status });
   } catch (err) {
     // A 5xx makes Stripe deliver again later; the work is idempotent.
-    console.error(JSON.stringify({ msg: "stripe webhook failed", err: String(err) }));
+    logger().error({ err }, "stripe webhook failed");
     return Response.json({ error: { message: "Temporary failure; Stripe will retry." } }, { status: 500 });
   }
 }
