@@ -27,8 +27,8 @@ describe("demo-video", () => {
     expect(models.data.map((m) => m.id)).toContain("demo-video");
 
     const api = apiClient(server, key);
-    const video = await client.videos.create({ model: "demo-video", prompt: "a paper boat on a pond", seconds: "10" as never, size: "1920x1080" });
-    expect(video).toMatchObject({ status: "queued", progress: 0, seconds: "10", size: "1920x1080" });
+    const video = await client.videos.create({ model: "demo-video", prompt: "a paper boat on a pond", seconds: "10" as never, size: "1920x1080" as never });
+    expect(video).toMatchObject({ status: "queued", progress: 0, seconds: "10", size: "1920x1080" as never });
     expect(micro(1 - (await balanceUsd(server, email)))).toBe(250_000);
     const seen: Array<{ status: string; progress: number }> = [];
     await api.until(video.id, ["completed"], 30_000, seen);
