@@ -1,7 +1,7 @@
 /**
  * Starts the real server as `npm start` runs it (built Next app, custom server) in a child
  * process, on a fresh database: PostgreSQL when DATABASE_URL is set, PGlite otherwise.
- * Every server gets its own DATA_DIR and port; logs go to DATA_DIR/server.log.
+ * Every server gets its own port (and DATA_DIR unless it shares one); logs go to DATA_DIR/server-<port>.log.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -111,7 +111,8 @@ export function usesPostgres(opts: StartOptions = {}): boolean {
 }
 
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gw-test-"));
+  // Instances sharing a database also share DATA_DIR (media, secrets), as one machine would.
+  const dataDir = opts.shareWith?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "gw-test-"));
   const port = await freePort();
   if (opts.shareWith && !opts.shareWith.databaseUrl) throw new Error("shareWith needs PostgreSQL");
   const db = opts.shareWith
@@ -146,7 +147,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
-  const logFile = path.join(dataDir, "server.log");
+  const logFile = path.join(dataDir, `server-${port}.log`);
   let child: ChildProcess | null = null;
   let pool: pg.Pool | null = null;
 
@@ -222,7 +223,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       const leaked = [...server.secrets].filter((secret) => secret.length >= 8 && log.includes(secret));
       await pool?.end().catch(() => {});
       await db?.drop().catch(() => {});
-      if (!process.env.KEEP_TEST_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!process.env.KEEP_TEST_DATA && !opts.shareWith) fs.rmSync(dataDir, { recursive: true, force: true });
       if (leaked.length) throw new Error(`the server log contains ${leaked.length} secret(s), e.g. ${leaked[0]!.slice(0, 6)}…`);
     },
   };
