@@ -45,7 +45,6 @@ function NavLinks({ role, onNavigate }: { role: "user" | "admin"; onNavigate?: (
             >
               <Icon d={n.icon} />
               {n.label}
-              {n.href === "/playground" && <span className="ml-auto rounded bg-zinc-200 px-1.5 text-[10px] font-semibold uppercase text-zinc-500">Soon</span>}
             </Link>
           </li>
         );
