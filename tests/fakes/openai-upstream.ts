@@ -68,6 +68,6 @@ const protocol: Protocol = {
   truncateAt: (events) => Math.max(1, events.length - 3),
 };
 
-export function startFakeOpenAI(): Promise<FakeTextUpstream> {
-  return startFake(protocol, OPENAI_FAKE_KEY, "/v1");
+export function startFakeOpenAI(apiKey = OPENAI_FAKE_KEY): Promise<FakeTextUpstream> {
+  return startFake(protocol, apiKey, "/v1");
 }
