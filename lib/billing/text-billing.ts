@@ -9,7 +9,8 @@ import { requestLogs } from "../../db/schema";
 import { errors } from "../gateway/errors";
 import type { TextBilling, TextSettlement } from "../gateway/routes/text-types";
 import type { RouteContext } from "../gateway/types";
-import { reserve, settleInTx } from "./holds";
+import { reserveOnce } from "./text-reserve";
+import { settleBatcher } from "./text-settle-batch";
 
 /** A hold outlives the longest failover chain, so the sweeper never returns money still in use. */
 export const TEXT_HOLD_TTL_MS = 60 * 60_000;
@@ -18,7 +19,7 @@ export function textBilling(db: DB, ctx: RouteContext, routePath: string): TextB
   const p = ctx.principal;
   return {
     async reserve(amountMicroUsd) {
-      const r = await reserve(db, { accountId: p.accountId, keyId: p.keyId, amountMicroUsd, ttlMs: TEXT_HOLD_TTL_MS });
+      const r = await reserveOnce(db, { accountId: p.accountId, keyId: p.keyId, amountMicroUsd, ttlMs: TEXT_HOLD_TTL_MS });
       if (r.ok) return { ok: true, holdId: r.holdId };
       return { ok: false, error: r.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota() };
     },
@@ -28,19 +29,15 @@ export function textBilling(db: DB, ctx: RouteContext, routePath: string): TextB
         await db.insert(requestLogs).values(row).onConflictDoNothing();
         return { chargedMicroUsd: 0, balanceAfterMicroUsd: null };
       }
-      const holdId = s.holdId;
-      const result = await db.transaction(async (tx) => {
-        const r = await settleInTx(tx, {
-          holdId,
-          accountId: p.accountId,
-          keyId: p.keyId,
-          costMicroUsd: s.costMicroUsd,
-          idempotencyKey: `charge:${ctx.requestId}`,
-          requestId: ctx.requestId,
-          note: s.model ?? undefined,
-        });
-        await tx.insert(requestLogs).values({ ...row, costMicroUsd: r.chargedMicroUsd }).onConflictDoNothing();
-        return r;
+      const result = await settleBatcher(db).settle({
+        holdId: s.holdId,
+        accountId: p.accountId,
+        keyId: p.keyId,
+        costMicroUsd: s.costMicroUsd,
+        idempotencyKey: `charge:${ctx.requestId}`,
+        requestId: ctx.requestId,
+        note: s.model ?? undefined,
+        log: row,
       });
       return { chargedMicroUsd: result.chargedMicroUsd, balanceAfterMicroUsd: result.balanceAfterMicroUsd };
     },

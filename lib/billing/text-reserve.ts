@@ -1,0 +1,51 @@
+/**
+ * The text hold in ONE statement (one round trip, one commit) instead of a five-step
+ * transaction: the account and key updates and the hold row are data-modifying CTEs that only
+ * act when the conditional account update matched. Same rules as holds.ts `reserve`: the
+ * balance minus what is held must cover the amount, and so must the key's remaining limit.
+ */
+import { sql } from "drizzle-orm";
+import type { DB } from "../../db/client";
+import { newId } from "../ids";
+import type { ReserveInput, ReserveResult } from "./holds";
+import { relaxCommit } from "./text-settle-batch";
+
+type Row = { a: boolean; h: boolean };
+
+export async function reserveOnce(db: DB, input: ReserveInput): Promise<ReserveResult> {
+  const amount = Math.max(0, Math.ceil(input.amountMicroUsd));
+  const holdId = newId("hold");
+  const keyId = input.keyId ?? null;
+  const ttlMs = input.ttlMs ?? 15 * 60_000;
+  // Its own transaction only to relax the commit (see relaxCommit): a hold lost to a database
+  // crash was never charged against, so losing it can only cost us, never overdraw the account.
+  const res = await db.transaction(async (tx) => {
+    await relaxCommit(tx);
+    return tx.execute<Row>(sql`
+    with a as (
+      update accounts set held_micro_usd = held_micro_usd + ${amount}
+       where id = ${input.accountId}
+         and balance_micro_usd - held_micro_usd >= ${amount}
+         and balance_micro_usd >= 0
+      returning id),
+    k as (
+      update api_keys set held_micro_usd = held_micro_usd + ${amount}
+       where id = ${keyId}::text and exists (select 1 from a)
+         and (limit_micro_usd is null or limit_micro_usd - spent_micro_usd - held_micro_usd >= ${amount})
+      returning id),
+    h as (
+      insert into holds (id, account_id, key_id, amount_micro_usd, expires_at)
+      select ${holdId}, ${input.accountId}, ${keyId}::text, ${amount}, now() + (${ttlMs}::int * interval '1 millisecond')
+       where exists (select 1 from a) and (${keyId}::text is null or exists (select 1 from k))
+      returning id)
+    select exists (select 1 from a) as a, exists (select 1 from h) as h`);
+  });
+  const row = (res as unknown as { rows: Row[] }).rows[0]!;
+  if (!row.a) return { ok: false, reason: "insufficient_balance" };
+  if (!row.h) {
+    // The key's limit refused after the account moved money to held: give it back.
+    await db.execute(sql`update accounts set held_micro_usd = held_micro_usd - ${amount} where id = ${input.accountId}`);
+    return { ok: false, reason: "key_limit_exceeded" };
+  }
+  return { ok: true, holdId, amountMicroUsd: amount };
+}

@@ -1,0 +1,207 @@
+/** Table-driven tests of the four inbound parsers: wire request → canonical, and the 400s. */
+import { describe, expect, it } from "vitest";
+import { chatCompletions, generateContent, messages, responses } from ".";
+
+const user = (text: string) => ({ role: "user", parts: [{ type: "text", text }] });
+
+describe("chat completions → canonical", () => {
+  const ok: Array<[string, unknown, Record<string, unknown>]> = [
+    ["string content", { model: "m", messages: [{ role: "user", content: "hi" }] }, { model: "m", messages: [user("hi")], stream: false }],
+    [
+      "system and developer lift into system, in order",
+      { model: "m", messages: [{ role: "system", content: "A" }, { role: "developer", content: [{ type: "text", text: "B" }] }, { role: "user", content: "hi" }] },
+      { system: "A\n\nB" },
+    ],
+    [
+      "image data URL splits into base64 + media type",
+      { model: "m", messages: [{ role: "user", content: [{ type: "text", text: "what" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] }] },
+      { messages: [{ role: "user", parts: [{ type: "text", text: "what" }, { type: "image", source: { kind: "base64", mediaType: "image/png", data: "AAAA" } }] }] },
+    ],
+    [
+      "tool round trip: tool_calls and tool messages; consecutive tool results merge into one user turn",
+      {
+        model: "m",
+        messages: [
+          { role: "user", content: "w?" },
+          { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: '{"a":1}' } }, { id: "c2", type: "function", function: { name: "g", arguments: "{}" } }] },
+          { role: "tool", tool_call_id: "c1", content: "r1" },
+          { role: "tool", tool_call_id: "c2", content: "r2" },
+        ],
+      },
+      {
+        messages: [
+          user("w?"),
+          { role: "assistant", parts: [{ type: "tool_call", id: "c1", name: "f", arguments: '{"a":1}' }, { type: "tool_call", id: "c2", name: "g", arguments: "{}" }] },
+          { role: "user", parts: [{ type: "tool_result", callId: "c1", content: [{ type: "text", text: "r1" }] }, { type: "tool_result", callId: "c2", content: [{ type: "text", text: "r2" }] }] },
+        ],
+      },
+    ],
+    [
+      "sampling, stop string, max_completion_tokens wins over max_tokens, include_usage",
+      { model: "m", messages: [{ role: "user", content: "x" }], temperature: 0.2, top_p: 0.9, stop: "END", max_tokens: 5, max_completion_tokens: 7, stream: true, stream_options: { include_usage: true } },
+      { temperature: 0.2, topP: 0.9, stop: ["END"], maxOutputTokens: 7, stream: true, includeUsage: true },
+    ],
+    [
+      "tools, forced tool choice, json schema",
+      {
+        model: "m",
+        messages: [{ role: "user", content: "x" }],
+        tools: [{ type: "function", function: { name: "f", description: "d", parameters: { type: "object" } } }],
+        tool_choice: { type: "function", function: { name: "f" } },
+        response_format: { type: "json_schema", json_schema: { name: "s", schema: { type: "object" }, strict: true } },
+      },
+      { tools: [{ name: "f", description: "d", parameters: { type: "object" } }], toolChoice: { type: "tool", name: "f" }, responseFormat: { type: "json_schema", name: "s", schema: { type: "object" }, strict: true } },
+    ],
+  ];
+  it.each(ok)("%s", (_, body, expected) => {
+    const r = chatCompletions.parseRequest(body);
+    expect(r.ok).toBe(true);
+    if (r.ok) expect(r.value).toMatchObject(expected);
+  });
+
+  const bad: Array<[string, unknown, string]> = [
+    ["missing model", { messages: [{ role: "user", content: "x" }] }, "model"],
+    ["empty messages", { model: "m", messages: [] }, "messages"],
+    ["temperature out of range", { model: "m", temperature: 3, messages: [{ role: "user", content: "x" }] }, "temperature"],
+    ["n > 1", { model: "m", n: 2, messages: [{ role: "user", content: "x" }] }, "n"],
+    ["stream_options without stream", { model: "m", stream_options: { include_usage: true }, messages: [{ role: "user", content: "x" }] }, "stream_options"],
+    ["tool message without id", { model: "m", messages: [{ role: "tool", content: "x" }] }, "messages[0].tool_call_id"],
+    ["audio part", { model: "m", messages: [{ role: "user", content: [{ type: "input_audio", input_audio: {} }] }] }, "messages[0].content[0].type"],
+    ["deprecated function role", { model: "m", messages: [{ role: "function", name: "f", content: "x" }] }, "messages[0].role"],
+  ];
+  it.each(bad)("400 for %s, naming the field", (_, body, field) => {
+    const r = chatCompletions.parseRequest(body);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error).toMatchObject({ status: 400, code: "invalid_request", param: field });
+      expect(r.error.message.startsWith(field)).toBe(true);
+    }
+  });
+});
+
+describe("responses → canonical", () => {
+  it("string input, instructions as system, max_output_tokens", () => {
+    const r = responses.parseRequest({ model: "m", input: "hi", instructions: "Be brief.", max_output_tokens: 9 });
+    expect(r.ok && r.value).toMatchObject({ system: "Be brief.", messages: [user("hi")], maxOutputTokens: 9 });
+  });
+  it("items: system role, replayed assistant output, function call and its output", () => {
+    const r = responses.parseRequest({
+      model: "m",
+      input: [
+        { role: "developer", content: "S" },
+        { role: "user", content: [{ type: "input_text", text: "q" }, { type: "input_image", image_url: "https://x/y.png" }] },
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: "a", annotations: [] }] },
+        { type: "function_call", call_id: "call_1", name: "f", arguments: "{}" },
+        { type: "function_call_output", call_id: "call_1", output: "18C" },
+        { type: "reasoning", id: "rs_1", summary: [] },
+      ],
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.system).toBe("S");
+    expect(r.value.messages).toEqual([
+      { role: "user", parts: [{ type: "text", text: "q" }, { type: "image", source: { kind: "url", url: "https://x/y.png" } }] },
+      { role: "assistant", parts: [{ type: "text", text: "a" }, { type: "tool_call", id: "call_1", name: "f", arguments: "{}" }] },
+      { role: "user", parts: [{ type: "tool_result", callId: "call_1", content: [{ type: "text", text: "18C" }] }] },
+    ]);
+  });
+  it.each([
+    [{ model: "m", input: "x", previous_response_id: "resp_1" }, "previous_response_id"],
+    [{ model: "m", input: "x", background: true }, "background"],
+    [{ model: "m", input: "x", tools: [{ type: "web_search" }] }, "tools[0].type"],
+    [{ model: "m", input: [{ type: "item_reference", id: "msg_1" }] }, "input[0].type"],
+  ])("400 naming %j", (body, field) => {
+    const r = responses.parseRequest(body);
+    expect(!r.ok && r.error.param).toBe(field);
+  });
+  it("store is accepted and ignored", () => {
+    expect(responses.parseRequest({ model: "m", input: "x", store: true }).ok).toBe(true);
+  });
+});
+
+describe("messages → canonical", () => {
+  it("system blocks, tool_use and tool_result with is_error, thinking dropped but remembered", () => {
+    const r = messages.parseRequest({
+      model: "m",
+      max_tokens: 10,
+      system: [{ type: "text", text: "A" }, { type: "text", text: "B" }],
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      stop_sequences: ["X"],
+      messages: [
+        { role: "user", content: "q" },
+        { role: "assistant", content: [{ type: "thinking", thinking: "hm", signature: "s" }, { type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "boom" }], is_error: true }] },
+      ],
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value).toMatchObject({ system: "A\n\nB", maxOutputTokens: 10, stop: ["X"], unconvertible: ["thinking"] });
+    expect(r.value.messages[1]).toEqual({ role: "assistant", parts: [{ type: "tool_call", id: "toolu_1", name: "f", arguments: '{"a":1}' }] });
+    expect(r.value.messages[2]!.parts[0]).toMatchObject({ type: "tool_result", callId: "toolu_1", isError: true });
+  });
+  it("tool_choice any → required, disable_parallel_tool_use → parallelToolCalls false", () => {
+    const r = messages.parseRequest({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }], tools: [{ name: "f", input_schema: { type: "object" } }], tool_choice: { type: "any", disable_parallel_tool_use: true } });
+    expect(r.ok && r.value).toMatchObject({ toolChoice: { type: "required" }, parallelToolCalls: false });
+  });
+  it.each([
+    [{ model: "m", messages: [{ role: "user", content: "x" }] }, "max_tokens"],
+    [{ model: "m", max_tokens: 5, temperature: 1.5, messages: [{ role: "user", content: "x" }] }, "temperature"],
+    [{ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }], tools: [{ type: "web_search_20250305", name: "web_search" }] }, "tools[0].type"],
+    [{ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ type: "document", source: {} }] }] }, "messages[0].content[0].type"],
+  ])("400 naming %j", (body, field) => {
+    const r = messages.parseRequest(body);
+    expect(!r.ok && r.error.param).toBe(field);
+  });
+});
+
+describe("generateContent → canonical", () => {
+  it("model and streaming from the URL, snake_case accepted, system instruction, config", () => {
+    const r = generateContent.parseRequest(
+      {
+        system_instruction: { parts: [{ text: "Be brief." }] },
+        contents: [{ role: "user", parts: [{ text: "hi" }, { inline_data: { mime_type: "image/png", data: "AAAA" } }] }],
+        generation_config: { temperature: 0.5, max_output_tokens: 20, stop_sequences: ["END"], top_k: 3 },
+      },
+      { pathModel: "gm", stream: true },
+    );
+    expect(r.ok && r.value).toMatchObject({
+      model: "gm",
+      stream: true,
+      system: "Be brief.",
+      temperature: 0.5,
+      maxOutputTokens: 20,
+      stop: ["END"],
+      topK: 3,
+      messages: [{ role: "user", parts: [{ type: "text", text: "hi" }, { type: "image", source: { kind: "base64", mediaType: "image/png", data: "AAAA" } }] }],
+    });
+  });
+  it("function calls get ids; responses pair with them by name; OpenAPI types are lowered", () => {
+    const r = generateContent.parseRequest(
+      {
+        contents: [
+          { role: "user", parts: [{ text: "w?" }] },
+          { role: "model", parts: [{ functionCall: { name: "f", args: { a: 1 } } }] },
+          { role: "user", parts: [{ functionResponse: { name: "f", response: { output: "18C" } } }] },
+        ],
+        tools: [{ functionDeclarations: [{ name: "f", parameters: { type: "OBJECT", properties: { a: { type: "NUMBER" } } } }] }],
+        toolConfig: { functionCallingConfig: { mode: "ANY", allowedFunctionNames: ["f"] } },
+      },
+      { pathModel: "gm" },
+    );
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const call = r.value.messages[1]!.parts[0] as { id: string };
+    expect(r.value.messages[2]!.parts[0]).toEqual({ type: "tool_result", callId: call.id, name: "f", content: [{ type: "text", text: "18C" }] });
+    expect(r.value.tools![0]!.parameters).toEqual({ type: "object", properties: { a: { type: "number" } } });
+    expect(r.value.toolChoice).toEqual({ type: "tool", name: "f" });
+  });
+  it.each([
+    [{ contents: [{ parts: [{ text: "x" }] }], generationConfig: { candidateCount: 2 } }, "generationConfig.candidateCount"],
+    [{ contents: [{ role: "system", parts: [{ text: "x" }] }] }, "contents[0].role"],
+    [{ contents: [{ parts: [{ text: "x" }] }], tools: [{ googleSearch: {} }] }, "tools[0].googleSearch"],
+    [{ contents: [] }, "contents"],
+  ])("400 naming %j", (body, field) => {
+    const r = generateContent.parseRequest(body, { pathModel: "gm" });
+    expect(!r.ok && r.error.param).toBe(field);
+  });
+});

@@ -1,0 +1,402 @@
+/**
+ * `npm run bench`: the gateway's own overhead, measured (issue "Performance").
+ *
+ * Starts a zero-latency fake OpenAI upstream and the gateway exactly as `npm start` serves it
+ * (custom server, real PostgreSQL, key auth, hold/settle billing and the request log all on),
+ * then measures, interleaved in one run, direct calls to the upstream vs calls through the
+ * gateway: non-streamed and streamed, at 1 and 16 concurrent clients (and 64 for the
+ * no-error/no-lost-row check). Prints requests/s, p50, p99, time to the first streamed event,
+ * the added latency and the gateway's CPU time per request.
+ *
+ *   npm run bench -- [--seconds 4] [--rounds 3] [--clients 1,16,64] [--peer portkey] [--json FILE] [--profile DIR]
+ *
+ * The load generator is pinned to CPU 0 and the servers to CPU 1 when `taskset` exists.
+ * DATABASE_URL must point at PostgreSQL (default: the local socket /var/run/postgresql).
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { Pool } from "undici";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const UPSTREAM_KEY = "sk-bench-upstream";
+const REPLY_WORDS = "Hello there, this is the benchmark upstream answering quickly.".split(/(?=\s)/);
+
+// ---------------------------------------------------------------- fake upstream (child mode)
+
+function serveUpstream(): void {
+  const usage = { prompt_tokens: 9, completion_tokens: REPLY_WORDS.length, total_tokens: 9 + REPLY_WORDS.length };
+  const base = { id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1731000000, model: "bench-upstream" };
+  const chunk = (delta: unknown, finish: string | null = null, withUsage = false) =>
+    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(withUsage ? { usage: null } : {}) })}\n\n`;
+  const plain = JSON.stringify({
+    id: "chatcmpl-bench",
+    object: "chat.completion",
+    created: 1731000000,
+    model: "bench-upstream",
+    choices: [{ index: 0, finish_reason: "stop", logprobs: null, message: { role: "assistant", content: REPLY_WORDS.join(""), refusal: null } }],
+    usage,
+  });
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      if (req.headers.authorization !== `Bearer ${UPSTREAM_KEY}`) {
+        res.writeHead(401, { "content-type": "application/json" });
+        return res.end('{"error":{"message":"bad key","type":"invalid_request_error"}}');
+      }
+      const stream = body.includes('"stream":true');
+      if (!stream) {
+        res.writeHead(200, { "content-type": "application/json" });
+        return res.end(plain);
+      }
+      const withUsage = body.includes('"include_usage":true');
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.write(chunk({ role: "assistant", content: "" }, null, withUsage));
+      for (const w of REPLY_WORDS) res.write(chunk({ content: w }, null, withUsage));
+      res.write(chunk({}, "stop", withUsage));
+      if (withUsage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
+      res.end("data: [DONE]\n\n");
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, "127.0.0.1", () => process.stdout.write(`${(server.address() as AddressInfo).port}\n`));
+}
+
+// ---------------------------------------------------------------- helpers
+
+const args = process.argv.slice(2);
+const opt = (name: string, def: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1]! : def;
+};
+const hasTaskset = spawnSync("sh", ["-c", "command -v taskset"]).status === 0 && os.cpus().length >= 2;
+const pinned = (cpu: number, cmd: string[]) => (hasTaskset ? ["taskset", "-c", String(cpu), ...cmd] : cmd);
+
+function spawnLogged(cmd: string[], env: NodeJS.ProcessEnv, log: string): ChildProcess {
+  const out = fs.openSync(log, "a");
+  const p = spawn(cmd[0]!, cmd.slice(1), { cwd: ROOT, env, stdio: ["ignore", "pipe", out] });
+  fs.closeSync(out);
+  return p;
+}
+
+async function startUpstream(log: string): Promise<{ port: number; proc: ChildProcess }> {
+  const proc = spawnLogged(pinned(1, [process.execPath, "--import", "tsx", path.join(ROOT, "scripts/bench.ts"), "--serve-upstream"]), process.env, log);
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.stdout!.once("data", (d) => resolve(Number(String(d).trim())));
+    proc.once("exit", (c) => reject(new Error(`upstream exited with ${c}`)));
+  });
+  return { port, proc };
+}
+
+function cpuMs(pid: number): number {
+  // /proc/<pid>/stat fields 14 and 15: utime and stime in clock ticks (100 per second on Linux).
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** The pid listening on a TCP port (the gateway's node process under taskset/tsx). */
+function pidOnPort(port: number): number | null {
+  const r = spawnSync("ss", ["-ltnpH", `sport = :${port}`], { encoding: "utf8" });
+  const m = /pid=(\d+)/.exec(r.stdout ?? "");
+  return m ? Number(m[1]) : null;
+}
+
+function pct(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+// ---------------------------------------------------------------- the gateway under test
+
+interface Gateway {
+  url: string;
+  pid: number;
+  key: string;
+  dbUrl: string;
+  proc: ChildProcess;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+async function startGateway(upstreamPort: number, log: string): Promise<Gateway> {
+  const { createDatabase } = await import("../tests/support/postgres");
+  const pg = (await import("pg")).default;
+  const base = process.env.DATABASE_URL || (fs.existsSync("/var/run/postgresql") ? `postgresql://${os.userInfo().username}@localhost/postgres?host=/var/run/postgresql` : "");
+  if (!base) throw new Error("bench needs PostgreSQL: set DATABASE_URL");
+  const db = await createDatabase(base);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gw-bench-"));
+  const port = await new Promise<number>((resolve) => {
+    const s = http.createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const config = {
+    upstreams: [{ id: "fake", protocol: "openai", baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, apiKey: UPSTREAM_KEY }],
+    models: [{ id: "bench-chat", kind: "text", upstream: "fake", upstreamModel: "bench-upstream", price: { inputPerMTok: 1, outputPerMTok: 2 }, defaultMaxTokens: 256 }],
+  };
+  fs.writeFileSync(path.join(dataDir, "gateway.config.json"), JSON.stringify(config));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    DATABASE_URL: db.url,
+    GATEWAY_CONFIG: path.join(dataDir, "gateway.config.json"),
+    PUBLIC_BASE_URL: `http://localhost:${port}`,
+    LOG_LEVEL: "warn",
+    // The bench measures the gateway, not the per-key rate limiter.
+    DEFAULT_KEY_RPM: "100000000",
+  };
+  const prof = opt("profile", "");
+  const nodeArgs = prof ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(prof)] : [];
+  const proc = spawnLogged(pinned(1, [process.execPath, ...nodeArgs, "--import", "tsx", path.join(ROOT, "scripts/start.ts")]), env, log);
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (proc.exitCode !== null) throw new Error(`gateway exited; see ${log}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).status === 200) break;
+    } catch {}
+    if (i > 600) throw new Error(`gateway did not start; see ${log}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const admin = async (...argv: string[]) => {
+    const secret = fs.readFileSync(path.join(dataDir, "admin.secret"), "utf8").trim();
+    const r = await fetch(`${url}/_internal/admin`, { method: "POST", headers: { "content-type": "application/json", "x-admin-secret": secret }, body: JSON.stringify({ argv }) });
+    const j = (await r.json()) as { exitCode: number; stdout: string[]; stderr: string[] };
+    if (j.exitCode !== 0) throw new Error(`admin ${argv.join(" ")}: ${j.stderr.join(" ")}`);
+    return j.stdout;
+  };
+  await admin("user", "create", "--email", "bench@example.com", "--password", "bench bench bench");
+  await admin("credit", "--email", "bench@example.com", "--usd", "100000");
+  const key = (await admin("key", "create", "--email", "bench@example.com", "--name", "bench")).at(-1)!;
+  const pid = pidOnPort(port) ?? proc.pid!;
+  void pg;
+  return {
+    url,
+    pid,
+    key,
+    dbUrl: db.url,
+    proc,
+    dataDir,
+    drop: async () => {
+      proc.kill("SIGTERM");
+      await new Promise((r) => proc.once("exit", r));
+      await db.drop().catch(() => {});
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---------------------------------------------------------------- load generator
+
+interface Target {
+  name: string;
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  body(stream: boolean): string;
+  pid?: number;
+}
+
+interface Sample {
+  requests: number;
+  errors: number;
+  seconds: number;
+  latencies: number[];
+  ttfb: number[];
+  cpuMs?: number;
+}
+
+async function run(target: Target, clients: number, stream: boolean, seconds: number): Promise<Sample> {
+  const pool = new Pool(target.origin, { connections: clients, pipelining: 1, keepAliveTimeout: 60_000 });
+  const body = target.body(stream);
+  const headers = { "content-type": "application/json", ...target.headers };
+  const latencies: number[] = [];
+  const ttfb: number[] = [];
+  let errors = 0;
+  const one = async () => {
+    const t0 = performance.now();
+    try {
+      const res = await pool.request({ method: "POST", path: target.path, headers, body });
+      let first = true;
+      let text = "";
+      for await (const c of res.body) {
+        if (first) {
+          ttfb.push(performance.now() - t0);
+          first = false;
+        }
+        if (stream) text += c;
+      }
+      if (res.statusCode !== 200 || (stream && !text.includes("[DONE]"))) errors++;
+      else latencies.push(performance.now() - t0);
+    } catch {
+      errors++;
+    }
+  };
+  // Warm the connections up before measuring.
+  await Promise.all(Array.from({ length: clients }, () => one()));
+  latencies.length = 0;
+  ttfb.length = 0;
+  errors = 0;
+  const cpu0 = target.pid ? cpuMs(target.pid) : 0;
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < end) await one();
+    }),
+  );
+  const elapsed = (performance.now() - start) / 1000;
+  const cpu = target.pid ? cpuMs(target.pid) - cpu0 : undefined;
+  await pool.close();
+  return { requests: latencies.length + errors, errors, seconds: elapsed, latencies, ttfb, cpuMs: cpu };
+}
+
+function merge(samples: Sample[]): Sample {
+  return {
+    requests: samples.reduce((n, s) => n + s.requests, 0),
+    errors: samples.reduce((n, s) => n + s.errors, 0),
+    seconds: samples.reduce((n, s) => n + s.seconds, 0),
+    latencies: samples.flatMap((s) => s.latencies).sort((a, b) => a - b),
+    ttfb: samples.flatMap((s) => s.ttfb).sort((a, b) => a - b),
+    cpuMs: samples[0]?.cpuMs === undefined ? undefined : samples.reduce((n, s) => n + (s.cpuMs ?? 0), 0),
+  };
+}
+
+// ---------------------------------------------------------------- main
+
+async function main() {
+  const seconds = Number(opt("seconds", "4"));
+  const rounds = Number(opt("rounds", "3"));
+  const clientList = opt("clients", "1,16,64").split(",").map(Number);
+  const peer = opt("peer", "");
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "gw-bench-logs-"));
+  if (hasTaskset) spawnSync("taskset", ["-p", "-c", "0", String(process.pid)], { stdio: "ignore" });
+
+  const upstream = await startUpstream(path.join(logDir, "upstream.log"));
+  const gw = await startGateway(upstream.port, path.join(logDir, "gateway.log"));
+  const targets: Target[] = [
+    {
+      name: "direct",
+      origin: `http://127.0.0.1:${upstream.port}`,
+      path: "/v1/chat/completions",
+      headers: { authorization: `Bearer ${UPSTREAM_KEY}` },
+      body: (stream) => JSON.stringify({ model: "bench-upstream", messages: [{ role: "user", content: "Hello" }], ...(stream ? { stream: true } : {}) }),
+    },
+    {
+      name: "gateway",
+      origin: gw.url,
+      path: "/v1/chat/completions",
+      headers: { authorization: `Bearer ${gw.key}` },
+      body: (stream) => JSON.stringify({ model: "bench-chat", messages: [{ role: "user", content: "Hello" }], ...(stream ? { stream: true } : {}) }),
+      pid: gw.pid,
+    },
+  ];
+  let peerProc: ChildProcess | null = null;
+  if (peer === "portkey") {
+    const p = await startPortkey(upstream.port, path.join(logDir, "portkey.log")).catch((e) => {
+      console.error(`--peer portkey skipped: ${(e as Error).message}`);
+      return null;
+    });
+    if (p) {
+      peerProc = p.proc;
+      targets.push(p.target);
+    }
+  }
+
+  console.log(`bench: ${seconds}s × ${rounds} rounds per cell, clients ${clientList.join("/")}, taskset ${hasTaskset ? "on (loadgen cpu0, servers cpu1)" : "off"}; logs in ${logDir}`);
+  const results = new Map<string, Sample[]>();
+  for (let r = 0; r < rounds; r++)
+    for (const clients of clientList)
+      for (const stream of [false, true])
+        for (const t of targets) {
+          const k = `${t.name}|${clients}|${stream}`;
+          const s = await run(t, clients, stream, seconds);
+          results.set(k, [...(results.get(k) ?? []), s]);
+        }
+
+  const rows: Record<string, unknown>[] = [];
+  for (const clients of clientList)
+    for (const stream of [false, true]) {
+      const direct = merge(results.get(`direct|${clients}|${stream}`)!);
+      for (const t of targets) {
+        const s = merge(results.get(`${t.name}|${clients}|${stream}`)!);
+        rows.push({
+          target: t.name,
+          clients,
+          mode: stream ? "stream" : "plain",
+          "req/s": Math.round(s.requests / s.seconds),
+          "p50 ms": +pct(s.latencies, 50).toFixed(2),
+          "p99 ms": +pct(s.latencies, 99).toFixed(2),
+          "first event p50 ms": stream ? +pct(s.ttfb, 50).toFixed(2) : "",
+          "added p50 ms": t.name === "direct" ? "" : +(pct(s.latencies, 50) - pct(direct.latencies, 50)).toFixed(2),
+          "added first-event p50 ms": t.name === "direct" || !stream ? "" : +(pct(s.ttfb, 50) - pct(direct.ttfb, 50)).toFixed(2),
+          "cpu ms/req": s.cpuMs === undefined ? "" : +(s.cpuMs / Math.max(1, s.requests)).toFixed(3),
+          errors: s.errors,
+        });
+      }
+    }
+  console.table(rows);
+
+  // Every request through the gateway must have its log row and (when charged) its ledger row.
+  const pg = (await import("pg")).default;
+  const c = new pg.Client({ connectionString: gw.dbUrl });
+  await c.connect();
+  await new Promise((r) => setTimeout(r, 500));
+  const sent = [...results.entries()].filter(([k]) => k.startsWith("gateway|")).reduce((n, [, v]) => n + v.reduce((m, s) => m + s.requests, 0), 0) + rounds * clientList.reduce((n, x) => n + 2 * x, 0);
+  const [logs] = (await c.query("select count(*)::int as n, count(*) filter (where status = 200)::int as ok from request_logs")).rows;
+  const [ledger] = (await c.query("select count(*)::int as n from ledger_entries where kind = 'charge'")).rows;
+  const [acct] = (await c.query("select a.balance_micro_usd::bigint as balance, a.held_micro_usd::bigint as held, (select sum(delta_micro_usd) from ledger_entries)::bigint as sum from accounts a")).rows;
+  await c.end();
+  const invariants = { gatewayRequestsSent: sent, requestLogRows: logs.n, ok: logs.ok, chargeLedgerRows: ledger.n, balanceEqualsLedger: String(acct.balance) === String(acct.sum), held: Number(acct.held) };
+  console.log("invariants:", invariants);
+
+  const out = opt("json", "");
+  if (out) fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), seconds, rounds, rows, invariants }, null, 2));
+  peerProc?.kill("SIGTERM");
+  await gw.drop();
+  upstream.proc.kill("SIGTERM");
+}
+
+/** Portkey's gateway (npm @portkey-ai/gateway) in front of the same upstream, when installed. */
+async function startPortkey(upstreamPort: number, log: string): Promise<{ proc: ChildProcess; target: Target }> {
+  const entry = path.join(ROOT, "node_modules/@portkey-ai/gateway/build/start-server.js");
+  if (!fs.existsSync(entry)) throw new Error("npm i --no-save @portkey-ai/gateway @hono/node-server@1.13.5 first");
+  const port = 18787 + Math.floor(Math.random() * 1000);
+  const proc = spawnLogged(pinned(1, [process.execPath, entry, `--port=${port}`]), process.env, log);
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`);
+      break;
+    } catch {}
+    if (i > 200) throw new Error("portkey did not start");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const pid = pidOnPort(port) ?? proc.pid!;
+  return {
+    proc,
+    target: {
+      name: "portkey",
+      origin: `http://127.0.0.1:${port}`,
+      path: "/v1/chat/completions",
+      headers: { authorization: `Bearer ${UPSTREAM_KEY}`, "x-portkey-provider": "openai", "x-portkey-custom-host": `http://127.0.0.1:${upstreamPort}/v1` },
+      body: (stream) => JSON.stringify({ model: "bench-upstream", messages: [{ role: "user", content: "Hello" }], ...(stream ? { stream: true } : {}) }),
+      pid,
+    },
+  };
+}
+
+if (process.argv.includes("--serve-upstream")) serveUpstream();
+else
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
