@@ -1,7 +1,8 @@
 /**
- * `npm test`: type-check, unit tests, then the integration suite against the built app —
- * in full on PostgreSQL when DATABASE_URL is set, else the PGlite smoke files
- * (`tests/**\/*.smoke.test.ts`). Rebuilds the app first when sources are newer than the build.
+ * `npm test`: every test. Type-check and unit tests, then against the built app (rebuilt first
+ * when sources are newer than the build): with DATABASE_URL set, the full integration suite, the
+ * reliability suite and the Playwright console tests in Chromium; without it, the PGlite smoke
+ * files (`tests/**\/*.smoke.test.ts`).
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -48,6 +49,8 @@ if (!onlyUnit) {
   if (buildIsStale()) run("build (sources changed since the last build)", bin("next"), ["build"], { ...process.env, NODE_ENV: "production" });
   if (process.env.DATABASE_URL) {
     run("integration tests (PostgreSQL)", bin("vitest"), ["run", "--project", "integration"]);
+    run("reliability suite (PostgreSQL, Redis)", bin("vitest"), ["run", "--project", "reliability"]);
+    if (fs.existsSync(path.join(root, "playwright.config.ts"))) run("console end-to-end tests (Chromium)", bin("playwright"), ["test"]);
   } else {
     console.error("\nDATABASE_URL is not set: running the PGlite smoke suite (set DATABASE_URL for the full suite).");
     run("integration smoke tests (PGlite)", bin("vitest"), ["run", "--project", "integration", "smoke"]);
