@@ -9,7 +9,7 @@ import * as schema from "./schema";
 
 const migrationsFolder = path.resolve(import.meta.dirname, "migrations");
 
-export async function createTestDb(): Promise<{ db: DB; close: () => Promise<void>; mode: "pglite" | "postgres" }> {
+export async function createTestDb(): Promise<{ db: DB; close: () => Promise<void>; mode: "pglite" | "postgres"; url?: string }> {
   const base = process.env.DATABASE_URL;
   if (base) {
     const pg = (await import("pg")).default;
@@ -30,6 +30,7 @@ export async function createTestDb(): Promise<{ db: DB; close: () => Promise<voi
     return {
       db,
       mode: "postgres",
+      url: url.toString(),
       close: async () => {
         await pool.end();
         const c = new pg.Client({ connectionString: base });
