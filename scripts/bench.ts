@@ -187,8 +187,11 @@ async function startGateway(upstreamPort: number, log: string): Promise<Gateway>
     proc,
     dataDir,
     drop: async () => {
+      const exited = new Promise((r) => proc.once("exit", r));
       proc.kill("SIGTERM");
-      await new Promise((r) => proc.once("exit", r));
+      const t = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(t);
       await db.drop().catch(() => {});
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

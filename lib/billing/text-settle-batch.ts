@@ -121,13 +121,21 @@ export async function relaxCommit(tx: Tx): Promise<void> {
   await tx.execute(sql`set local synchronous_commit to off`);
 }
 
+/**
+ * A PostgreSQL array literal passed as ONE parameter (drizzle would spread a JS array into a
+ * tuple of parameters, which cannot be cast to an array).
+ */
+export function pgArray(values: ReadonlyArray<string | number>): string {
+  return `{${values.map((v) => (typeof v === "number" ? String(v) : `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`)).join(",")}}`;
+}
+
 const rowsOf = <T>(r: unknown): T[] => (r as { rows: T[] }).rows;
 
 /** The same effects as settleInTx + the log insert for each item, in set-based statements. */
 export async function settleBatchInTx(tx: Tx, items: BatchSettlement[]): Promise<BatchResult[]> {
   if (items.length === 1) return [await settleOneInTx(tx, items[0]!)];
   const removed = rowsOf<{ id: string; amount: string | number }>(
-    await tx.execute(sql`delete from holds where id = any(${items.map((i) => i.holdId)}::text[]) returning id, amount_micro_usd as amount`),
+    await tx.execute(sql`delete from holds where id = any(${pgArray(items.map((i) => i.holdId))}::text[]) returning id, amount_micro_usd as amount`),
   );
   const held = new Map(removed.map((r) => [r.id, Number(r.amount)]));
   const charged = items.map((i) => {
@@ -159,8 +167,8 @@ export async function settleBatchInTx(tx: Tx, items: BatchSettlement[]): Promise
     const updated = rowsOf<{ id: string; balance: string | number }>(
       await tx.execute(sql`
         update accounts a set balance_micro_usd = a.balance_micro_usd - v.cost, held_micro_usd = a.held_micro_usd - v.held
-          from (select unnest(${ids}::text[]) as id, unnest(${ids.map((i) => acct.get(i)!.cost)}::bigint[]) as cost,
-                       unnest(${ids.map((i) => acct.get(i)!.held)}::bigint[]) as held) v
+          from (select unnest(${pgArray(ids)}::text[]) as id, unnest(${pgArray(ids.map((i) => acct.get(i)!.cost))}::bigint[]) as cost,
+                       unnest(${pgArray(ids.map((i) => acct.get(i)!.held))}::bigint[]) as held) v
          where a.id = v.id
         returning a.id, a.balance_micro_usd as balance`),
     );
@@ -170,8 +178,8 @@ export async function settleBatchInTx(tx: Tx, items: BatchSettlement[]): Promise
     const ids = [...keys.keys()];
     await tx.execute(sql`
       update api_keys k set spent_micro_usd = k.spent_micro_usd + v.cost, held_micro_usd = k.held_micro_usd - v.held
-        from (select unnest(${ids}::text[]) as id, unnest(${ids.map((i) => keys.get(i)!.cost)}::bigint[]) as cost,
-                     unnest(${ids.map((i) => keys.get(i)!.held)}::bigint[]) as held) v
+        from (select unnest(${pgArray(ids)}::text[]) as id, unnest(${pgArray(ids.map((i) => keys.get(i)!.cost))}::bigint[]) as cost,
+                     unnest(${pgArray(ids.map((i) => keys.get(i)!.held))}::bigint[]) as held) v
        where k.id = v.id`);
   }
 

@@ -1,0 +1,112 @@
+/**
+ * The text hold statement and the group-committed settlement on a real database (PGlite, or
+ * PostgreSQL with DATABASE_URL): same effects as holds.ts reserve/settleInTx, row for row.
+ */
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DB } from "../../db/client";
+import { accounts, apiKeys, holds, ledgerEntries, requestLogs } from "../../db/schema";
+import { createTestDb } from "../../db/testing";
+import { newId } from "../ids";
+import { applyLedgerChange, ledgerSum } from "./ledger";
+import { reserveOnce } from "./text-reserve";
+import { pgArray, settleBatchInTx, SettleBatcher, type BatchSettlement } from "./text-settle-batch";
+
+let db: DB;
+let close: () => Promise<void>;
+beforeAll(async () => ({ db, close } = await createTestDb()));
+afterAll(() => close());
+
+async function account(balanceMicro: number, keyLimit?: number): Promise<{ accountId: string; keyId: string }> {
+  const accountId = newId("account");
+  await db.insert(accounts).values({ id: accountId, name: accountId });
+  await applyLedgerChange(db, { accountId, deltaMicroUsd: balanceMicro, kind: "admin_credit", idempotencyKey: `seed:${accountId}` });
+  const keyId = newId("key");
+  await db.insert(apiKeys).values({ id: keyId, accountId, hash: keyId, prefix: "sk-x", last4: "abcd", limitMicroUsd: keyLimit ?? null });
+  return { accountId, keyId };
+}
+const acct = async (id: string) => (await db.select().from(accounts).where(eq(accounts.id, id)))[0]!;
+const key = async (id: string) => (await db.select().from(apiKeys).where(eq(apiKeys.id, id)))[0]!;
+
+function item(a: { accountId: string; keyId: string }, holdId: string, cost: number): BatchSettlement {
+  const requestId = newId("request");
+  return {
+    holdId,
+    accountId: a.accountId,
+    keyId: a.keyId,
+    costMicroUsd: cost,
+    idempotencyKey: `charge:${requestId}`,
+    requestId,
+    log: { requestId, accountId: a.accountId, keyId: a.keyId, method: "POST", route: "/v1/chat/completions", status: 200, settlement: "completed" },
+  };
+}
+
+describe("reserveOnce", () => {
+  it("holds on account and key with a hold row, and refuses what does not fit without side effects", async () => {
+    const a = await account(1000, 700);
+    const r = await reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 600 });
+    expect(r.ok).toBe(true);
+    expect((await acct(a.accountId)).heldMicroUsd).toBe(600);
+    expect((await key(a.keyId)).heldMicroUsd).toBe(600);
+    // The key has 100 left, the account 400.
+    expect(await reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 200 })).toEqual({ ok: false, reason: "key_limit_exceeded" });
+    expect(await reserveOnce(db, { accountId: a.accountId, keyId: null, amountMicroUsd: 500 })).toEqual({ ok: false, reason: "insufficient_balance" });
+    expect((await acct(a.accountId)).heldMicroUsd).toBe(600);
+    expect((await key(a.keyId)).heldMicroUsd).toBe(600);
+    expect(await db.select().from(holds).where(eq(holds.accountId, a.accountId))).toHaveLength(1);
+  });
+
+  it("never over-commits under concurrency", async () => {
+    const a = await account(10_000);
+    const results = await Promise.all(Array.from({ length: 30 }, () => reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 })));
+    expect(results.filter((r) => r.ok)).toHaveLength(10);
+    expect((await acct(a.accountId)).heldMicroUsd).toBe(10_000);
+  });
+});
+
+describe("settleBatchInTx", () => {
+  it("charges each item clamped to its hold, releases the rest, ledger balances walk in order, one log row each", async () => {
+    const a = await account(10_000);
+    const b = await account(5_000);
+    const h = async (x: { accountId: string; keyId: string }, amt: number) => {
+      const r = await reserveOnce(db, { accountId: x.accountId, keyId: x.keyId, amountMicroUsd: amt });
+      if (!r.ok) throw new Error("hold refused");
+      return r.holdId;
+    };
+    const items = [item(a, await h(a, 1000), 300), item(b, await h(b, 800), 900), item(a, await h(a, 500), 0), item(a, await h(a, 700), 100), item(a, "hold_gone", 50)];
+    const res = await db.transaction((tx) => settleBatchInTx(tx, items));
+    expect(res.map((r) => r.chargedMicroUsd)).toEqual([300, 800, 0, 100, 0]);
+    expect(res[4]!.settled).toBe(false);
+    expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
+    expect(await acct(b.accountId)).toMatchObject({ balanceMicroUsd: 4_200, heldMicroUsd: 0 });
+    expect(await key(a.keyId)).toMatchObject({ spentMicroUsd: 400, heldMicroUsd: 0 });
+    expect(res[0]!.balanceAfterMicroUsd).toBe(9_700);
+    expect(res[3]!.balanceAfterMicroUsd).toBe(9_600);
+    const rows = await db.select().from(ledgerEntries).where(eq(ledgerEntries.accountId, a.accountId)).orderBy(ledgerEntries.id);
+    expect(rows.filter((r) => r.kind === "charge").map((r) => [r.deltaMicroUsd, r.balanceAfterMicroUsd])).toEqual([[-300, 9_700], [-100, 9_600]]);
+    expect(await ledgerSum(db, a.accountId)).toBe(9_600);
+    expect(await ledgerSum(db, b.accountId)).toBe(4_200);
+    const logs = await db.select().from(requestLogs).where(sql`${requestLogs.requestId} = any(${pgArray(items.map((i) => i.requestId))}::text[])`);
+    expect(logs.map((l) => l.costMicroUsd).sort((x, y) => x - y)).toEqual([0, 0, 100, 300, 800]);
+  });
+
+  it("array literals quote what needs quoting", () => {
+    expect(pgArray(["a", 'b"c', "d\\e"])).toBe('{"a","b\\"c","d\\\\e"}');
+    expect(pgArray([1, 20])).toBe("{1,20}");
+  });
+
+  it("the batcher settles many concurrent requests exactly once each", async () => {
+    const a = await account(100_000);
+    const batcher = new SettleBatcher(db);
+    const holdIds = await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        const r = await reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 });
+        return r.ok ? r.holdId : "";
+      }),
+    );
+    const res = await Promise.all(holdIds.map((id) => batcher.settle(item(a, id, 250))));
+    expect(res.every((r) => r.settled && r.chargedMicroUsd === 250)).toBe(true);
+    expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 90_000, heldMicroUsd: 0 });
+    expect(await ledgerSum(db, a.accountId)).toBe(90_000);
+  });
+});
