@@ -4,7 +4,7 @@
  * (streamed, Range) and from the signed result URL, the Task object, the ledger, failure with
  * exactly one refund, family rules, 402, ownership, list and delete.
  */
-import OpenAI from "openai";
+import OpenAI, { toFile } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAIVideoUpstream, type FakeOpenAIVideoUpstream } from "./fakes/openai-video-upstream";
 import { balanceUsd, createAccount } from "./support/accounts";
@@ -59,6 +59,38 @@ describe("the official openai SDK", () => {
     expect(mp4.subarray(4, 8).toString("latin1")).toBe("ftyp");
     const list = await client.videos.list({ limit: 5 });
     expect(list.data.map((x) => x.id)).toContain(video.id);
+  });
+});
+
+describe("image inputs", () => {
+  it("take an uploaded file through the SDK's multipart create (image-to-video)", async () => {
+    const client = new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(2048, 7)]);
+    const video = await client.videos.create({
+      model: "vid-i2v",
+      prompt: "animate this picture",
+      seconds: "10" as never,
+      input_reference: await toFile(png, "still.png", { type: "image/png" }),
+    });
+    expect(video.status).toBe("queued");
+    const sent = fake.requests.find((r) => r.method === "POST" && r.fields.prompt === "animate this picture")!;
+    expect(sent.files).toEqual({ input_reference: png.length });
+  });
+
+  it("refuses an image over 5 MiB", async () => {
+    const r = await api.submit({ model: "vid-i2v", prompt: "p", seconds: "10", images: [`data:image/png;base64,${Buffer.alloc(5 * 1024 * 1024 + 1).toString("base64")}`] });
+    expect(r.status).toBe(400);
+    expect(r.json.error.param).toBe("images");
+  });
+
+  it("answers 413 past the route's body limit", async () => {
+    const res = await fetch(`${server.url}/v1/videos`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "vid-i2v", prompt: "x".repeat(41 * 1024 * 1024) }),
+    });
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe("payload_too_large");
   });
 });
 
@@ -191,11 +223,12 @@ describe("validation at submission (nothing charged)", () => {
 
   it("402 insufficient_user_quota when the balance is short, before any upstream call", async () => {
     const poor = await createAccount(server, { usd: 0.1 });
-    const calls = fake.requests.length;
+    const creates = () => fake.requests.filter((q) => q.method === "POST").length;
+    const calls = creates();
     const r = await apiClient(server, poor.key).submit({ model: "vid-a", prompt: "too expensive", seconds: "10" });
     expect(r.status).toBe(402);
     expect(r.json.error).toMatchObject({ type: "insufficient_quota", code: "insufficient_user_quota" });
-    expect(fake.requests.length).toBe(calls);
+    expect(creates()).toBe(calls);
     expect(await balanceUsd(server, poor.email)).toBe(0.1);
   });
 
