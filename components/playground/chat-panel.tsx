@@ -1,6 +1,7 @@
 "use client";
 /** Chat: model, protocol, system prompt, temperature, max tokens; streamed replies with Stop, usage per reply and view-code. */
 import { useEffect, useMemo, useRef, useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card, CardBody, CardHeader } from "../ui/card";
@@ -45,6 +46,7 @@ function parseSettings(temperature: string, maxTokens: string): { temperature?: 
 
 export function ChatPanel({ models, baseUrl }: { models: PlaygroundModel[]; baseUrl: string }) {
   const textModels = models.filter((m) => m.kind === "text");
+  const qc = useQueryClient();
   const [model, setModel] = useState(textModels[0]?.id ?? "");
   const [protocol, setProtocol] = useState<ChatProtocol>("chat-completions");
   const [system, setSystem] = useState("");
@@ -63,7 +65,10 @@ export function ChatPanel({ models, baseUrl }: { models: PlaygroundModel[]; base
     [messages],
   );
 
-  useEffect(() => bottom.current?.scrollIntoView({ block: "end" }), [messages]);
+  // Braces matter: recent Chromium returns a Promise from scrollIntoView, which React would take for a cleanup.
+  useEffect(() => {
+    bottom.current?.scrollIntoView({ block: "end" });
+  }, [messages]);
   useEffect(() => () => abort.current?.abort(), []);
 
   if (!textModels.length) return <Empty title="No text models">Your account has no text models. An admin can add one under Admin → Models.</Empty>;
@@ -88,6 +93,8 @@ export function ChatPanel({ models, baseUrl }: { models: PlaygroundModel[]; base
       requestId: out.requestId,
     }));
     abort.current = null;
+    // The balance in the header moved.
+    void qc.invalidateQueries({ queryKey: ["me"] });
   }
 
   return (
