@@ -54,7 +54,8 @@ async function lastLog() {
   return row!;
 }
 
-const ask = (stream = false) => ({ model: "chat-f", messages: [{ role: "user" as const, content: "tell me" }], stream });
+const ask = () => ({ model: "chat-f", messages: [{ role: "user" as const, content: "tell me" }] });
+const askStream = () => ({ ...ask(), stream: true as const });
 
 describe("upstream faults", () => {
   it("an upstream that never answers: 504 upstream_timeout, nothing charged", async () => {
@@ -73,7 +74,7 @@ describe("upstream faults", () => {
     let text = "";
     let failed: unknown = null;
     try {
-      for await (const chunk of await client.chat.completions.create(ask(true))) text += chunk.choices[0]?.delta?.content ?? "";
+      for await (const chunk of await client.chat.completions.create(askStream())) text += chunk.choices[0]?.delta?.content ?? "";
     } catch (err) {
       failed = err;
     }
@@ -98,7 +99,7 @@ describe("upstream faults", () => {
     const r = await fetch(`${server.url}/v1/chat/completions`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify(ask(true)),
+      body: JSON.stringify(askStream()),
     });
     const body = await r.text();
     expect(r.status === 502 || /"error"/.test(body)).toBe(true);

@@ -22,7 +22,7 @@ function startWorker(env: Record<string, string>, n: number): ChildProcess {
   const log = fs.openSync(path.join(env.DATA_DIR!, `worker-${n}.log`), "a");
   const p = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/worker.ts")], {
     cwd: ROOT,
-    env: { ...env, RUN_WORKERS: "true" } as NodeJS.ProcessEnv,
+    env: { ...env, RUN_WORKERS: "true" } as unknown as NodeJS.ProcessEnv,
     stdio: ["ignore", log, log],
   });
   fs.closeSync(log);
