@@ -3,6 +3,8 @@
  * test harness, on a fresh PostgreSQL database when DATABASE_URL is set) with Stripe pointed
  * at the fake Stripe API, whose pay page posts signed webhooks back to the server.
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { startFakeStripe } from "../tests/fakes/stripe-api";
 import { startTestServer } from "../tests/support/server";
 
@@ -11,16 +13,37 @@ export const WEBHOOK_SECRET = "whsec_e2e_console";
 export default async function globalSetup() {
   const hook = { url: "", secret: WEBHOOK_SECRET };
   const stripe = await startFakeStripe({ webhook: hook });
+  // A webhook receiver on loopback (allowed by WEBHOOK_ALLOW_HOSTS): POST records, GET /received reads back.
+  const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+  const receiver = http.createServer(async (req, res) => {
+    let body = "";
+    for await (const c of req) body += c;
+    if (req.method === "GET" && req.url === "/received") {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(JSON.stringify(received));
+    }
+    received.push({ headers: req.headers, body });
+    res.writeHead(204);
+    res.end();
+  });
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  const receiverHost = `127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   if (!process.env.DATABASE_URL) console.warn("[e2e] DATABASE_URL is not set: running on embedded PGlite instead of PostgreSQL.");
+  // The console spec signs up as this admin whichever spec file signs up first.
+  const adminEmail = `e2e-admin-${Date.now()}@example.test`;
   const server = await startTestServer({
-    env: { STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url },
+    env: { STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url, WEBHOOK_ALLOW_HOSTS: receiverHost, ADMIN_EMAILS: adminEmail },
   });
   hook.url = `${server.url}/api/stripe/webhook`;
   // Workers read these; the browser uses PUBLIC_BASE_URL so that Origin matches the server's.
   process.env.E2E_BASE_URL = server.env.PUBLIC_BASE_URL;
   process.env.E2E_FAKE_STRIPE_URL = stripe.url;
+  process.env.E2E_RECEIVER_URL = `http://${receiverHost}`;
+  process.env.E2E_ADMIN_EMAIL = adminEmail;
   return async () => {
     await server.dispose();
     await stripe.close();
+    receiver.closeAllConnections();
+    await new Promise((r) => receiver.close(r));
   };
 }

@@ -16,6 +16,7 @@ let aUserId: string;
 let aKey: { id: string; key: string };
 let aRequestId: string;
 let aTaskId: string;
+let aDeliveryId: string;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -39,6 +40,11 @@ beforeAll(async () => {
   const accountId = (await a.json("/api/console/me")).body.user.accountId;
   aTaskId = `task_${randomBytes(8).toString("hex")}`;
   await server.query("insert into tasks (id, account_id, model, status) values ($1, $2, 'demo-video', 'queued')", [aTaskId, accountId]);
+  aDeliveryId = `whd_${randomBytes(8).toString("hex")}`;
+  await server.query(
+    "insert into webhook_deliveries (id, task_id, account_id, url, body, event_status, state, attempts) values ($1, $2, $3, 'https://a.example/hook', '{}', 'completed', 'delivered', 1)",
+    [aDeliveryId, aTaskId, accountId],
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -57,6 +63,8 @@ describe("the first user's own view", () => {
     expect(ledger.body.items.map((r: { kind: string }) => r.kind)).toEqual(expect.arrayContaining(["admin_credit", "charge"]));
     const tasks = await a.json("/api/console/tasks");
     expect(tasks.body.items.map((t: { id: string }) => t.id)).toEqual([aTaskId]);
+    const hooks = await a.json("/api/console/webhooks");
+    expect(hooks.body.items.map((d: { id: string }) => d.id)).toEqual([aDeliveryId]);
   });
 });
 
@@ -70,6 +78,8 @@ describe("a second user", () => {
       ["/api/console/usage/daily", (x) => x.items],
       ["/api/console/ledger", (x) => x.items],
       ["/api/console/tasks", (x) => x.items],
+      ["/api/console/webhooks", (x) => x.items],
+      [`/api/console/webhooks?taskId=${aTaskId}`, (x) => x.items],
       ["/api/console/overview", (x) => [...x.recent, ...x.daily]],
     ];
     for (const [path, pick] of reads) {
@@ -77,7 +87,7 @@ describe("a second user", () => {
       expect(r.status, path).toBe(200);
       expect(pick(r.body), path).toEqual([]);
       const raw = JSON.stringify(r.body);
-      for (const secret of [aKey.id, aRequestId, aTaskId]) expect(raw, path).not.toContain(secret);
+      for (const secret of [aKey.id, aRequestId, aTaskId, aDeliveryId]) expect(raw, path).not.toContain(secret);
     }
     const totals = (await b.json("/api/console/usage")).body.totals;
     expect(totals).toMatchObject({ requests: 0, costMicroUsd: 0 });
@@ -89,13 +99,16 @@ describe("a second user", () => {
     }
   });
 
-  it("cannot revoke, roll or edit the first user's key, which keeps working", async () => {
+  it("cannot revoke, roll or edit the first user's key or resend their webhook; the key keeps working", async () => {
     const attempts = [
       await b.fetch(`/api/console/keys/${aKey.id}`, { method: "DELETE" }),
       await b.fetch(`/api/console/keys/${aKey.id}/roll`, { method: "POST", body: { graceSeconds: 0 } }),
       await b.fetch(`/api/console/keys/${aKey.id}`, { method: "PATCH", body: { name: "stolen" } }),
+      await b.fetch(`/api/console/webhooks/${aDeliveryId}/resend`, { method: "POST" }),
     ];
-    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404]);
+    expect(attempts.map((r) => r.status)).toEqual([404, 404, 404, 404]);
+    const [{ n }] = await server.query<{ n: number }>("select count(*)::int as n from webhook_deliveries where task_id = $1", [aTaskId]);
+    expect(n).toBe(1);
     const models = await fetch(`${server.url}/v1/models`, { headers: { authorization: `Bearer ${aKey.key}` } });
     expect(models.status).toBe(200);
     const keys = (await a.json("/api/console/keys")).body.items;
@@ -132,7 +145,7 @@ describe("a second user", () => {
   });
 
   it("without a session, every console and admin route answers 401", async () => {
-    for (const path of ["/api/console/me", "/api/console/keys", "/api/console/usage", "/api/console/ledger", "/api/console/tasks", "/api/admin/users"]) {
+    for (const path of ["/api/console/me", "/api/console/keys", "/api/console/usage", "/api/console/ledger", "/api/console/tasks", "/api/console/webhooks", "/api/admin/users"]) {
       const r = await fetch(`${server.url}${path}`);
       expect(r.status, path).toBe(401);
     }

@@ -142,3 +142,32 @@ export function useAudit() {
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
 }
+
+// Webhooks
+
+export function useWebhooks() {
+  return useInfiniteQuery({
+    queryKey: ["webhooks"],
+    queryFn: ({ pageParam }) => api<T.Page<T.WebhookDelivery, string>>(`/api/console/webhooks${pageParam ? `?before=${encodeURIComponent(pageParam)}` : ""}`),
+    initialPageParam: "",
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    // Pending deliveries change as the worker retries them.
+    refetchInterval: (q) => (q.state.data?.pages.some((p) => p.items.some((d) => d.state === "pending")) ? 5000 : false),
+  });
+}
+
+export function useSendTestWebhook() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (body: { url: string; secret?: string }) => api<T.TestEventResult>("/api/console/webhooks/test", { method: "POST", body }),
+    onSuccess: () => invalidate("webhooks"),
+  });
+}
+
+export function useResendWebhook() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => api<{ delivery: T.WebhookDelivery }>(`/api/console/webhooks/${encodeURIComponent(id)}/resend`, { method: "POST" }),
+    onSuccess: () => invalidate("webhooks"),
+  });
+}

@@ -13,6 +13,7 @@ const NAV: { href: string; label: string; icon: string; admin?: boolean }[] = [
   { href: "/keys", label: "API Keys", icon: "M15 7a2 2 0 1 1 4 0 2 2 0 0 1-4 0Zm-1.5 3.5L4 20m3-3 2 2m1-5 2 2" },
   { href: "/playground", label: "Playground", icon: "M5 4l14 8-14 8V4z" },
   { href: "/usage", label: "Usage", icon: "M4 20V10m6 10V4m6 16v-7m4 7H2" },
+  { href: "/webhooks", label: "Webhooks", icon: "M18 16.98h-5.99c-1.1 0-1.95.94-2.48 1.9A4 4 0 0 1 2 17c.01-.7.2-1.4.57-2M6 17l3.13-5.78c.53-.97.1-2.18-.5-3.1a4 4 0 1 1 6.89-4.06M12 6l3.13 5.73C15.66 12.7 16.9 13 18 13a4 4 0 0 1 0 8" },
   { href: "/billing", label: "Billing", icon: "M3 7h18v10H3zM3 10h18M7 15h3" },
   { href: "/docs", label: "Docs", icon: "M6 3h9l4 4v14H6zM14 3v5h5M9 13h7M9 17h7" },
   { href: "/admin", label: "Admin", icon: "M12 3l8 4v5c0 5-3.5 8-8 9-4.5-1-8-4-8-9V7l8-4z", admin: true },
@@ -93,7 +94,9 @@ function Brand() {
 export function ConsoleShell({ user, children }: { user: SessionUserView; children: ReactNode }) {
   const [open, setOpen] = useState(false);
   const path = usePathname();
-  useEffect(() => setOpen(false), [path]);
+  useEffect(() => {
+    setOpen(false);
+  }, [path]);
   return (
     <div className="min-h-screen bg-zinc-50">
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-sm">

@@ -212,3 +212,31 @@ export interface AuditRow {
   details: Record<string, unknown> | null;
   createdAt: string;
 }
+
+export interface WebhookAttempt {
+  attemptNo: number;
+  statusCode: number | null;
+  latencyMs: number | null;
+  error: string | null;
+  at: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  taskId: string;
+  url: string;
+  eventStatus: string;
+  isTest: boolean;
+  state: string;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  attemptLog: WebhookAttempt[];
+}
+
+export interface TestEventResult {
+  delivery: WebhookDelivery;
+  outcome: { result: "delivered" | "retry" | "stop"; statusCode: number | null; error: string | null; latencyMs: number };
+}

@@ -1,0 +1,35 @@
+/** The console's Webhooks page: the account's deliveries, resend, and a signed test event. */
+import { z } from "zod";
+import type { DB } from "../../db/client";
+import { listWebhookDeliveries, resendWebhook, sendTestWebhook } from "../tasks/webhook-console";
+import { AppError } from "./errors";
+
+export async function listDeliveries(db: DB, accountId: string, opts: { taskId?: string; before?: string }) {
+  const before = opts.before ? new Date(opts.before) : undefined;
+  const items = await listWebhookDeliveries(db, accountId, {
+    taskId: opts.taskId || undefined,
+    before: before && !Number.isNaN(before.getTime()) ? before : undefined,
+    limit: 50,
+  });
+  return { items, nextCursor: items.length === 50 ? items[items.length - 1]!.createdAt : null };
+}
+
+export async function resend(db: DB, accountId: string, deliveryId: string) {
+  const r = await resendWebhook(db, accountId, deliveryId);
+  if (!r.ok) {
+    if (r.reason === "not_found") throw new AppError("not_found", "No such delivery.");
+    throw new AppError("invalid_request", "Test events are not resent; send a new one.");
+  }
+  return r.delivery;
+}
+
+export const testEventSchema = z.object({
+  url: z.string().trim().min(1, "Enter the URL that should receive the event.").max(2048),
+  secret: z.string().max(128).optional(),
+});
+
+export async function sendTest(db: DB, accountId: string, body: z.infer<typeof testEventSchema>) {
+  const r = await sendTestWebhook(db, accountId, { url: body.url, secret: body.secret || null });
+  if (!r.ok) throw new AppError("invalid_request", r.message, { field: r.reason === "invalid_url" ? "url" : "secret" });
+  return { delivery: r.delivery, outcome: r.outcome };
+}
