@@ -124,7 +124,7 @@ export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayRespo
     if (!r.retryable) break;
   }
   // Nothing reached an upstream: the task ends failed and the charge comes straight back.
-  await failTask(db, task.id, lastError.message, { publicBaseUrl: e.publicBaseUrl });
+  await failTask(db, task.id, lastError.message, { publicBaseUrl: e.publicBaseUrl, notify: false });
   if (claim) await abandonIdempotent(db, claim);
   await logVideoRequest(db, ctx, {
     route: ROUTE,

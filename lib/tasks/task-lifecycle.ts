@@ -218,6 +218,11 @@ async function enqueueWebhook(tx: DbOrTx, t: TaskRow, now: Date, publicBaseUrl?:
 export interface FinalizeOptions {
   now?: Date;
   publicBaseUrl?: string;
+  /**
+   * false when the submitting request itself reports the failure (the upstream refused the
+   * task at creation): the client got an error answer and never saw the task id.
+   */
+  notify?: boolean;
 }
 
 /**
@@ -274,7 +279,7 @@ export async function failTask(db: DB, taskId: string, reason: string, opts: Fin
       .returning();
     if (!t) return null;
     if (t.holdMicroUsd > 0) await giveBack(tx, t, t.holdMicroUsd, "refund");
-    await enqueueWebhook(tx, t, now, opts.publicBaseUrl);
+    if (opts.notify !== false) await enqueueWebhook(tx, t, now, opts.publicBaseUrl);
     return t;
   });
 }
