@@ -18,16 +18,24 @@ import { fulfillCheckoutSession } from "../lib/billing/stripe-fulfill";
 import { handleStripeWebhook } from "../lib/billing/stripe-webhook";
 import { resetEnvCache } from "../lib/env";
 import { startFakeStripe, type FakeStripe } from "./fakes/stripe-api";
+import { basePostgresUrl, createDatabase } from "./support/postgres";
 
 const SECRET = "whsec_test_console_secret";
 let fake: FakeStripe;
 let stripe: Stripe;
 let db: DB;
 let dataDir: string;
+let pgDb: { url: string; drop: () => Promise<void> } | undefined;
 
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "console-stripe-"));
   process.env.DATA_DIR = dataDir;
+  // A database of its own on PostgreSQL (never the shared one DATABASE_URL names); PGlite otherwise.
+  const base = basePostgresUrl();
+  if (base) {
+    pgDb = await createDatabase(base);
+    process.env.DATABASE_URL = pgDb.url;
+  }
   process.env.PUBLIC_BASE_URL = "http://gateway.test";
   resetEnvCache();
   fake = await startFakeStripe();
@@ -39,6 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await fake?.close();
   await closeDb();
+  await pgDb?.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

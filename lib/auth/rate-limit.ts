@@ -30,7 +30,8 @@ export const SIGN_IN_RULES = {
   ip: { limit: 50, windowMs: 15 * 60_000 },
 } satisfies Record<string, LimitRule>;
 
-export const SIGN_UP_RULE: LimitRule = { limit: 10, windowMs: 60 * 60_000 };
+/** Sign-ups per address per hour: slows scripted account farming, leaves room for an office NAT. */
+export const SIGN_UP_RULE: LimitRule = { limit: 20, windowMs: 60 * 60_000 };
 
 /** Seconds until `id` may try again, or 0 when it is under its limit. Does not count. */
 export function blockedFor(id: string, rule: LimitRule, now = Date.now()): number {
