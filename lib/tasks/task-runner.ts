@@ -57,6 +57,8 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
 
   if (!t.upstreamTaskId) {
     const created = await upstream.create(route, paramsToJob(t.params), deps.signal);
+    // Shutting down: leave the task as it is; its lease runs out and another worker resumes it.
+    if (deps.signal?.aborted) return;
     if (!created.ok) {
       if (created.retryable) return recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, interval)));
       await failTask(deps.db, t.id, created.error.message, fin);
@@ -73,6 +75,7 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
   }
 
   const polled = await upstream.get(route, t.upstreamTaskId, deps.signal);
+  if (deps.signal?.aborted) return;
   if (!polled.ok) {
     // The upstream no longer knows the task: it will never finish.
     if (polled.error.status === 404) {
@@ -91,6 +94,7 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
     return;
   }
   const stored = await storeContent(t, route, upstream, deps);
+  if (deps.signal?.aborted) return;
   if (!stored.ok) {
     logger().warn({ taskId: t.id, upstream: route.upstream.id, why: stored.why }, "video download failed; will retry");
     return recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, interval)));

@@ -90,7 +90,7 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
   const db = opts.db ?? (await getDb());
   const storage = opts.storage ?? getMediaStorage();
   const wp = opts.policy && opts.dispatcher ? { policy: opts.policy, dispatcher: opts.dispatcher } : webhookPolicy();
-  const tickMs = opts.tickMs ?? 250;
+  const tickMs = opts.tickMs ?? 500;
   const concurrency = opts.concurrency ?? 8;
   const retentionEveryMs = opts.retentionEveryMs ?? 10 * 60_000;
   const log = logger().child({ component: "worker" });
@@ -113,7 +113,7 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
         claimed += due.length;
         for (const t of due) {
           track(
-            runTaskTurn(t, { db, storage, pollIntervalMs: e.TASK_POLL_INTERVAL_MS, publicBaseUrl: e.publicBaseUrl }).catch((err) =>
+            runTaskTurn(t, { db, storage, pollIntervalMs: e.TASK_POLL_INTERVAL_MS, publicBaseUrl: e.publicBaseUrl, signal: opts.signal }).catch((err) =>
               log.error({ err, taskId: t.id }, "task turn failed; it is retried when its lease runs out"),
             ),
           );
