@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWebhookReceiver, type WebhookReceiver } from "../../tests/fakes/webhook-receiver";
 import { createGuardedAgent, loopbackOnlyConnector } from "./guarded-dispatcher";
 import { makePolicy, type Resolver } from "./ssrf";
-import { attemptDelivery, nextRetryDelayS } from "./webhook-client";
+import { attemptDelivery, drain, nextRetryDelayS } from "./webhook-client";
 import { verifySignature } from "./webhook-signature";
 
 let receiver: WebhookReceiver;
@@ -97,6 +97,20 @@ describe("attemptDelivery", () => {
     expect(out.latencyMs).toBeLessThan(1400);
   });
 
+  it("gives up on a receiver that sends headers and never ends the body", async () => {
+    const { policy, dispatcher } = setup();
+    receiver.setScript([{ status: 200, neverEnd: true }]);
+    const out = await attemptDelivery({ url: receiver.url, body, secret: null, deliveryId: "whd_h", timeoutMs: 400, policy, dispatcher });
+    expect(out).toMatchObject({ result: "retry", error: "no answer within 400 ms" });
+  });
+
+  it("reads a huge answer only up to 64 KiB", async () => {
+    const { policy, dispatcher } = setup();
+    receiver.setScript([{ status: 200, bodyBytes: 5 * 1024 * 1024 }]);
+    const out = await attemptDelivery({ url: receiver.url, body, secret: null, deliveryId: "whd_b", timeoutMs: 2000, policy, dispatcher });
+    expect(out.result).toBe("delivered");
+  });
+
   it("retries on connection refused", async () => {
     const { policy, dispatcher } = setup(["127.0.0.1:1"]);
     const out = await attemptDelivery({ url: "http://127.0.0.1:1/x", body, secret: null, deliveryId: "whd_n", timeoutMs: 2000, policy, dispatcher });
@@ -156,6 +170,26 @@ describe("attemptDelivery", () => {
     afterAll(() => {
       expect(canary.received).toHaveLength(0);
     });
+  });
+});
+
+describe("drain", () => {
+  it("stops reading past the limit", async () => {
+    let pulled = 0;
+    let destroyed = false;
+    const body = Object.assign(
+      (async function* () {
+        for (let i = 0; i < 1000; i++) {
+          pulled++;
+          yield Buffer.alloc(16 * 1024);
+        }
+      })(),
+      { destroy: () => (destroyed = true) },
+    );
+    const read = await drain(body, 64 * 1024);
+    expect(read).toBe(80 * 1024);
+    expect(pulled).toBe(5);
+    expect(destroyed).toBe(true);
   });
 });
 

@@ -79,15 +79,17 @@ export async function attemptDelivery(input: AttemptInput): Promise<AttemptOutco
   }
 }
 
-async function drain(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<void> {
+/** Reads and discards at most `limit` bytes (plus one chunk), then drops the connection. Returns bytes read. */
+export async function drain(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<number> {
   let seen = 0;
   for await (const chunk of body) {
     seen += chunk.length;
     if (seen > limit) {
       body.destroy();
-      return;
+      break;
     }
   }
+  return seen;
 }
 
 function describeError(err: unknown, timeoutMs: number, signal: AbortSignal): string {

@@ -26,6 +26,10 @@ export interface Answer {
   /** Location header, for 3xx answers. */
   location?: string;
   body?: string;
+  /** Send the status and headers, then trickle the body and never finish it. */
+  neverEnd?: boolean;
+  /** Answer with this many bytes of body (to check the sender reads only a bounded amount). */
+  bodyBytes?: number;
 }
 
 export interface WebhookReceiver {
@@ -74,7 +78,14 @@ export async function startWebhookReceiver(opts: { secret?: string; script?: Ans
         if (res.destroyed) return;
         const headers: Record<string, string> = { "content-type": "text/plain" };
         if (answer.location) headers.location = answer.location;
-        res.writeHead(answer.status, headers).end(answer.body ?? "ok");
+        if (answer.neverEnd) {
+          res.writeHead(answer.status, headers);
+          res.write("partial");
+          const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(".")), 100);
+          t.unref();
+          return;
+        }
+        res.writeHead(answer.status, headers).end(answer.bodyBytes ? Buffer.alloc(answer.bodyBytes, 97) : (answer.body ?? "ok"));
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
       else send();
