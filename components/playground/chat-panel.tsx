@@ -141,7 +141,7 @@ export function ChatPanel({ models, baseUrl }: { models: PlaygroundModel[]; base
       <div className="min-w-0 space-y-4">
         {showCode && <CodePanel protocol={protocol} baseUrl={baseUrl} settings={settings} turns={draft.trim() ? [...history, { role: "user", text: draft.trim() }] : history} />}
         <Card className="flex min-h-[420px] flex-col">
-          <div className="flex-1 space-y-4 overflow-y-auto px-5 py-4" aria-live="polite" data-testid="chat-log">
+          <div className="max-h-[65vh] flex-1 space-y-4 overflow-y-auto px-5 py-4" aria-live="polite" data-testid="chat-log">
             {!messages.length && <p className="py-16 text-center text-sm text-zinc-500">Send a message to start. Replies stream in as the model writes them, billed to your balance.</p>}
             {messages.map((m) => (
               <MessageView key={m.id} m={m} />
@@ -201,13 +201,15 @@ function MessageView({ m }: { m: Message }) {
   }
   return (
     <div className="max-w-[90%] space-y-1.5" data-testid="chat-reply" data-state={m.state}>
-      <div className="whitespace-pre-wrap rounded-lg border border-zinc-200 bg-zinc-50 px-3.5 py-2 text-sm text-zinc-900" data-testid="chat-reply-text">
-        {m.text}
-        {m.state === "streaming" && <span className="ml-0.5 inline-block h-4 w-1.5 animate-pulse bg-zinc-400 align-text-bottom" aria-hidden="true" />}
-        {!m.text && m.state !== "streaming" && <span className="text-zinc-400">(no text)</span>}
-      </div>
+      {(m.text || m.state !== "error") && (
+        <div className="whitespace-pre-wrap rounded-lg border border-zinc-200 bg-zinc-50 px-3.5 py-2 text-sm text-zinc-900" data-testid="chat-reply-text">
+          {m.text}
+          {m.state === "streaming" && <span className="ml-0.5 inline-block h-4 w-1.5 animate-pulse bg-zinc-400 align-text-bottom" aria-hidden="true" />}
+          {!m.text && m.state !== "streaming" && <span className="text-zinc-400">(no text)</span>}
+        </div>
+      )}
       {m.error && <ErrorCallout error={m.error} />}
-      {m.state !== "streaming" && <UsageRow m={m} />}
+      {m.state !== "streaming" && (m.stats || m.state !== "error") && <UsageRow m={m} />}
     </div>
   );
 }

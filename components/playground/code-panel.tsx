@@ -29,7 +29,8 @@ export function CodePanel({ protocol, baseUrl, settings, turns }: { protocol: Ch
             </button>
           ))}
         </div>
-        <div data-testid="code-sample">
+        {/* Long conversations scroll inside the panel instead of stretching the page. */}
+        <div data-testid="code-sample" className="max-h-[420px] overflow-y-auto rounded-md">
           <CodeBlock code={current.code} label={current.label} />
         </div>
       </CardBody>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chatCodeSamples } from "./code-samples";
+import { chatCodeSamples, prettyJson } from "./code-samples";
 
 const s = { model: "demo-chat", system: "Be brief.", temperature: 0.5, maxTokens: 100 };
 const turns = [{ role: "user" as const, text: "It's me" }];
@@ -28,5 +28,15 @@ describe("chat code samples", () => {
     expect(g).toContain('httpOptions: { baseUrl: "https://gw.example.com" }');
     expect(g).toContain('"systemInstruction": "Be brief."');
     expect(g).toContain('"maxOutputTokens": 100');
+  });
+});
+
+describe("prettyJson", () => {
+  it("is JSON that parses back to the same value, short parts on one line", () => {
+    const v = { model: "m", messages: [{ role: "user", content: 'he said "x": {y}, z' }, { role: "assistant", content: "a".repeat(120) }], n: null, ok: true };
+    const out = prettyJson(v);
+    expect(JSON.parse(out)).toEqual(v);
+    expect(out).toContain(`{"role": "user", "content": "he said \\"x\\": {y}, z"}`);
+    expect(out.split("\n").length).toBeGreaterThan(3);
   });
 });

@@ -12,8 +12,23 @@ export interface CodeSample {
 
 const KEY = "sk-your-key";
 
-function indent(s: string, n: number): string {
-  return s.replace(/\n/g, `\n${" ".repeat(n)}`);
+/** JSON on one line with a space after `:` and `,` (strings are left exactly as JSON.stringify writes them). */
+function inlineJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(inlineJson).join(", ")}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}: ${inlineJson(v)}`).join(", ")}}`;
+}
+
+/** JSON indented by two, with any object or array that fits in 100 characters kept on one line (messages stay readable). */
+export function prettyJson(value: unknown, depth = 0): string {
+  const flat = inlineJson(value);
+  if (value === null || typeof value !== "object" || flat.length + depth * 2 <= 100) return flat;
+  const pad = "  ".repeat(depth + 1);
+  const end = "  ".repeat(depth);
+  if (Array.isArray(value)) return `[\n${value.map((v) => pad + prettyJson(v, depth + 1)).join(",\n")}\n${end}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  return `{\n${entries.map(([k, v]) => `${pad}${JSON.stringify(k)}: ${prettyJson(v, depth + 1)}`).join(",\n")}\n${end}}`;
 }
 
 function shellQuote(s: string): string {
@@ -30,7 +45,7 @@ export function chatCodeSamples(protocol: ChatProtocol, baseUrl: string, s: Chat
 curl -N "${base}${req.path}" \\
   ${authHeader} \\
   -H "Content-Type: application/json"${extra} \\
-  -d ${shellQuote(JSON.stringify(req.body, null, 2))}`;
+  -d ${shellQuote(prettyJson(req.body))}`;
   const samples: CodeSample[] = [{ id: "curl", label: "curl", code: curl }];
   const body = { ...req.body };
   switch (protocol) {
@@ -42,7 +57,7 @@ curl -N "${base}${req.path}" \\
 
 const client = new OpenAI({ baseURL: "${base}/v1", apiKey: process.env.GATEWAY_API_KEY }); // "${KEY}"
 
-const stream = await client.chat.completions.create(${indent(JSON.stringify(body, null, 2), 0)});
+const stream = await client.chat.completions.create(${prettyJson(body)});
 for await (const chunk of stream) {
   process.stdout.write(chunk.choices[0]?.delta?.content ?? "");
 }`,
@@ -57,7 +72,7 @@ for await (const chunk of stream) {
 
 const client = new OpenAI({ baseURL: "${base}/v1", apiKey: process.env.GATEWAY_API_KEY }); // "${KEY}"
 
-const stream = await client.responses.create(${JSON.stringify(body, null, 2)});
+const stream = await client.responses.create(${prettyJson(body)});
 for await (const event of stream) {
   if (event.type === "response.output_text.delta") process.stdout.write(event.delta);
 }`,
@@ -73,7 +88,7 @@ for await (const event of stream) {
 // The base URL has no /v1: the SDK adds it.
 const client = new Anthropic({ baseURL: "${base}", apiKey: process.env.GATEWAY_API_KEY }); // "${KEY}"
 
-const stream = await client.messages.create(${JSON.stringify(body, null, 2)});
+const stream = await client.messages.create(${prettyJson(body)});
 for await (const event of stream) {
   if (event.type === "content_block_delta" && event.delta.type === "text_delta") process.stdout.write(event.delta.text);
 }`,
@@ -91,7 +106,7 @@ for await (const event of stream) {
 
 const ai = new GoogleGenAI({ apiKey: process.env.GATEWAY_API_KEY, httpOptions: { baseUrl: "${base}" } }); // "${KEY}"
 
-const stream = await ai.models.generateContentStream(${JSON.stringify(call, null, 2)});
+const stream = await ai.models.generateContentStream(${prettyJson(call)});
 for await (const chunk of stream) {
   process.stdout.write(chunk.text ?? "");
 }`,
