@@ -49,8 +49,14 @@ async function logRow(requestId: string): Promise<Record<string, any>> {
   throw new Error(`no request log row for ${requestId}`);
 }
 
+/** balance = Σ ledger, never negative, and once idle nothing held (a balance lease goes back within ~0.5 s). */
 async function ledgerInvariant(email: string) {
   if (!usesPostgres()) return;
+  for (let i = 0; i < 50; i++) {
+    const [r] = await server.query<{ held: string }>("select a.held_micro_usd as held from accounts a join users u on u.account_id = a.id where u.email = $1", [email]);
+    if (Number(r!.held) === 0) break;
+    await new Promise((res) => setTimeout(res, 100));
+  }
   const [row] = await server.query<{ balance: string; held: string; sum: string; holds: string }>(
     `select a.balance_micro_usd as balance, a.held_micro_usd as held,
             (select coalesce(sum(delta_micro_usd),0) from ledger_entries l where l.account_id = a.id) as sum,

@@ -10,7 +10,36 @@ import { errors } from "../gateway/errors";
 import type { TextBilling, TextSettlement } from "../gateway/routes/text-types";
 import type { RouteContext } from "../gateway/types";
 import { reserveOnce } from "./text-reserve";
+import { LeaseManager } from "./text-lease";
 import { settleBatcher } from "./text-settle-batch";
+
+const LEASES = Symbol.for("gateway.textLeases");
+
+/**
+ * The process-wide lease manager, or null when leases are off (GATEWAY_TEXT_LEASES=off: every
+ * request then takes its own hold row, as the media routes do).
+ */
+export function textLeases(db: DB): LeaseManager | null {
+  if (process.env.GATEWAY_TEXT_LEASES === "off") return null;
+  const g = globalThis as unknown as Record<symbol, { db: DB; m: LeaseManager } | undefined>;
+  const cur = g[LEASES];
+  if (cur && cur.db === db) return cur.m;
+  cur?.m.stop();
+  const m = new LeaseManager(db);
+  g[LEASES] = { db, m };
+  return m;
+}
+
+/** Hold ids handed to the text handler: `lease:<lease row>:<amount>` for holds served from a lease. */
+function leaseHoldId(leaseId: string, amount: number): string {
+  return `lease:${leaseId}:${amount}`;
+}
+
+function parseLeaseHoldId(holdId: string): { leaseId: string; amount: number } | null {
+  if (!holdId.startsWith("lease:")) return null;
+  const at = holdId.lastIndexOf(":");
+  return { leaseId: holdId.slice(6, at), amount: Number(holdId.slice(at + 1)) };
+}
 
 /** A hold outlives the longest failover chain, so the sweeper never returns money still in use. */
 export const TEXT_HOLD_TTL_MS = 60 * 60_000;
@@ -19,7 +48,10 @@ export function textBilling(db: DB, ctx: RouteContext, routePath: string): TextB
   const p = ctx.principal;
   return {
     async reserve(amountMicroUsd) {
-      const r = await reserveOnce(db, { accountId: p.accountId, keyId: p.keyId, amountMicroUsd, ttlMs: TEXT_HOLD_TTL_MS });
+      const leases = textLeases(db);
+      const r = leases
+        ? await leases.reserve(p.accountId, p.keyId, amountMicroUsd).then((g) => (g.ok ? { ok: true as const, holdId: leaseHoldId(g.leaseId, g.amountMicroUsd) } : g))
+        : await reserveOnce(db, { accountId: p.accountId, keyId: p.keyId, amountMicroUsd, ttlMs: TEXT_HOLD_TTL_MS });
       if (r.ok) return { ok: true, holdId: r.holdId };
       return { ok: false, error: r.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota() };
     },
@@ -29,8 +61,11 @@ export function textBilling(db: DB, ctx: RouteContext, routePath: string): TextB
         await db.insert(requestLogs).values(row).onConflictDoNothing();
         return { chargedMicroUsd: 0, balanceAfterMicroUsd: null };
       }
+      const lease = parseLeaseHoldId(s.holdId);
+      if (lease) textLeases(db)?.released(lease.leaseId, p.accountId, p.keyId, lease.amount, Math.min(lease.amount, Math.max(0, Math.ceil(s.costMicroUsd))));
       const result = await settleBatcher(db).settle({
-        holdId: s.holdId,
+        holdId: lease ? lease.leaseId : s.holdId,
+        lease: lease ? { heldMicroUsd: lease.amount } : undefined,
         accountId: p.accountId,
         keyId: p.keyId,
         costMicroUsd: s.costMicroUsd,

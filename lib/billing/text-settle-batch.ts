@@ -12,7 +12,10 @@ import { logger } from "../logger";
 import { settleInTx } from "./holds";
 
 export interface BatchSettlement {
+  /** The request's own hold row, or (with `lease`) the lease row its hold was taken from. */
   holdId: string;
+  /** Set when the hold came from a balance lease (text-lease.ts): what this request held of it. */
+  lease?: { heldMicroUsd: number };
   accountId: string;
   keyId: string | null;
   costMicroUsd: number;
@@ -70,7 +73,7 @@ export class SettleBatcher {
               p.resolve(
                 await this.db.transaction(async (tx) => {
                   await relaxCommit(tx);
-                  return settleOneInTx(tx, p.item);
+                  return (await settleBatchInTx(tx, [p.item]))[0]!;
                 }),
               );
             } catch (e) {
@@ -133,15 +136,38 @@ const rowsOf = <T>(r: unknown): T[] => (r as { rows: T[] }).rows;
 
 /** The same effects as settleInTx + the log insert for each item, in set-based statements. */
 export async function settleBatchInTx(tx: Tx, items: BatchSettlement[]): Promise<BatchResult[]> {
-  if (items.length === 1) return [await settleOneInTx(tx, items[0]!)];
-  const removed = rowsOf<{ id: string; amount: string | number }>(
-    await tx.execute(sql`delete from holds where id = any(${pgArray(items.map((i) => i.holdId))}::text[]) returning id, amount_micro_usd as amount`),
-  );
+  if (items.length === 1 && !items[0]!.lease) return [await settleOneInTx(tx, items[0]!)];
+  const own = items.filter((i) => !i.lease);
+  const removed = own.length
+    ? rowsOf<{ id: string; amount: string | number }>(
+        await tx.execute(sql`delete from holds where id = any(${pgArray(own.map((i) => i.holdId))}::text[]) returning id, amount_micro_usd as amount`),
+      )
+    : [];
   const held = new Map(removed.map((r) => [r.id, Number(r.amount)]));
   const charged = items.map((i) => {
+    if (i.lease) return Math.min(Math.max(0, Math.ceil(i.costMicroUsd)), i.lease.heldMicroUsd);
     const h = held.get(i.holdId);
     return h === undefined ? null : Math.min(Math.max(0, Math.ceil(i.costMicroUsd)), h);
   });
+  // Leased holds: each charge leaves the lease row (and so `held`); a lease that is gone
+  // (released idle or swept) already gave its money back to `held`, so only the balance pays.
+  const leaseCost = new Map<string, number>();
+  items.forEach((i, n) => {
+    if (i.lease) leaseCost.set(i.holdId, (leaseCost.get(i.holdId) ?? 0) + charged[n]!);
+  });
+  const liveLeases = new Set<string>();
+  if (leaseCost.size) {
+    const ids = [...leaseCost.keys()];
+    const found = rowsOf<{ id: string }>(
+      await tx.execute(sql`
+        update holds h set amount_micro_usd = h.amount_micro_usd - v.cost
+          from (select unnest(${pgArray(ids)}::text[]) as id, unnest(${pgArray(ids.map((i) => leaseCost.get(i)!))}::bigint[]) as cost) v
+         where h.id = v.id
+        returning h.id`),
+    );
+    for (const f of found) liveLeases.add(f.id);
+  }
+  const heldBack = (i: BatchSettlement, n: number) => (i.lease ? (liveLeases.has(i.holdId) ? charged[n]! : 0) : held.get(i.holdId)!);
 
   // Per account and per key: total charge and total hold returned.
   const acct = new Map<string, { cost: number; held: number }>();
@@ -149,7 +175,7 @@ export async function settleBatchInTx(tx: Tx, items: BatchSettlement[]): Promise
   items.forEach((i, n) => {
     const c = charged[n];
     if (c === null) return;
-    const h = held.get(i.holdId)!;
+    const h = heldBack(i, n);
     const a = acct.get(i.accountId) ?? { cost: 0, held: 0 };
     a.cost += c;
     a.held += h;

@@ -1,0 +1,107 @@
+/** Balance leases on a real database: holds from memory, charges consume the lease, idle leases go back. */
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DB } from "../../db/client";
+import { accounts, apiKeys, holds } from "../../db/schema";
+import { createTestDb } from "../../db/testing";
+import { newId } from "../ids";
+import { sweepExpiredHolds } from "./holds";
+import { applyLedgerChange, ledgerSum } from "./ledger";
+import { LeaseManager } from "./text-lease";
+import { SettleBatcher } from "./text-settle-batch";
+
+let db: DB;
+let close: () => Promise<void>;
+beforeAll(async () => ({ db, close } = await createTestDb()));
+afterAll(() => close());
+
+async function account(balanceMicro: number, keyLimit?: number) {
+  const accountId = newId("account");
+  await db.insert(accounts).values({ id: accountId, name: accountId });
+  await applyLedgerChange(db, { accountId, deltaMicroUsd: balanceMicro, kind: "admin_credit", idempotencyKey: `seed:${accountId}` });
+  const keyId = newId("key");
+  await db.insert(apiKeys).values({ id: keyId, accountId, hash: keyId, prefix: "sk-x", last4: "abcd", limitMicroUsd: keyLimit ?? null });
+  return { accountId, keyId };
+}
+const acct = async (id: string) => (await db.select().from(accounts).where(eq(accounts.id, id)))[0]!;
+const leaseRows = (id: string) => db.select().from(holds).where(eq(holds.accountId, id));
+
+function settle(b: SettleBatcher, a: { accountId: string; keyId: string }, leaseId: string, held: number, cost: number) {
+  const requestId = newId("request");
+  return b.settle({
+    holdId: leaseId,
+    lease: { heldMicroUsd: held },
+    accountId: a.accountId,
+    keyId: a.keyId,
+    costMicroUsd: cost,
+    idempotencyKey: `charge:${requestId}`,
+    requestId,
+    log: { requestId, accountId: a.accountId, keyId: a.keyId, method: "POST", route: "/v1/chat/completions", status: 200, settlement: "completed" },
+  });
+}
+
+describe("LeaseManager", () => {
+  it("leases a chunk once, then serves holds from memory; charges consume it; idle leases return", async () => {
+    const a = await account(100_000);
+    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8 });
+    const b = new SettleBatcher(db);
+    const g1 = await m.reserve(a.accountId, a.keyId, 1000);
+    expect(g1.ok).toBe(true);
+    expect((await acct(a.accountId)).heldMicroUsd).toBe(8000);
+    const g2 = await m.reserve(a.accountId, a.keyId, 1000);
+    expect(g2.ok && g1.ok && g2.leaseId === g1.leaseId).toBe(true);
+    expect((await acct(a.accountId)).heldMicroUsd).toBe(8000);
+    if (!g1.ok || !g2.ok) return;
+    m.released(g1.leaseId, a.accountId, a.keyId, 1000, 300);
+    await settle(b, a, g1.leaseId, 1000, 300);
+    m.released(g2.leaseId, a.accountId, a.keyId, 1000, 200);
+    await settle(b, a, g2.leaseId, 1000, 200);
+    expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 99_500, heldMicroUsd: 7_500 });
+    expect((await leaseRows(a.accountId))[0]!.amountMicroUsd).toBe(7_500);
+    await m.releaseIdle();
+    expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 99_500, heldMicroUsd: 0 });
+    expect(await leaseRows(a.accountId)).toHaveLength(0);
+    expect(await ledgerSum(db, a.accountId)).toBe(99_500);
+    m.stop();
+  });
+
+  it("never leases more than the balance: 30 concurrent holds against a balance for 10", async () => {
+    const a = await account(10_000);
+    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8 });
+    const grants = await Promise.all(Array.from({ length: 30 }, () => m.reserve(a.accountId, a.keyId, 1000)));
+    expect(grants.filter((g) => g.ok)).toHaveLength(10);
+    expect(grants.filter((g) => !g.ok).every((g) => !g.ok && g.reason === "insufficient_balance")).toBe(true);
+    expect((await acct(a.accountId)).heldMicroUsd).toBe(10_000);
+    m.stop();
+  });
+
+  it("enforces the key's limit the same way", async () => {
+    const a = await account(100_000, 2_500);
+    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8 });
+    const grants = await Promise.all(Array.from({ length: 5 }, () => m.reserve(a.accountId, a.keyId, 1000)));
+    expect(grants.filter((g) => g.ok)).toHaveLength(2);
+    expect(grants.find((g) => !g.ok)).toEqual({ ok: false, reason: "key_limit_exceeded" });
+    m.stop();
+  });
+
+  it("a lease swept under a request in flight: the charge comes from the balance only, held stays consistent", async () => {
+    const a = await account(50_000);
+    // A lease that expires at once (a process stalled past its renewals).
+    const m = new LeaseManager(db, { ttlMs: 40, idleMs: 60_000, chunkFactor: 4 });
+    const b = new SettleBatcher(db);
+    const g = await m.reserve(a.accountId, a.keyId, 1000);
+    if (!g.ok) throw new Error("refused");
+    await new Promise((r) => setTimeout(r, 80));
+    expect(await sweepExpiredHolds(db)).toBeGreaterThanOrEqual(1);
+    expect((await acct(a.accountId)).heldMicroUsd).toBe(0);
+    m.released(g.leaseId, a.accountId, a.keyId, 1000, 400);
+    const r = await settle(b, a, g.leaseId, 1000, 400);
+    expect(r.chargedMicroUsd).toBe(400);
+    expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 49_600, heldMicroUsd: 0 });
+    expect(await ledgerSum(db, a.accountId)).toBe(49_600);
+    // The next hold starts a new lease.
+    const g2 = await m.reserve(a.accountId, a.keyId, 1000);
+    expect(g2.ok && g2.leaseId !== g.leaseId).toBe(true);
+    m.stop();
+  });
+});
