@@ -43,6 +43,7 @@ test("sign up lands on the overview", async ({}, info) => {
   await expect(page).toHaveURL(/\/overview/);
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
   await expect(page.getByTestId("overview-balance")).toHaveText("$0.00");
+  await expect(page.getByRole("heading", { name: "Get started" })).toBeVisible();
   await shot(page, info, "overview-new-user");
 });
 
@@ -98,6 +99,11 @@ test("create a key, see it once, copy it", async ({}, info) => {
   await expect(row).toContainText("e2e key");
   await expect(row).toContainText(`${secret.slice(0, 9)}…${secret.slice(-4)}`);
   await expect(page.locator("body")).not.toContainText(secret); // never shown again
+  await page.getByRole("button", { name: "Edit e2e key" }).click();
+  await expect(page.getByLabel("Name")).toHaveValue("e2e key");
+  await page.getByLabel("Spend limit (USD)").fill("7.5");
+  await page.getByTestId("create-key-submit").click();
+  await expect(row).toContainText("$7.50");
   await shot(page, info, "keys-list");
 });
 

@@ -33,6 +33,14 @@ export function useCreateKey() {
   });
 }
 
+export function useUpdateKey() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: string; body: T.CreateKeyBody }) => api<{ id: string }>(`/api/console/keys/${encodeURIComponent(id)}`, { method: "PATCH", body }),
+    onSuccess: () => invalidate("keys"),
+  });
+}
+
 export function useRollKey() {
   const invalidate = useInvalidate();
   return useMutation({

@@ -124,6 +124,7 @@ export interface LedgerRow {
 export interface UsageFilters {
   keyId?: string;
   requestId?: string;
+  source?: string;
   model?: string;
   status?: string;
   from?: string;

@@ -5,6 +5,7 @@ import { CodeBlock } from "../ui/copy-button";
 import { Card, CardBody, CardHeader } from "../ui/card";
 import { cx } from "../ui/cx";
 import { PageHeader } from "../ui/page-header";
+import { ModelsCard } from "./models-card";
 import { quickstart, videoSnippet, WEBHOOK_VERIFY } from "./snippets";
 
 const ERRORS: [string, string, string][] = [
@@ -71,6 +72,7 @@ export function DocsPage({ baseUrl }: { baseUrl: string }) {
             </div>
           </CardBody>
         </Card>
+        <ModelsCard />
         <Card>
           <CardHeader title="Video tasks and webhooks" description="Submit, then poll or receive a signed webhook when the task is completed or failed." />
           <CardBody className="space-y-4">

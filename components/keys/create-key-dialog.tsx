@@ -1,8 +1,8 @@
 "use client";
 import { useState, type FormEvent } from "react";
 import { fieldError, formError } from "../console/api";
-import { useCreateKey, useMe, useModels } from "../console/hooks";
-import type { CreatedKey } from "../console/types";
+import { useCreateKey, useMe, useModels, useUpdateKey } from "../console/hooks";
+import type { CreatedKey, KeyView } from "../console/types";
 import { Button } from "../ui/button";
 import { Dialog } from "../ui/dialog";
 import { FormError, TextField } from "../ui/field";
@@ -32,19 +32,47 @@ export function validateKeyForm(f: Form, now = Date.now()): Partial<Record<"name
   return e;
 }
 
-export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+/** An ISO time as the value of a datetime-local input (local time, minutes). */
+function localInput(iso: string | null): string {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+function fromKey(k: KeyView): Form {
+  return {
+    name: k.name,
+    scope: k.allowedModels ? "some" : "all",
+    models: k.allowedModels ?? [],
+    limitUsd: k.limitMicroUsd === null ? "" : String(k.limitMicroUsd / 1_000_000),
+    rpm: k.rpm === null ? "" : String(k.rpm),
+    expires: localInput(k.expiresAt),
+  };
+}
+
+/** Creates a key (then reveals it once), or edits one (`editing`): name, models, limits, expiry. */
+export function CreateKeyDialog({ open, onClose, editing = null }: { open: boolean; onClose: () => void; editing?: KeyView | null }) {
   const [form, setForm] = useState<Form>(EMPTY);
+  const [loadedFor, setLoadedFor] = useState<string | null>(null);
   const [errors, setErrors] = useState<ReturnType<typeof validateKeyForm>>({});
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const models = useModels();
   const me = useMe();
-  const create = useCreateKey();
+  const createKey = useCreateKey();
+  const updateKey = useUpdateKey();
+  const create = editing ? updateKey : createKey;
+  if (open && editing && loadedFor !== editing.id) {
+    setLoadedFor(editing.id);
+    setForm(fromKey(editing));
+  }
 
   function close() {
     setForm(EMPTY);
+    setLoadedFor(null);
     setErrors({});
     setCreated(null);
-    create.reset();
+    createKey.reset();
+    updateKey.reset();
     onClose();
   }
 
@@ -53,15 +81,21 @@ export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () 
     const v = validateKeyForm(form);
     setErrors(v);
     if (Object.keys(v).length) return;
+    const body = {
+      name: form.name.trim(),
+      allowedModels: form.scope === "some" ? form.models : [],
+      limitUsd: form.limitUsd.trim(),
+      rpm: form.rpm,
+      expiresAt: form.expires ? new Date(form.expires).toISOString() : "",
+    };
     try {
-      const r = await create.mutateAsync({
-        name: form.name.trim(),
-        allowedModels: form.scope === "some" ? form.models : [],
-        limitUsd: form.limitUsd.trim(),
-        rpm: form.rpm,
-        expiresAt: form.expires ? new Date(form.expires).toISOString() : "",
-      });
-      setCreated(r.key);
+      if (editing) {
+        await updateKey.mutateAsync({ id: editing.id, body });
+        close();
+      } else {
+        const r = await createKey.mutateAsync(body);
+        setCreated(r.key);
+      }
     } catch {
       /* shown from create.error */
     }
@@ -75,7 +109,13 @@ export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () 
   };
 
   return (
-    <Dialog open={open} onClose={close} title={created ? "Your new API key" : "Create an API key"} description={created ? undefined : "Keys authenticate your requests. You can limit what each one may spend and use."} wide>
+    <Dialog
+      open={open}
+      onClose={close}
+      title={created ? "Your new API key" : editing ? `Edit “${editing.name}”` : "Create an API key"}
+      description={created ? undefined : editing ? "Changes apply to the next request made with this key." : "Keys authenticate your requests. You can limit what each one may spend and use."}
+      wide
+    >
       {created ? (
         <RevealKey secret={created.key} onDone={close} baseUrl={me.data?.publicBaseUrl} />
       ) : (
@@ -128,7 +168,7 @@ export function CreateKeyDialog({ open, onClose }: { open: boolean; onClose: () 
               Cancel
             </Button>
             <Button type="submit" loading={create.isPending} data-testid="create-key-submit">
-              Create key
+              {editing ? "Save changes" : "Create key"}
             </Button>
           </div>
         </form>

@@ -30,6 +30,7 @@ export function KeysPage() {
   const keys = useKeys();
   const [creating, setCreating] = useState(false);
   const [rolling, setRolling] = useState<KeyView | null>(null);
+  const [editing, setEditing] = useState<KeyView | null>(null);
   const [revoking, setRevoking] = useState<KeyView | null>(null);
   const [showRevoked, setShowRevoked] = useState(false);
 
@@ -107,6 +108,9 @@ export function KeysPage() {
                               <Link href={`/usage?keyId=${encodeURIComponent(k.id)}`} className="inline-flex h-8 items-center rounded-md px-2 text-xs font-medium text-zinc-600 hover:bg-zinc-100">
                                 Usage
                               </Link>
+                              <Button variant="ghost" size="sm" onClick={() => setEditing(k)} aria-label={`Edit ${k.name}`}>
+                                Edit
+                              </Button>
                               <Button variant="ghost" size="sm" onClick={() => setRolling(k)} aria-label={`Roll ${k.name}`}>
                                 Roll
                               </Button>
@@ -133,6 +137,7 @@ export function KeysPage() {
         </QueryState>
       </Card>
       <CreateKeyDialog open={creating} onClose={() => setCreating(false)} />
+      <CreateKeyDialog open={Boolean(editing)} editing={editing} onClose={() => setEditing(null)} />
       <RollKeyDialog target={rolling} onClose={() => setRolling(null)} />
       <RevokeKeyDialog target={revoking} onClose={() => setRevoking(null)} />
     </>

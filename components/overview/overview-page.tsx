@@ -16,6 +16,42 @@ function daysAgo(n: number) {
   return new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
 }
 
+/** Three steps to a first billed request; hidden once all are done. */
+function GettingStarted({ hasBalance, hasKey, hasRequest }: { hasBalance: boolean; hasKey: boolean; hasRequest: boolean }) {
+  if (hasBalance && hasKey && hasRequest) return null;
+  const steps = [
+    { done: hasKey, label: "Create an API key", href: "/keys" },
+    { done: hasBalance, label: "Add balance", href: "/billing" },
+    { done: hasRequest, label: "Make your first request", href: "/docs" },
+  ];
+  return (
+    <Card>
+      <CardHeader title="Get started" description="One key reaches every model over the OpenAI, Anthropic and Gemini protocols." />
+      <CardBody>
+        <ol className="grid gap-3 sm:grid-cols-3">
+          {steps.map((s, i) => (
+            <li key={s.label}>
+              <Link
+                href={s.href}
+                className="flex items-center gap-3 rounded-md border border-zinc-200 px-3 py-2.5 text-sm hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-zinc-900"
+              >
+                <span
+                  className={`grid h-6 w-6 shrink-0 place-items-center rounded-full text-xs font-semibold ${s.done ? "bg-emerald-100 text-emerald-700" : "bg-zinc-100 text-zinc-600"}`}
+                  aria-hidden="true"
+                >
+                  {s.done ? "✓" : i + 1}
+                </span>
+                <span className={s.done ? "text-zinc-400 line-through" : "font-medium text-zinc-900"}>{s.label}</span>
+                <span className="sr-only">{s.done ? "(done)" : "(to do)"}</span>
+              </Link>
+            </li>
+          ))}
+        </ol>
+      </CardBody>
+    </Card>
+  );
+}
+
 export function OverviewPage() {
   const q = useOverview();
   const welcome = useSearchParams().get("welcome");
@@ -36,6 +72,7 @@ export function OverviewPage() {
               <Stat label="Requests · 30 days" value={num(d.last30d.requests)} sub={d.last30d.errors ? (d.last30d.errors === 1 ? "1 error" : `${num(d.last30d.errors)} errors`) : "No errors"} />
               <Stat label="Active keys" value={num(d.activeKeys)} sub={<Link className="hover:underline" href="/keys">Manage keys →</Link>} />
             </div>
+            <GettingStarted hasBalance={d.balanceMicroUsd > 0} hasKey={d.activeKeys > 0} hasRequest={d.last30d.requests > 0} />
             {d.balanceMicroUsd <= 0 && (
               <div className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
                 Your balance is empty, so paid requests get HTTP 402. <Link href="/billing" className="font-medium underline">Add balance</Link> to start.

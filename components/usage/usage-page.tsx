@@ -13,7 +13,7 @@ import { RequestsTable } from "./requests-table";
 import { SpendChart } from "./spend-chart";
 import { TasksCard } from "./tasks-card";
 
-const FILTER_KEYS = ["keyId", "requestId", "model", "status", "from", "to"] as const;
+const FILTER_KEYS = ["keyId", "requestId", "source", "model", "status", "from", "to"] as const;
 
 function isoDay(offsetDays = 0) {
   return new Date(Date.now() - offsetDays * 86_400_000).toISOString().slice(0, 10);
@@ -68,7 +68,12 @@ export function UsagePage() {
         }
       />
       <Card className="mb-6">
-        <form onSubmit={apply} className="grid gap-4 px-5 py-4 sm:grid-cols-2 lg:grid-cols-6" aria-label="Filters">
+        <form onSubmit={apply} className="grid gap-4 px-5 py-4 sm:grid-cols-2 lg:grid-cols-4" aria-label="Filters">
+          <SelectField label="Source" value={draft.source ?? ""} onChange={set("source")}>
+            <option value="">API and playground</option>
+            <option value="api">API keys</option>
+            <option value="playground">Playground</option>
+          </SelectField>
           <SelectField label="Key" value={draft.keyId ?? ""} onChange={set("keyId")}>
             <option value="">All keys</option>
             {keys.data?.items.map((k) => (
@@ -107,7 +112,7 @@ export function UsagePage() {
             </Button>
           </div>
           {filters.requestId && (
-            <p className="text-xs text-zinc-500 sm:col-span-2 lg:col-span-6">
+            <p className="text-xs text-zinc-500 sm:col-span-2 lg:col-span-4">
               Showing request <code className="font-mono">{filters.requestId}</code> only.
             </p>
           )}

@@ -14,6 +14,8 @@ const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Use YYYY-MM-DD.");
 export const usageFilterSchema = z.object({
   keyId: z.string().max(100).optional(),
   requestId: z.string().max(100).optional(),
+  /** API-key requests or the console's playground. */
+  source: z.enum(["api", "playground"]).optional(),
   model: z.string().max(200).optional(),
   /** "ok" (2xx), "error" (≥ 400) or one exact status code. */
   status: z.union([z.enum(["ok", "error"]), z.string().regex(/^\d{3}$/)]).optional(),
@@ -40,6 +42,7 @@ function conditions(accountId: string, f: UsageFilter): SQL | undefined {
   const c: (SQL | undefined)[] = [eq(requestLogs.accountId, accountId)];
   if (f.keyId) c.push(eq(requestLogs.keyId, f.keyId));
   if (f.requestId) c.push(eq(requestLogs.requestId, f.requestId));
+  if (f.source) c.push(eq(requestLogs.source, f.source));
   if (f.model) c.push(eq(requestLogs.model, f.model));
   if (f.status === "ok") c.push(and(gte(requestLogs.status, 200), lt(requestLogs.status, 300)));
   else if (f.status === "error") c.push(gte(requestLogs.status, 400));
