@@ -3,6 +3,7 @@
  * test harness, on a fresh PostgreSQL database when DATABASE_URL is set) with Stripe pointed
  * at the fake Stripe API, whose pay page posts signed webhooks back to the server.
  */
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { startFakeStripe } from "../tests/fakes/stripe-api";
@@ -11,6 +12,8 @@ import { startTestServer } from "../tests/support/server";
 export const WEBHOOK_SECRET = "whsec_e2e_console";
 
 export default async function globalSetup() {
+  // Screenshots of this run only.
+  fs.rmSync("test-results/screenshots", { recursive: true, force: true });
   const hook = { url: "", secret: WEBHOOK_SECRET };
   const stripe = await startFakeStripe({ webhook: hook });
   // A webhook receiver on loopback (allowed by WEBHOOK_ALLOW_HOSTS): POST records, GET /received reads back.

@@ -60,7 +60,7 @@ export function OverviewPage() {
       <PageHeader title="Overview" description="Your balance, spend over the last 30 days and the latest requests." />
       {welcome && (
         <div className="mb-6 rounded-lg border border-emerald-200 bg-emerald-50 px-4 py-3 text-sm text-emerald-800">
-          Welcome! Create an API key, add balance, and make your first request — the Docs page has copy-paste examples.
+          Welcome! Three steps to your first request are below; the Docs page has copy-paste examples for curl and the official SDKs.
         </div>
       )}
       <QueryState query={q}>
