@@ -41,13 +41,13 @@ export function guardedConnector(opts: GuardedAgentOptions): buildConnector.conn
     }
     if (net.isIP(hostname)) {
       const why = blockedAddressReason(hostname);
-      if (why) callback(new SsrfBlockedError(`connect to a non-public address (${why})`), null);
+      if (why) callback(new SsrfBlockedError(`the address is not public (${why})`), null);
       else base(options, callback);
       return;
     }
     checkResolvedHost(hostname, opts.policy).then(
       (r) => {
-        if (!r.ok) return callback(new SsrfBlockedError(r.reason), null);
+        if (!r.ok) return callback(new SsrfBlockedError(`the URL ${r.reason}`), null);
         // Dial the checked address; TLS still verifies the certificate for the name.
         base({ ...options, hostname: r.addresses[0]!, servername: options.servername || hostname }, callback);
       },

@@ -36,6 +36,7 @@ export interface WebhookUrlPolicy {
   resolveTimeoutMs?: number;
 }
 
+/** `reason` completes the sentence "the URL …" (e.g. "points at this service"). */
 export type UrlVerdict = { ok: true; url: URL; allowListed: boolean } | { ok: false; reason: string };
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -75,7 +76,7 @@ function isIpLiteral(hostname: string): boolean {
 /** Checks everything that needs no DNS: scheme, credentials, length, literal addresses, names. */
 export function checkWebhookUrlShape(raw: unknown, policy: WebhookUrlPolicy): UrlVerdict {
   if (typeof raw !== "string" || raw.trim() === "") return { ok: false, reason: "must be a URL string" };
-  if (raw.length > MAX_WEBHOOK_URL_LENGTH) return { ok: false, reason: `longer than ${MAX_WEBHOOK_URL_LENGTH} characters` };
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH) return { ok: false, reason: `is longer than ${MAX_WEBHOOK_URL_LENGTH} characters` };
   let url: URL;
   try {
     url = new URL(raw);
@@ -122,12 +123,12 @@ export async function checkResolvedHost(hostname: string, policy: WebhookUrlPoli
   try {
     addresses = await withTimeout(policy.resolve(stripDots(hostname)), policy.resolveTimeoutMs ?? 5000);
   } catch {
-    return { ok: false, reason: "host name could not be resolved" };
+    return { ok: false, reason: "has a host name that could not be resolved" };
   }
-  if (addresses.length === 0) return { ok: false, reason: "host name could not be resolved" };
+  if (addresses.length === 0) return { ok: false, reason: "has a host name that could not be resolved" };
   for (const a of addresses) {
     const why = blockedAddressReason(a);
-    if (why) return { ok: false, reason: `host name resolves to a non-public address (${why})` };
+    if (why) return { ok: false, reason: `has a host name that resolves to a non-public address (${why})` };
   }
   return { ok: true, addresses };
 }

@@ -52,7 +52,7 @@ export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayRespo
   const { job, webhook, webhookSecret } = valid.value;
   if (webhook) {
     const verdict = await checkWebhookUrl(webhook, webhookPolicy().policy);
-    if (!verdict.ok) return reject(errors.invalidRequest(`\`webhook\` is not allowed: it ${verdict.reason}.`, "webhook"), common.model);
+    if (!verdict.ok) return reject(errors.invalidRequest(`\`webhook\` is not allowed: the URL ${verdict.reason}.`, "webhook"), common.model);
   }
 
   const idem = await beginIdempotent(db, { accountId: ctx.principal.accountId, route: ROUTE, key: header(ctx.req, "idempotency-key"), body: raw.value });

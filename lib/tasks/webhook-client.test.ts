@@ -141,7 +141,7 @@ describe("attemptDelivery", () => {
       const { policy, dispatcher } = setup([]);
       dnsTable = { "hooks.example.net": ["127.0.0.1"] };
       const out = await attemptDelivery({ url: `http://hooks.example.net:${canary.port}/`, body, secret: null, deliveryId: "whd_c3", timeoutMs: 2000, policy, dispatcher });
-      expect(out.error).toMatch(/blocked: host name resolves to a non-public address \(loopback address\)/);
+      expect(out.error).toMatch(/blocked: the URL has a host name that resolves to a non-public address \(loopback address\)/);
     });
 
     it("from a name that rebinds to loopback after passing the submission check", async () => {
