@@ -141,9 +141,15 @@ describe("video task money", () => {
 
   it("settles a duration-priced task on the real duration and returns the rest", async () => {
     const a = await account(1_000_000);
-    const r = await createVideoTask(db, input(a, { holdMicroUsd: 500_000, price: { perSecond: 25_000 }, family: "extend" }));
+    const r = await createVideoTask(db, input(a, {
+        holdMicroUsd: 500_000,
+        price: { perSecond: 25_000 },
+        family: "extend",
+        job: { prompt: "longer", seconds: null, size: "1280x720", aspectRatio: null, images: [], videoUrl: "https://example.com/v.mp4" },
+      }));
     if (!r.ok) throw new Error("create");
-    await completeTask(db, r.task.id, { mediaKeys: ["k"], costMicroUsd: 300_000 });
+    const done = await completeTask(db, r.task.id, { mediaKeys: ["k"], costMicroUsd: 300_000, seconds: "12" });
+    expect(done).toMatchObject({ seconds: "12", costMicroUsd: 300_000 });
     expect(await bal(a)).toBe(700_000);
     expect((await ledger(a)).find((l) => l.kind === "release")).toMatchObject({ deltaMicroUsd: 200_000 });
   });

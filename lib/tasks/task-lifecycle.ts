@@ -232,7 +232,7 @@ export interface FinalizeOptions {
 export async function completeTask(
   db: DB,
   taskId: string,
-  input: { mediaKeys: string[]; costMicroUsd: number },
+  input: { mediaKeys: string[]; costMicroUsd: number; /** The real duration, when the submission left it open (extend). */ seconds?: string | null },
   opts: FinalizeOptions = {},
 ): Promise<TaskRow | null> {
   const now = opts.now ?? new Date();
@@ -245,6 +245,7 @@ export async function completeTask(
         completedAt: now,
         expiresAt: new Date(now.getTime() + RETENTION_DAYS * 86_400_000),
         mediaKeys: input.mediaKeys,
+        seconds: sql`coalesce(${tasks.seconds}, ${input.seconds ?? null})`,
         costMicroUsd: sql`least(${tasks.holdMicroUsd}, ${Math.max(0, Math.ceil(input.costMicroUsd))})`,
         startedAt: sql`coalesce(${tasks.startedAt}, ${now.toISOString()}::timestamptz)`,
         lockedUntil: null,

@@ -100,7 +100,7 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
     return recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, interval)));
   }
   const price = (t.params.price as ModelPrice | undefined) ?? route.price;
-  await completeTask(deps.db, t.id, { mediaKeys: [stored.key], costMicroUsd: finalCostMicroUsd(price, t.holdMicroUsd, v.seconds) }, {
+  await completeTask(deps.db, t.id, { mediaKeys: [stored.key], costMicroUsd: finalCostMicroUsd(price, t.holdMicroUsd, v.seconds), seconds: v.seconds }, {
     ...fin,
     now: deps.now?.() ?? new Date(),
   });
