@@ -51,10 +51,14 @@ export function consoleRoute(handler: Handler, opts: ConsoleRouteOptions = {}) {
   };
 }
 
+const MAX_BODY_BYTES = 64 * 1024;
+
 /** Parses a JSON body with a zod schema; a bad body is a 400 naming the field. */
 export async function readBody<T>(req: Request, schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }): Promise<T> {
+  // Refuse by the declared length before reading, and by the real length after.
+  if (Number(req.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw new AppError("invalid_request", "Request body too large.");
   const text = await req.text();
-  if (text.length > 64 * 1024) throw new AppError("invalid_request", "Request body too large.");
+  if (text.length > MAX_BODY_BYTES) throw new AppError("invalid_request", "Request body too large.");
   let value: unknown;
   try {
     value = text ? JSON.parse(text) : {};

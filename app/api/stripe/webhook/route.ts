@@ -12,6 +12,8 @@ export async function POST(req: Request): Promise<Response> {
   const stripe = stripeClient();
   const secret = env().STRIPE_WEBHOOK_SECRET;
   if (!stripe || !secret) return Response.json({ error: { message: "Stripe is not configured on this gateway." } }, { status: 404 });
+  // Stripe events are a few KiB; refuse anything far larger before reading it.
+  if (Number(req.headers.get("content-length") ?? 0) > 1024 * 1024) return Response.json({ error: { message: "Payload too large." } }, { status: 413 });
   // The raw text, read once: re-serialising parsed JSON would break the signature.
   const rawBody = await req.text();
   try {
