@@ -371,10 +371,21 @@ async function main() {
 
 /** Portkey's gateway (npm @portkey-ai/gateway) in front of the same upstream, when installed. */
 async function startPortkey(upstreamPort: number, log: string): Promise<{ proc: ChildProcess; target: Target }> {
-  const entry = path.join(ROOT, "node_modules/@portkey-ai/gateway/build/start-server.js");
-  if (!fs.existsSync(entry)) throw new Error("npm i --no-save @portkey-ai/gateway @hono/node-server@1.13.5 first");
+  // Installed beside the project (its zod 3 and hono stay out of our node_modules):
+  //   npm install --prefix /tmp/portkey-peer @portkey-ai/gateway @hono/node-server@1.13.5
+  const dir = process.env.PORTKEY_DIR ?? "/tmp/portkey-peer";
+  const entry = [path.join(dir, "node_modules/@portkey-ai/gateway/build/start-server.js"), path.join(ROOT, "node_modules/@portkey-ai/gateway/build/start-server.js")].find((f) => fs.existsSync(f));
+  if (!entry) throw new Error(`@portkey-ai/gateway not found under ${dir} (see docs/performance.md)`);
   const port = 18787 + Math.floor(Math.random() * 1000);
-  const proc = spawnLogged(pinned(1, [process.execPath, entry, `--port=${port}`]), process.env, log);
+  // Portkey appends headers to the upstream's fetch Response, whose headers Node 20's fetch
+  // makes immutable ("TypeError: immutable" on every stream): hand it mutable copies.
+  const shim = path.join(path.dirname(log), "portkey-node20-shim.mjs");
+  fs.writeFileSync(
+    shim,
+    "const f = globalThis.fetch; globalThis.fetch = async (...a) => { const r = await f(...a); " +
+      "return new Response(r.body, { status: r.status, statusText: r.statusText, headers: new Headers(r.headers) }); };\n",
+  );
+  const proc = spawnLogged(pinned(1, [process.execPath, "--import", shim, entry, `--port=${port}`, "--headless"]), { ...process.env, NODE_ENV: "production" }, log);
   for (let i = 0; ; i++) {
     try {
       await fetch(`http://127.0.0.1:${port}/`);
