@@ -243,6 +243,26 @@ describe("validation at submission (nothing charged)", () => {
   });
 });
 
+describe("Idempotency-Key under concurrency", () => {
+  it("ten concurrent identical submissions: one task, one charge, one upstream call", async () => {
+    const acct = await createAccount(server, { usd: 3 });
+    const c = apiClient(server, acct.key);
+    const body = { model: "vid-a", prompt: "exactly one of these", seconds: "10" };
+    const creates = () => fake.requests.filter((q) => q.method === "POST" && q.fields.prompt === body.prompt).length;
+    const results = await Promise.all(Array.from({ length: 10 }, () => c.submit(body, { "idempotency-key": "same-key-10" })));
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(ok.map((r) => r.json.id)).size).toBe(1);
+    for (const r of results.filter((x) => x.status !== 200)) expect(r.json.error.code).toBe("idempotency_in_progress");
+    expect(creates()).toBe(1);
+    expect(micro(3 - (await balanceUsd(server, acct.email)))).toBe(250_000);
+    // After the first answer is stored, a repeat replays it.
+    const again = await c.submit(body, { "idempotency-key": "same-key-10" });
+    expect(again.status).toBe(200);
+    expect(again.json.id).toBe(ok[0]!.json.id);
+  });
+});
+
 describe("ownership", () => {
   it("another account's task id is 404 on every task route", async () => {
     const sub = await api.submit({ model: "vid-a", prompt: "mine", seconds: "10" });
