@@ -96,7 +96,9 @@ export function KeysPage() {
                           {k.rpm !== null && <span className="block text-[11px] text-zinc-400">{num(k.rpm)} rpm</span>}
                         </Td>
                         <Td title={k.lastUsedAt ? `Last used ${when(k.lastUsedAt)}` : undefined}>
-                          <span className="tabular-nums">{num(k.requests30d)}</span> {k.requests30d === 1 ? "request" : "requests"}
+                          <Link href={`/usage?keyId=${encodeURIComponent(k.id)}`} className="hover:underline" title="This key's requests in Usage">
+                            <span className="tabular-nums">{num(k.requests30d)}</span> {k.requests30d === 1 ? "request" : "requests"}
+                          </Link>
                           <span className="block text-[11px] text-zinc-400">last used {ago(k.lastUsedAt)}</span>
                         </Td>
                         <Td>
@@ -105,9 +107,6 @@ export function KeysPage() {
                         <Td className="text-right">
                           {k.status === "active" && (
                             <span className="inline-flex gap-1">
-                              <Link href={`/usage?keyId=${encodeURIComponent(k.id)}`} className="inline-flex h-8 items-center rounded-md px-2 text-xs font-medium text-zinc-600 hover:bg-zinc-100">
-                                Usage
-                              </Link>
                               <Button variant="ghost" size="sm" onClick={() => setEditing(k)} aria-label={`Edit ${k.name}`}>
                                 Edit
                               </Button>
