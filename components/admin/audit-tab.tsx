@@ -38,7 +38,7 @@ export function AuditTab() {
                     <Mono>{r.action}</Mono>
                   </Td>
                   <Td>{r.targetId ? <Mono>{r.targetId}</Mono> : "—"}</Td>
-                  <Td className="min-w-72 max-w-md whitespace-normal break-all">
+                  <Td className="min-w-72 max-w-md break-all whitespace-normal!">
                     <Mono className="text-zinc-500">{r.details ? JSON.stringify(r.details) : ""}</Mono>
                   </Td>
                 </tr>

@@ -30,7 +30,7 @@ export function ModelsCard() {
                   </Td>
                   <Td>{m.kind}</Td>
                   <Td>{m.ownedBy}</Td>
-                  <Td className="whitespace-normal text-xs">{priceText(m.price)}</Td>
+                  <Td className="min-w-64 text-xs whitespace-normal!">{priceText(m.price)}</Td>
                 </tr>
               ))}
             </tbody>
