@@ -60,10 +60,13 @@ export function ChatPanel({ models, baseUrl }: { models: PlaygroundModel[]; base
   const busy = messages.some((m) => m.state === "streaming");
   const parsed = parseSettings(temperature, maxTokens);
   const settings: ChatSettings = { model, system, temperature: parsed.temperature, maxTokens: parsed.maxTokens };
-  const history: ChatTurn[] = useMemo(
-    () => messages.filter((m) => m.state !== "error" && m.text !== "").map((m) => ({ role: m.role, text: m.text })),
-    [messages],
-  );
+  // A turn whose reply failed with nothing generated is left out of what is sent next (with its question).
+  const history: ChatTurn[] = useMemo(() => {
+    const failed = (m: Message | undefined) => m?.role === "assistant" && m.state === "error" && m.text === "";
+    return messages
+      .filter((m, i) => m.text !== "" && !(m.role === "user" && failed(messages[i + 1])))
+      .map((m) => ({ role: m.role, text: m.text }));
+  }, [messages]);
 
   // Braces matter: recent Chromium returns a Promise from scrollIntoView, which React would take for a cleanup.
   useEffect(() => {
