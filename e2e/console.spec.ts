@@ -203,8 +203,8 @@ test("docs, playground and phone width", async ({}, info) => {
   await page.getByRole("link", { name: /Playground/ }).first().click();
   await expect(page.getByRole("heading", { name: "Playground" })).toBeVisible();
   await shot(page, info, "playground");
-  // Leave the playground with a full load: its own tests cover its client-side navigation.
-  await page.goto("/overview");
+  await page.getByRole("link", { name: "Overview" }).first().click(); // leaving the playground client-side
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
   await page.setViewportSize({ width: 390, height: 844 });
   await page.getByRole("button", { name: "Open navigation" }).click();
   await shot(page, info, "phone-nav");
