@@ -16,12 +16,13 @@ import { serveStoredMedia } from "./serve-media";
 import { getTaskForAccount } from "./task-lifecycle";
 import { renderTask, renderVideo, type TaskRow } from "./task-render";
 
+const TASK_ID = /^task_[A-Za-z0-9]{1,64}$/;
 const notFound = (id: string): ApiError => errors.notFound(`No task with id "${id.slice(0, 100)}".`);
 
 /** The task of the path's `{id}` for this caller, or the 404 to answer. */
 async function ownTask(ctx: RouteContext): Promise<{ ok: true; task: TaskRow } | { ok: false; res: GatewayResponse }> {
   const id = ctx.params.id ?? "";
-  if (!/^task_[A-Za-z0-9]{1,64}$/.test(id)) return { ok: false, res: ctx.error(notFound(id)) };
+  if (!TASK_ID.test(id)) return { ok: false, res: ctx.error(notFound(id)) };
   const t = await getTaskForAccount(await getDb(), id, ctx.principal.accountId);
   // The spec's `model` query parameter must name the task's model when given.
   const model = ctx.req.url.searchParams.get("model");
@@ -50,7 +51,7 @@ export async function handleListVideos(ctx: RouteContext): Promise<GatewayRespon
   const conds = [eq(tasks.accountId, ctx.principal.accountId)];
   const after = q.get("after");
   if (after) {
-    const cursor = await getTaskForAccount(db, after, ctx.principal.accountId);
+    const cursor = TASK_ID.test(after) ? await getTaskForAccount(db, after, ctx.principal.accountId) : null;
     if (!cursor) return ctx.error(errors.invalidRequest("`after` must be the id of one of your videos.", "after"));
     const at = cursor.createdAt.toISOString();
     conds.push(

@@ -27,7 +27,7 @@ export async function logVideoRequest(db: DbOrTx, ctx: RouteContext, log: VideoL
       source: ctx.principal.source,
       method: ctx.req.method,
       route: log.route,
-      model: log.model,
+      model: log.model === null ? null : storable(log.model).slice(0, 200),
       upstreamId: log.upstreamId ?? null,
       inboundProtocol: "openai",
       upstreamProtocol: log.upstreamProtocol ?? null,
@@ -39,4 +39,9 @@ export async function logVideoRequest(db: DbOrTx, ctx: RouteContext, log: VideoL
       latencyMs: Math.round(performance.now() - ctx.startedAt),
     })
     .onConflictDoNothing();
+}
+
+/** A client-chosen string as PostgreSQL text can hold it (no NUL, no lone surrogates). */
+function storable(s: string): string {
+  return (s as string & { toWellFormed(): string }).toWellFormed().replaceAll("\u0000", "\ufffd");
 }

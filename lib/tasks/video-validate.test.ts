@@ -51,6 +51,10 @@ describe("validateSubmission", () => {
     ["data URL image", "i2v", { ...base, input_reference: "data:image/png;base64,iVBORw0KGgo=" }, "ok"],
     ["image_url object", "i2v", { ...base, input_reference: { image_url: url } }, "ok"],
     ["ftp image", "i2v", { ...base, images: ["ftp://x/a.png"] }, "invalid_request:images"],
+    ["NUL in webhook", "t2v", { ...base, webhook: "https://example.com/\u0000" }, "invalid_request:webhook"],
+    ["lone surrogate in secret", "t2v", { ...base, webhook: "https://example.com/h", webhook_secret: "abcdefgh\ud800" }, "invalid_request:webhook_secret"],
+    ["NUL in video_url", "extend", { model: "m", prompt: "p", video_url: "https://example.com/\u0000.mp4" }, "invalid_request:video_url"],
+    ["NUL in prompt", "t2v", { ...base, prompt: "a\u0000b" }, "invalid_request:prompt"],
   ])("%s", (_name, family, fields, expected) => {
     expect(check(family, fields)).toBe(expected);
   });

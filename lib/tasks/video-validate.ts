@@ -130,11 +130,11 @@ export function validateSubmission(sub: SubmissionFields, family: VideoFamily | 
   let webhook: string | null = null;
   let webhookSecret: string | null = null;
   if (f.webhook !== undefined && f.webhook !== null) {
-    if (typeof f.webhook !== "string" || f.webhook.trim() === "") return bad("`webhook` must be a URL string.", "webhook");
+    if (typeof f.webhook !== "string" || f.webhook.trim() === "" || !isStorableText(f.webhook)) return bad("`webhook` must be a URL string.", "webhook");
     webhook = f.webhook;
   }
   if (f.webhook_secret !== undefined && f.webhook_secret !== null) {
-    if (typeof f.webhook_secret !== "string" || f.webhook_secret.length < 8 || f.webhook_secret.length > 128) {
+    if (typeof f.webhook_secret !== "string" || f.webhook_secret.length < 8 || f.webhook_secret.length > 128 || !isStorableText(f.webhook_secret)) {
       return bad("`webhook_secret` must be a string of 8 to 128 characters.", "webhook_secret");
     }
     if (!webhook) return bad("`webhook_secret` needs a `webhook` URL.", "webhook_secret");
@@ -152,7 +152,13 @@ export function validateSubmission(sub: SubmissionFields, family: VideoFamily | 
   };
 }
 
+/** PostgreSQL text holds neither NUL nor lone surrogates: such input is refused, never stored. */
+function isStorableText(s: string): boolean {
+  return !s.includes("\u0000") && (s as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
 function isHttpUrl(s: string): boolean {
+  if (!isStorableText(s)) return false;
   try {
     const u = new URL(s);
     return u.protocol === "https:" || u.protocol === "http:";
