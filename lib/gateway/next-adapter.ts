@@ -4,29 +4,7 @@
  */
 import { ensurePrepared } from "../runtime/prepare";
 import { handleGatewayRequest } from "./entry";
-import type { GatewayBody } from "./http";
-
-const encoder = new TextEncoder();
-
-function toWebBody(body: GatewayBody): BodyInit | null {
-  if (body === null || typeof body === "string") return body;
-  if (body instanceof Uint8Array) return body as unknown as BodyInit;
-  const it = body[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { value, done } = await it.next();
-        if (done) controller.close();
-        else controller.enqueue(typeof value === "string" ? encoder.encode(value) : value);
-      } catch (err) {
-        controller.error(err);
-      }
-    },
-    async cancel() {
-      await it.return?.();
-    },
-  });
-}
+import { toWebBody } from "./web-body";
 
 export async function nextGatewayHandler(request: Request): Promise<Response> {
   await ensurePrepared();

@@ -10,36 +10,13 @@ import { checkOrigin } from "../auth/origin";
 import { userFromCookies } from "../auth/session";
 import { AppError, consoleRequestId, errorResponse } from "../console/errors";
 import { handleGatewayRequest } from "../gateway/entry";
-import type { GatewayBody } from "../gateway/http";
+import { toWebBody } from "../gateway/web-body";
 import { ensurePrepared } from "../runtime/prepare";
 import { gatewayPathOf, playgroundAllows } from "./gateway-paths";
 import { playgroundPrincipal } from "./principal";
 
 /** Request headers the gateway routes read; cookies and credentials never pass. */
 const FORWARD = ["content-type", "content-length", "accept", "range", "if-range", "idempotency-key", "anthropic-version", "anthropic-beta"];
-
-const encoder = new TextEncoder();
-
-/** A web ReadableStream pulling the gateway's async iterable one chunk at a time. */
-export function toWebBody(body: GatewayBody): BodyInit | null {
-  if (body === null || typeof body === "string") return body;
-  if (body instanceof Uint8Array) return body as unknown as BodyInit;
-  const it = body[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { value, done } = await it.next();
-        if (done) controller.close();
-        else controller.enqueue(typeof value === "string" ? encoder.encode(value) : new Uint8Array(value));
-      } catch (err) {
-        controller.error(err);
-      }
-    },
-    async cancel() {
-      await it.return?.();
-    },
-  });
-}
 
 export async function playgroundProxy(request: Request): Promise<Response> {
   const url = new URL(request.url);
