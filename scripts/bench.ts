@@ -315,6 +315,16 @@ async function main() {
     }
   }
 
+  // What the processes burn with no traffic at all (background jobs, timers), to subtract per request.
+  const idleRate = new Map<string, number>();
+  for (const t of targets) if (t.pid) idleRate.set(t.name, 0);
+  {
+    const before = new Map([...idleRate.keys()].map((n) => [n, cpuMs(targets.find((t) => t.name === n)!.pid!)]));
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, 5000));
+    const dt = (performance.now() - t0) / 1000;
+    for (const [n, c] of before) idleRate.set(n, (cpuMs(targets.find((t) => t.name === n)!.pid!) - c) / dt);
+  }
   console.log(`bench: ${seconds}s × ${rounds} rounds per cell, clients ${clientList.join("/")}, taskset ${hasTaskset ? "on (loadgen cpu0, servers cpu1)" : "off"}; logs in ${logDir}`);
   const results = new Map<string, Sample[]>();
   for (let r = 0; r < rounds; r++)
@@ -343,6 +353,7 @@ async function main() {
           "added p50 ms": t.name === "direct" ? "" : +(pct(s.latencies, 50) - pct(direct.latencies, 50)).toFixed(2),
           "added first-event p50 ms": t.name === "direct" || !stream ? "" : +(pct(s.ttfb, 50) - pct(direct.ttfb, 50)).toFixed(2),
           "cpu ms/req": s.cpuMs === undefined ? "" : +(s.cpuMs / Math.max(1, s.requests)).toFixed(3),
+          "cpu ms/req net of idle": s.cpuMs === undefined ? "" : +((s.cpuMs - (idleRate.get(t.name) ?? 0) * s.seconds) / Math.max(1, s.requests)).toFixed(3),
           errors: s.errors,
         });
       }
@@ -361,9 +372,10 @@ async function main() {
   await c.end();
   const invariants = { gatewayRequestsSent: sent, requestLogRows: logs.n, ok: logs.ok, chargeLedgerRows: ledger.n, balanceEqualsLedger: String(acct.balance) === String(acct.sum), held: Number(acct.held) };
   console.log("invariants:", invariants);
+  console.log("idle cpu ms per second:", Object.fromEntries([...idleRate].map(([k, v]) => [k, +v.toFixed(2)])));
 
   const out = opt("json", "");
-  if (out) fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), seconds, rounds, rows, invariants }, null, 2));
+  if (out) fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), seconds, rounds, rows, invariants, idleCpuMsPerS: Object.fromEntries(idleRate) }, null, 2));
   peerProc?.kill("SIGTERM");
   await gw.drop();
   upstream.proc.kill("SIGTERM");
