@@ -56,7 +56,13 @@ describe.skipIf(!usesPostgres())("a server killed mid-task", () => {
       if (Date.now() > deadline) throw new Error("no webhook");
       await new Promise((r) => setTimeout(r, 100));
     }
-    const deliveries = await server.query<{ state: string; event_status: string }>("select state, event_status from webhook_deliveries where task_id = $1", [id]);
+    // The receiver answers before the attempt is recorded: wait for the record.
+    let deliveries: { state: string; event_status: string }[] = [];
+    while (Date.now() < deadline) {
+      deliveries = await server.query<{ state: string; event_status: string }>("select state, event_status from webhook_deliveries where task_id = $1", [id]);
+      if (deliveries.every((d) => d.state !== "pending")) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(deliveries).toEqual([{ state: "delivered", event_status: "completed" }]);
     const hooks = receiver.received.filter((h) => (h.json as { id?: string })?.id === id);
     expect(hooks).toHaveLength(1);

@@ -106,7 +106,7 @@ describe("delivery", () => {
     const ts = hooks.map((h) => Number(/t=(\d+)/.exec(h.headers["x-shim-signature"] as string)![1]));
     expect(ts[1]! > ts[0]! && ts[2]! > ts[1]!).toBe(true);
     if (usesPostgres()) {
-      expect(await deliveryState(id)).toEqual({ state: "delivered", attempts: 3 });
+      expect(await untilDelivery(id, "delivered")).toEqual({ state: "delivered", attempts: 3 });
       const attempts = await server.query<{ status_code: number | null; latency_ms: number }>("select a.status_code, a.latency_ms from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.task_id = $1 order by a.attempt_no", [id]);
       expect(attempts.map((a) => a.status_code)).toEqual([500, 500, 200]);
     }
