@@ -96,12 +96,14 @@ describe("image inputs", () => {
 
 describe("full flow against the fake openai-video upstream (JSON body)", () => {
   it("moves queued → in_progress → completed with progress rising, and serves the MP4", async () => {
+    // More upstream steps, so the in_progress phase outlasts a few of our polls even under load.
+    fake.stepsToComplete = 8;
     const sub = await api.submit({ model: "vid-a", prompt: "waves at dusk", seconds: "10", size: "720x1280" });
     expect(sub.status).toBe(200);
     expect(sub.headers.get("x-gateway-cost-usd")).toBe("0.25");
     const id = sub.json.id as string;
     const seen: Array<{ status: string; progress: number }> = [{ status: sub.json.status, progress: sub.json.progress }];
-    await api.until(id, ["completed"], 45_000, seen);
+    await api.until(id, ["completed"], 45_000, seen).finally(() => (fake.stepsToComplete = 3));
     expect(seen.map((s) => s.status)).toContain("in_progress");
     const progresses = seen.map((s) => s.progress);
     expect(progresses).toEqual([...progresses].sort((a, b) => a - b));
