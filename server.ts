@@ -56,8 +56,8 @@ async function serveApi(req: IncomingMessage, res: ServerResponse): Promise<void
     signal: ac.signal,
     remoteAddress: req.socket.remoteAddress,
   });
-  // An unread oversized body must not be drained over a kept-alive connection.
-  if (r.status === 413) r.headers.connection = "close";
+  // An oversized body is left unread; node:http discards the rest after the response, so the
+  // client finishes sending and reads its 413 instead of meeting a reset connection.
   await writeGatewayResponse(res, r);
 }
 
