@@ -71,6 +71,36 @@ describe("text on PGlite", () => {
     expect(response.headers.get("x-gateway-balance-usd")).toBe(formatUsd(Math.round(after * 1e6)));
   });
 
+  it("serves count_tokens as an estimate, x-api-key or Bearer, and 404 for stored responses", async () => {
+    const am = new Anthropic({ apiKey: key, baseURL: server.url, maxRetries: 0 });
+    const n = await am.messages.countTokens({ model: "demo-chat", messages: [{ role: "user", content: "count these five words" }] });
+    expect(n.input_tokens).toBeGreaterThan(4);
+    const bearer = await fetch(`${server.url}/v1/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({ model: "demo-chat", max_tokens: 20, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(bearer.status).toBe(200);
+    const missing = await fetch(`${server.url}/v1/responses/resp_123`, { headers: { authorization: `Bearer ${key}` } });
+    expect(missing.status).toBe(404);
+    const unknown = await fetch(`${server.url}/v1beta/models/nope:generateContent?key=${key}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ contents: [{ parts: [{ text: "x" }] }] }) });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as any).error.code).toBe("model_not_found");
+  });
+
+  it("raw SSE over curl-like fetch: data-only chunks ending in [DONE], one event per write", async () => {
+    const r = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "demo-chat", stream: true, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(r.headers.get("content-type")).toContain("text/event-stream");
+    const text = await r.text();
+    const events = text.split("\n\n").filter(Boolean);
+    expect(events.every((e) => e.startsWith("data: "))).toBe(true);
+    expect(events.at(-1)).toBe("data: [DONE]");
+  });
+
   it("402 with no upstream call when the balance cannot cover the hold", async () => {
     const poor = await createAccount(server, { usd: 0.00001 });
     anthropic.reset();

@@ -66,6 +66,34 @@ describe("errors and billing on the host", () => {
     await expect(c.openai.responses.create({ model: "m-openai", input: "x", previous_response_id: "resp_1" })).rejects.toMatchObject({ status: 400 });
   });
 
+  it("same protocol passes unknown fields through; a converted route refuses what it cannot carry", async () => {
+    fakes.anthropic.reset();
+    const body = { model: "m-anthropic", max_tokens: 50, thinking: { type: "enabled", budget_tokens: 1024 }, custom_field: { x: 1 }, messages: [{ role: "user", content: "hi" }] };
+    const ok = await fetch(`${host.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect(ok.status).toBe(200);
+    expect(fakes.anthropic.generationRequests()[0]!.body).toMatchObject({ model: "up-m-anthropic", thinking: { type: "enabled", budget_tokens: 1024 }, custom_field: { x: 1 } });
+    fakes.openai.reset();
+    const bad = await fetch(`${host.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...body, model: "m-openai" }) });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.message).toMatch(/^thinking:/);
+    expect(fakes.openai.generationRequests()).toHaveLength(0);
+  });
+
+  it("chat completions passthrough keeps unknown fields and hides the usage chunk the client did not ask for", async () => {
+    fakes.openai.reset();
+    const r = await fetch(`${host.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m-openai", stream: true, logprobs: true, messages: [{ role: "user", content: "hi" }] }),
+    });
+    const text = await r.text();
+    const sent = fakes.openai.generationRequests()[0]!.body;
+    expect(sent).toMatchObject({ model: "up-m-openai", logprobs: true, stream_options: { include_usage: true }, max_completion_tokens: 1000 });
+    expect(text).not.toContain('"usage"');
+    expect(text).toContain("system_fingerprint");
+    expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
+  });
+
   it("upstream 400 comes back with its status and message, never its URL", async () => {
     fakes.openai.reset({ errorStatus: 400, errorMessage: `bad thing at ${fakes.openai.baseUrl}` });
     const err: any = await clients().openai.chat.completions.create({ model: "m-openai", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
