@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { balanceUsd, createAccount } from "../support/accounts";
+import { idleBooks } from "../support/books";
 import { startTestServer, type TestServer } from "../support/server";
 
 let server: TestServer;
@@ -161,14 +162,12 @@ describe("bad input on every public route", () => {
   });
 
   it("kept the books exact: balance = ledger, and only logged, successful requests were charged", async () => {
+    const books = await idleBooks(server, email);
     const balanceMicro = Math.round((await balanceUsd(server, email)) * 1e6);
-    const [acct] = await server.query<{ id: string; held: string }>(
-      "select a.id, a.held_micro_usd as held from accounts a join users u on u.account_id = a.id where u.email = $1",
-      [email],
-    );
-    const [ledger] = await server.query<{ sum: string }>("select coalesce(sum(delta_micro_usd), 0) as sum from ledger_entries where account_id = $1", [acct!.id]);
-    expect(Number(ledger!.sum)).toBe(balanceMicro);
-    expect(Number(acct!.held)).toBe(0);
+    expect(books.balance).toBe(balanceMicro);
+    expect(books.ledger).toBe(balanceMicro);
+    expect(books.held).toBe(0);
+    const [acct] = await server.query<{ id: string }>("select account_id as id from users where email = $1", [email]);
     // Video holds are charged at submission and show in the ledger with their task id.
     const [charged] = await server.query<{ sum: string }>(
       "select coalesce(sum(cost_micro_usd), 0) as sum from request_logs where account_id = $1 and status >= 400",

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI } from "../fakes/openai-upstream";
 import type { FakeTextUpstream } from "../fakes/text-fake-core";
 import { adminOk, createAccount, createKey } from "../support/accounts";
+import { idleBooks } from "../support/books";
 import { startTestServer, type TestServer } from "../support/server";
 
 let upstream: FakeTextUpstream;
@@ -44,15 +45,6 @@ async function fire(targets: TestServer[], keys: string[], n: number) {
   );
 }
 
-async function checkInvariants(s: TestServer, email: string) {
-  const [acct] = await s.query<{ id: string; balance: number; held: number }>(
-    "select a.id, a.balance_micro_usd::bigint as balance, a.held_micro_usd::bigint as held from accounts a join users u on u.account_id = a.id where u.email = $1",
-    [email],
-  );
-  const [sum] = await s.query<{ sum: string }>("select coalesce(sum(delta_micro_usd), 0)::bigint as sum from ledger_entries where account_id = $1", [acct!.id]);
-  const [holds] = await s.query<{ n: number }>("select count(*)::int as n from holds where account_id = $1", [acct!.id]);
-  return { balance: Number(acct!.balance), held: Number(acct!.held), ledger: Number(sum!.sum), holds: holds!.n };
-}
 
 describe.each([1, 2])("200 parallel requests against a balance for 50 (%i instance(s))", (instances) => {
   let targets: TestServer[];
@@ -85,7 +77,7 @@ describe.each([1, 2])("200 parallel requests against a balance for 50 (%i instan
     expect(refused.every((r) => r.code === "insufficient_user_quota")).toBe(true);
     // Refused requests never reached the upstream.
     expect(upstream.generationRequests().length - before).toBe(50);
-    const books = await checkInvariants(targets[0]!, email);
+    const books = await idleBooks(targets[0]!, email);
     expect(books).toEqual({ balance: 0, held: 0, ledger: 0, holds: 0 });
     // And the admin CLI sees the same balance.
     expect((await adminOk(targets[0]!, "balance", "--email", email)).stdout.at(-1)).toBe("0.00");

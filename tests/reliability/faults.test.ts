@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAI } from "../fakes/openai-upstream";
 import type { FakeTextUpstream } from "../fakes/text-fake-core";
 import { createAccount } from "../support/accounts";
+import { idleBooks } from "../support/books";
 import { startTestServer, type TestServer } from "../support/server";
 
 let server: TestServer;
@@ -33,18 +34,13 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+/** The balance once idle, after checking the books: ledger = balance, nothing held. */
 async function books() {
-  await new Promise((r) => setTimeout(r, 300)); // settlements may be group-committed
-  const [a] = await server.query<{ id: string; balance: string; held: string }>(
-    "select a.id, a.balance_micro_usd as balance, a.held_micro_usd as held from accounts a join users u on u.account_id = a.id where u.email = $1",
-    [email],
-  );
-  const [l] = await server.query<{ sum: string }>("select coalesce(sum(delta_micro_usd),0) as sum from ledger_entries where account_id = $1", [a!.id]);
-  const [h] = await server.query<{ n: number }>("select count(*)::int as n from holds where account_id = $1", [a!.id]);
-  expect(Number(l!.sum)).toBe(Number(a!.balance));
-  expect(Number(a!.held)).toBe(0);
-  expect(h!.n).toBe(0);
-  return Number(a!.balance);
+  const b = await idleBooks(server, email);
+  expect(b.ledger).toBe(b.balance);
+  expect(b.held).toBe(0);
+  expect(b.holds).toBe(0);
+  return b.balance;
 }
 
 async function lastLog() {
