@@ -9,6 +9,7 @@
  * the added latency and the gateway's CPU time per request.
  *
  *   npm run bench -- [--seconds 4] [--rounds 3] [--clients 1,16,64] [--peer portkey] [--json FILE] [--profile DIR]
+ *                    [--soak 60] [--rate 200] [--scale on|off]
  *
  * The load generator is pinned to CPU 0 and the servers to CPU 1 when `taskset` exists.
  * DATABASE_URL must point at PostgreSQL (default: the local socket /var/run/postgresql).
@@ -120,17 +121,20 @@ interface Gateway {
   pid: number;
   key: string;
   dbUrl: string;
+  encryptionKey: string;
   proc: ChildProcess;
   dataDir: string;
   drop(): Promise<void>;
 }
 
-async function startGateway(upstreamPort: number, log: string): Promise<Gateway> {
+/** The gateway as `npm start` runs it; with `share`, a second instance on the same database and key. */
+async function startGateway(upstreamPort: number, log: string, share?: Gateway, cpu = 1): Promise<Gateway> {
   const { createDatabase } = await import("../tests/support/postgres");
   const pg = (await import("pg")).default;
   const base = process.env.DATABASE_URL || (fs.existsSync("/var/run/postgresql") ? `postgresql://${os.userInfo().username}@localhost/postgres?host=/var/run/postgresql` : "");
   if (!base) throw new Error("bench needs PostgreSQL: set DATABASE_URL");
-  const db = await createDatabase(base);
+  const db = share ? { url: share.dbUrl, drop: async () => {} } : await createDatabase(base);
+  const encryptionKey = share?.encryptionKey ?? `bench-${Math.random().toString(36).slice(2)}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "gw-bench-"));
   const port = await new Promise<number>((resolve) => {
     const s = http.createServer().listen(0, "127.0.0.1", () => {
@@ -152,12 +156,13 @@ async function startGateway(upstreamPort: number, log: string): Promise<Gateway>
     GATEWAY_CONFIG: path.join(dataDir, "gateway.config.json"),
     PUBLIC_BASE_URL: `http://localhost:${port}`,
     LOG_LEVEL: "warn",
+    ENCRYPTION_KEY: encryptionKey,
     // The bench measures the gateway, not the per-key rate limiter.
     DEFAULT_KEY_RPM: "100000000",
   };
   const prof = opt("profile", "");
   const nodeArgs = prof ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(prof)] : [];
-  const proc = spawnLogged(pinned(1, [process.execPath, ...nodeArgs, "--import", "tsx", path.join(ROOT, "scripts/start.ts")]), env, log);
+  const proc = spawnLogged(pinned(cpu, [process.execPath, ...nodeArgs, "--import", "tsx", path.join(ROOT, "scripts/start.ts")]), env, log);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (proc.exitCode !== null) throw new Error(`gateway exited; see ${log}`);
@@ -174,9 +179,12 @@ async function startGateway(upstreamPort: number, log: string): Promise<Gateway>
     if (j.exitCode !== 0) throw new Error(`admin ${argv.join(" ")}: ${j.stderr.join(" ")}`);
     return j.stdout;
   };
-  await admin("user", "create", "--email", "bench@example.com", "--password", "bench bench bench");
-  await admin("credit", "--email", "bench@example.com", "--usd", "100000");
-  const key = (await admin("key", "create", "--email", "bench@example.com", "--name", "bench")).at(-1)!;
+  let key = share?.key ?? "";
+  if (!share) {
+    await admin("user", "create", "--email", "bench@example.com", "--password", "bench bench bench");
+    await admin("credit", "--email", "bench@example.com", "--usd", "100000");
+    key = (await admin("key", "create", "--email", "bench@example.com", "--name", "bench")).at(-1)!;
+  }
   const pid = pidOnPort(port) ?? proc.pid!;
   void pg;
   return {
@@ -184,6 +192,7 @@ async function startGateway(upstreamPort: number, log: string): Promise<Gateway>
     pid,
     key,
     dbUrl: db.url,
+    encryptionKey,
     proc,
     dataDir,
     drop: async () => {
@@ -194,6 +203,7 @@ async function startGateway(upstreamPort: number, log: string): Promise<Gateway>
       clearTimeout(t);
       await db.drop().catch(() => {});
       fs.rmSync(dataDir, { recursive: true, force: true });
+      void share;
     },
   };
 }
@@ -374,11 +384,98 @@ async function main() {
   console.log("invariants:", invariants);
   console.log("idle cpu ms per second:", Object.fromEntries([...idleRate].map(([k, v]) => [k, +v.toFixed(2)])));
 
+  const gatewayTarget = targets.find((t) => t.name === "gateway")!;
+  const soakSeconds = Number(opt("soak", "60"));
+  const soakResult = soakSeconds > 0 ? await soak(gatewayTarget, gw.pid, Number(opt("rate", "200")), soakSeconds) : null;
+  if (soakResult) console.log("soak:", soakResult);
+  let scaleResult: Record<string, unknown> | null = null;
+  if (opt("scale", "on") !== "off") {
+    // A second instance on the same database, pinned to the load generator's core: on this
+    // 2-core machine the figure shows contention as much as scaling.
+    const gw2 = await startGateway(upstream.port, path.join(logDir, "gateway2.log"), gw, 0);
+    const second: Target = { ...gatewayTarget, name: "gateway-2", origin: gw2.url, pid: gw2.pid };
+    const one = merge([await run(gatewayTarget, 16, false, seconds), await run(gatewayTarget, 16, false, seconds)]);
+    const [a, b] = await Promise.all([run(gatewayTarget, 8, false, seconds * 2), run(second, 8, false, seconds * 2)]);
+    scaleResult = {
+      "one instance req/s (16 clients)": Math.round(one.requests / one.seconds),
+      "two instances req/s (8 + 8 clients)": Math.round(a.requests / a.seconds + b.requests / b.seconds),
+      errors: one.errors + a.errors + b.errors,
+    };
+    console.log("scale:", scaleResult);
+    await gw2.drop();
+  }
+
   const out = opt("json", "");
-  if (out) fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), seconds, rounds, rows, invariants, idleCpuMsPerS: Object.fromEntries(idleRate) }, null, 2));
+  if (out) fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), seconds, rounds, rows, invariants, idleCpuMsPerS: Object.fromEntries(idleRate), soak: soakResult, scale: scaleResult }, null, 2));
   peerProc?.kill("SIGTERM");
   await gw.drop();
   upstream.proc.kill("SIGTERM");
+}
+
+/** Resident memory of a process in MB (Linux). */
+function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Math.round(Number(m[1]) / 102.4) / 10 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * A steady, open-loop load (`rate` requests a second, whatever the answers' latency) for
+ * `seconds`, half plain and half streamed: errors, latency and the gateway's memory growth.
+ */
+async function soak(target: Target, pid: number, rate: number, seconds: number) {
+  const pool = new Pool(target.origin, { connections: 64, pipelining: 1, keepAliveTimeout: 60_000 });
+  const headers = { "content-type": "application/json", ...target.headers };
+  const latencies: number[] = [];
+  let errors = 0;
+  let sent = 0;
+  const rss: number[] = [rssMb(pid)];
+  const inflight = new Set<Promise<void>>();
+  const fire = (stream: boolean) => {
+    const t0 = performance.now();
+    const p = (async () => {
+      try {
+        const res = await pool.request({ method: "POST", path: target.path, headers, body: target.body(stream) });
+        let text = "";
+        for await (const c of res.body) text += c;
+        if (res.statusCode !== 200 || (stream && !text.includes("[DONE]"))) errors++;
+        else latencies.push(performance.now() - t0);
+      } catch {
+        errors++;
+      }
+    })();
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p));
+  };
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  let nextSample = start + 10_000;
+  while (performance.now() < end) {
+    const due = Math.floor(((performance.now() - start) / 1000) * rate);
+    while (sent < due) fire(sent++ % 2 === 1);
+    if (performance.now() >= nextSample) {
+      rss.push(rssMb(pid));
+      nextSample += 10_000;
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await Promise.all(inflight);
+  rss.push(rssMb(pid));
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    seconds,
+    "target req/s": rate,
+    sent,
+    errors,
+    "p50 ms": +pct(latencies, 50).toFixed(2),
+    "p99 ms": +pct(latencies, 99).toFixed(2),
+    "rss MB every 10 s": rss,
+    "rss growth MB": +(rss.at(-1)! - rss[0]!).toFixed(1),
+  };
 }
 
 /** Portkey's gateway (npm @portkey-ai/gateway) in front of the same upstream, when installed. */
