@@ -11,7 +11,16 @@ import { encryptSecret } from "../crypto";
 import { newId } from "../ids";
 import type { GatewayConfig } from "./schema";
 
-export function priceToMicro(p: GatewayConfig["models"][number]["price"]): ModelPrice {
+/** Prices as USD numbers (config file, admin console) → integer micro-USD. */
+export interface UsdPrice {
+  inputPerMTok?: number;
+  outputPerMTok?: number;
+  perImage?: Record<string, number>;
+  perVideo?: number;
+  perSecond?: number;
+}
+
+export function priceToMicro(p: UsdPrice): ModelPrice {
   const out: ModelPrice = {};
   if (p.inputPerMTok !== undefined) out.inputPerMTok = usdToMicro(p.inputPerMTok);
   if (p.outputPerMTok !== undefined) out.outputPerMTok = usdToMicro(p.outputPerMTok);

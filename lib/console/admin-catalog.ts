@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { DB } from "../../db/client";
 import { models, upstreams, type ModelPrice } from "../../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
-import { usdToMicro } from "../billing/money";
+import { priceToMicro } from "../config/apply";
 import { invalidateCatalog } from "../gateway/catalog";
 import type { Actor } from "./admin-users";
 import { recordAudit } from "./audit";
@@ -141,16 +141,6 @@ export const priceSchema = z.object({
   perVideo: usd.optional(),
   perSecond: usd.optional(),
 });
-
-export function priceToMicro(p: z.infer<typeof priceSchema>): ModelPrice {
-  const out: ModelPrice = {};
-  if (p.inputPerMTok !== undefined) out.inputPerMTok = usdToMicro(p.inputPerMTok);
-  if (p.outputPerMTok !== undefined) out.outputPerMTok = usdToMicro(p.outputPerMTok);
-  if (p.perImage) out.perImage = Object.fromEntries(Object.entries(p.perImage).map(([k, v]) => [k, usdToMicro(v)]));
-  if (p.perVideo !== undefined) out.perVideo = usdToMicro(p.perVideo);
-  if (p.perSecond !== undefined) out.perSecond = usdToMicro(p.perSecond);
-  return out;
-}
 
 function checkPrice(kind: string, price: ModelPrice) {
   const problem =
