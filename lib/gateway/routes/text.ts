@@ -19,14 +19,12 @@ const TEXT_BODY_LIMIT = 16 * 1024 * 1024;
 
 function generation(path: string, protocol: InboundProtocol, opts?: (ctx: RouteContext) => ParseOptions): (ctx: RouteContext) => Promise<import("../http").GatewayResponse> {
   return async (ctx) => {
+    // readJson refuses invalid UTF-8 and absurd nesting; readBody is the same (memoized) bytes.
+    const parsed = await ctx.readJson();
+    if (!parsed.ok) return ctx.error(parsed.error);
     const raw = await ctx.readBody();
     if (!raw.ok) return ctx.error(raw.error);
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.value.toString("utf8"));
-    } catch {
-      return ctx.error(errors.invalidRequest("Request body is not valid JSON."));
-    }
+    const body = parsed.value;
     if (!body || typeof body !== "object" || Array.isArray(body)) return ctx.error(errors.invalidRequest("Request body must be a JSON object."));
     const db = await getDb();
     return handleText(
