@@ -1,5 +1,13 @@
 /** Shapes of the console JSON routes as the browser receives them (dates are ISO strings). */
+// Server view types, shared with the server modules as type-only imports (erased from the
+// browser bundle), so the two sides cannot drift.
+import type { KeyView } from "@/lib/console/keys";
+import type { RequestView } from "@/lib/console/usage";
+
 import type { ModelPrice } from "@/db/schema";
+
+export type { KeyView };
+export type RequestRow = RequestView;
 
 export interface Page<Row, Cursor> {
   items: Row[];
@@ -26,25 +34,6 @@ export interface Me {
   publicBaseUrl: string;
 }
 
-export interface RequestRow {
-  id: number;
-  requestId: string;
-  createdAt: string;
-  keyId: string | null;
-  source: string;
-  method: string;
-  route: string;
-  model: string | null;
-  status: number;
-  errorCode: string | null;
-  stream: boolean;
-  inputTokens: number;
-  outputTokens: number;
-  costMicroUsd: number;
-  latencyMs: number;
-  ttftMs: number | null;
-  settlement: string | null;
-}
 
 export interface Totals {
   requests: number;
@@ -75,24 +64,6 @@ export interface AvailableModel {
   price: ModelPrice;
 }
 
-export interface KeyView {
-  id: string;
-  name: string;
-  prefix: string;
-  last4: string;
-  allowedModels: string[] | null;
-  limitMicroUsd: number | null;
-  spentMicroUsd: number;
-  rpm: number | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  previousExpiresAt: string | null;
-  createdAt: string;
-  status: "active" | "revoked" | "expired";
-  requests30d: number;
-  spend30dMicroUsd: number;
-}
 
 export interface CreateKeyBody {
   name: string;
