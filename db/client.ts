@@ -120,6 +120,22 @@ export async function closeDb(): Promise<void> {
   if (s) await (await s).close();
 }
 
+/**
+ * Runs one statement straight on the handle's driver (node-postgres pool or PGlite), as a named
+ * prepared statement where the driver has them: no query-builder work and no re-parse of a
+ * large statement per call. For hot-path statements written as SQL text; everything else goes
+ * through drizzle.
+ */
+export async function preparedQuery<T>(db: DB, name: string, text: string, values: unknown[]): Promise<T[]> {
+  const client = (db as unknown as { $client: RawClient }).$client;
+  if ("waitReady" in client) return (await client.query<T>(text, values)).rows;
+  return (await client.query<T>({ name, text, values })).rows;
+}
+
+type RawClient =
+  | { waitReady: unknown; query<T>(text: string, values: unknown[]): Promise<{ rows: T[] }> }
+  | { query<T>(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: T[] }> };
+
 const MIGRATION_LOCK_ID = 7_246_113;
 
 /** Applies committed migrations; several instances starting at once take turns on a lock. */

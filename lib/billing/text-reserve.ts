@@ -8,7 +8,6 @@ import { sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
 import { newId } from "../ids";
 import type { ReserveInput, ReserveResult } from "./holds";
-import { relaxCommit } from "./text-settle-batch";
 
 type Row = { a: boolean; h: boolean };
 
@@ -17,12 +16,11 @@ export async function reserveOnce(db: DB, input: ReserveInput): Promise<ReserveR
   const holdId = newId("hold");
   const keyId = input.keyId ?? null;
   const ttlMs = input.ttlMs ?? 15 * 60_000;
-  // Its own transaction only to relax the commit (see relaxCommit): a hold lost to a database
-  // crash was never charged against, so losing it can only cost us, never overdraw the account.
-  const res = await db.transaction(async (tx) => {
-    await relaxCommit(tx);
-    return tx.execute<Row>(sql`
-    with a as (
+  // The statement relaxes its own commit (see relaxCommit): a hold lost to a database crash was
+  // never charged against, so losing it can only cost us, never overdraw the account.
+  const res = await db.execute<Row>(sql`
+    with relaxed as (select set_config('synchronous_commit', 'off', true)),
+    a as (
       update accounts set held_micro_usd = held_micro_usd + ${amount}
        where id = ${input.accountId}
          and balance_micro_usd - held_micro_usd >= ${amount}
@@ -38,8 +36,7 @@ export async function reserveOnce(db: DB, input: ReserveInput): Promise<ReserveR
       select ${holdId}, ${input.accountId}, ${keyId}::text, ${amount}, now() + (${ttlMs}::int * interval '1 millisecond')
        where exists (select 1 from a) and (${keyId}::text is null or exists (select 1 from k))
       returning id)
-    select exists (select 1 from a) as a, exists (select 1 from h) as h`);
-  });
+    select exists (select 1 from a) as a, exists (select 1 from h) as h from relaxed`);
   const row = (res as unknown as { rows: Row[] }).rows[0]!;
   if (!row.a) return { ok: false, reason: "insufficient_balance" };
   if (!row.h) {

@@ -2,7 +2,7 @@
  * The text hold statement and the group-committed settlement on a real database (PGlite, or
  * PostgreSQL with DATABASE_URL): same effects as holds.ts reserve/settleInTx, row for row.
  */
-import { eq, sql } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DB } from "../../db/client";
 import { accounts, apiKeys, holds, ledgerEntries, requestLogs } from "../../db/schema";
@@ -10,7 +10,8 @@ import { createTestDb } from "../../db/testing";
 import { newId } from "../ids";
 import { applyLedgerChange, ledgerSum } from "./ledger";
 import { reserveOnce } from "./text-reserve";
-import { pgArray, settleBatchInTx, SettleBatcher, type BatchSettlement } from "./text-settle-batch";
+import { settleBatch, SettleBatcher, type BatchSettlement } from "./text-settle-batch";
+import { LeaseManager } from "./text-lease";
 
 let db: DB;
 let close: () => Promise<void>;
@@ -64,7 +65,7 @@ describe("reserveOnce", () => {
   });
 });
 
-describe("settleBatchInTx", () => {
+describe("settleBatch", () => {
   it("charges each item clamped to its hold, releases the rest, ledger balances walk in order, one log row each", async () => {
     const a = await account(10_000);
     const b = await account(5_000);
@@ -74,7 +75,7 @@ describe("settleBatchInTx", () => {
       return r.holdId;
     };
     const items = [item(a, await h(a, 1000), 300), item(b, await h(b, 800), 900), item(a, await h(a, 500), 0), item(a, await h(a, 700), 100), item(a, "hold_gone", 50)];
-    const res = await db.transaction((tx) => settleBatchInTx(tx, items));
+    const res = await settleBatch(db, items);
     expect(res.map((r) => r.chargedMicroUsd)).toEqual([300, 800, 0, 100, 0]);
     expect(res[4]!.settled).toBe(false);
     expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 9_600, heldMicroUsd: 0 });
@@ -86,13 +87,59 @@ describe("settleBatchInTx", () => {
     expect(rows.filter((r) => r.kind === "charge").map((r) => [r.deltaMicroUsd, r.balanceAfterMicroUsd])).toEqual([[-300, 9_700], [-100, 9_600]]);
     expect(await ledgerSum(db, a.accountId)).toBe(9_600);
     expect(await ledgerSum(db, b.accountId)).toBe(4_200);
-    const logs = await db.select().from(requestLogs).where(sql`${requestLogs.requestId} = any(${pgArray(items.map((i) => i.requestId))}::text[])`);
+    const logs = await db.select().from(requestLogs).where(inArray(requestLogs.requestId, items.map((i) => i.requestId)));
     expect(logs.map((l) => l.costMicroUsd).sort((x, y) => x - y)).toEqual([0, 0, 100, 300, 800]);
   });
 
-  it("array literals quote what needs quoting", () => {
-    expect(pgArray(["a", 'b"c', "d\\e"])).toBe('{"a","b\\"c","d\\\\e"}');
-    expect(pgArray([1, 20])).toBe("{1,20}");
+  it("leased and own holds in one batch: charges leave the lease, a gone lease charges the balance only", async () => {
+    const a = await account(100_000);
+    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 4 });
+    const g = await m.reserve(a.accountId, a.keyId, 1000); // leases 4000
+    if (!g.ok) throw new Error("refused");
+    const own = await reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 2000 });
+    if (!own.ok) throw new Error("refused");
+    const leased = (cost: number, held = 1000) => ({ ...item(a, g.leaseId, cost), lease: { heldMicroUsd: held } });
+    const gone = { ...item(a, "hold_lease_gone", 700), lease: { heldMicroUsd: 1000 } };
+    const res = await settleBatch(db, [leased(300), item(a, own.holdId, 2500), leased(5000), gone]);
+    // Clamped to what each request held; the gone lease still charges (its money went back to held).
+    expect(res.map((r) => r.chargedMicroUsd)).toEqual([300, 2000, 1000, 700]);
+    expect(res.map((r) => r.balanceAfterMicroUsd)).toEqual([99_700, 97_700, 96_700, 96_000]);
+    // Lease row: 4000 − 300 − 1000; held: that lease only (the own hold is gone whole).
+    expect((await db.select().from(holds).where(eq(holds.id, g.leaseId)))[0]!.amountMicroUsd).toBe(2_700);
+    expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 96_000, heldMicroUsd: 2_700 });
+    expect(await key(a.keyId)).toMatchObject({ spentMicroUsd: 4_000, heldMicroUsd: 2_700 });
+    expect(await ledgerSum(db, a.accountId)).toBe(96_000);
+    m.stop();
+  });
+
+  it("writes the request-log row as given, price snapshot included, once per request id", async () => {
+    const a = await account(10_000);
+    const r = await reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 });
+    if (!r.ok) throw new Error("refused");
+    const it1 = item(a, r.holdId, 120);
+    it1.log = {
+      ...it1.log,
+      userId: null,
+      source: "playground",
+      model: "m-1",
+      upstreamId: "up",
+      inboundProtocol: "messages",
+      upstreamProtocol: "openai",
+      errorCode: null,
+      stream: true,
+      inputTokens: 12,
+      outputTokens: 34,
+      settlement: "client_disconnect",
+      priceSnapshot: { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 },
+      latencyMs: 56,
+      ttftMs: 7,
+    };
+    await settleBatch(db, [it1]);
+    // A repeat is no second charge and no second log row.
+    expect((await settleBatch(db, [it1]))[0]).toMatchObject({ chargedMicroUsd: 0, settled: false, balanceAfterMicroUsd: 9_880 });
+    const [row, ...more] = await db.select().from(requestLogs).where(eq(requestLogs.requestId, it1.requestId));
+    expect(more).toHaveLength(0);
+    expect(row).toMatchObject({ ...it1.log, costMicroUsd: 120 });
   });
 
   it("the batcher settles many concurrent requests exactly once each", async () => {

@@ -1,15 +1,15 @@
 /**
  * Group commit of text settlements (DESIGN.md, "Serving the public API"): every settlement
  * (charge, release of the rest of its hold, ledger row, request-log row) still commits
- * atomically, but many of them share one transaction and a handful of set-based statements.
- * A batch is flushed at once when the flusher is idle (no timer, so a lone request waits for
- * nothing); settlements that arrive during a flush form the next batch.
+ * atomically, but many of them share one set-based statement: one round trip per batch, and a
+ * lone request's settlement is a single round trip too. A batch is flushed at once when the
+ * flusher is idle (no timer, so a lone request waits for nothing); settlements that arrive
+ * during a flush form the next batch.
  */
 import { sql } from "drizzle-orm";
-import type { DB, Tx } from "../../db/client";
-import { ledgerEntries, requestLogs } from "../../db/schema";
+import { preparedQuery, type DB, type Tx } from "../../db/client";
+import type { requestLogs } from "../../db/schema";
 import { logger } from "../logger";
-import { settleInTx } from "./holds";
 
 export interface BatchSettlement {
   /** The request's own hold row, or (with `lease`) the lease row its hold was taken from. */
@@ -60,22 +60,14 @@ export class SettleBatcher {
       while (this.queue.length) {
         const batch = this.queue.splice(0, MAX_BATCH);
         try {
-          const results = await this.db.transaction(async (tx) => {
-            await relaxCommit(tx);
-            return settleBatchInTx(tx, batch.map((p) => p.item));
-          });
+          const results = await settleBatch(this.db, batch.map((p) => p.item));
           batch.forEach((p, i) => p.resolve(results[i]!));
         } catch (err) {
           // One bad row must not fail its neighbours: settle them one by one.
           logger().warn({ err, size: batch.length }, "text settlement batch failed; settling one by one");
           for (const p of batch) {
             try {
-              p.resolve(
-                await this.db.transaction(async (tx) => {
-                  await relaxCommit(tx);
-                  return (await settleBatchInTx(tx, [p.item]))[0]!;
-                }),
-              );
+              p.resolve((await settleBatch(this.db, [p.item]))[0]!);
             } catch (e) {
               p.reject(e);
             }
@@ -98,20 +90,6 @@ export function settleBatcher(db: DB): SettleBatcher {
   return b;
 }
 
-async function settleOneInTx(tx: Tx, item: BatchSettlement): Promise<BatchResult> {
-  const r = await settleInTx(tx, {
-    holdId: item.holdId,
-    accountId: item.accountId,
-    keyId: item.keyId,
-    costMicroUsd: item.costMicroUsd,
-    idempotencyKey: item.idempotencyKey,
-    requestId: item.requestId,
-    note: item.note,
-  });
-  await tx.insert(requestLogs).values({ ...item.log, costMicroUsd: r.chargedMicroUsd }).onConflictDoNothing();
-  return r;
-}
-
 /**
  * `synchronous_commit = off` for this transaction only: the commit returns before its WAL
  * flush (one fsync costs ~5 ms here and would bound throughput). A PostgreSQL crash can lose
@@ -124,123 +102,134 @@ export async function relaxCommit(tx: Tx): Promise<void> {
   await tx.execute(sql`set local synchronous_commit to off`);
 }
 
+
 /**
- * A PostgreSQL array literal passed as ONE parameter (drizzle would spread a JS array into a
- * tuple of parameters, which cannot be cast to an array).
+ * A batch of settlements as ONE statement (one round trip, committed on its own): for each item
+ * the same effects as holds.ts settleInTx plus its request-log row. Own holds are deleted and
+ * charged at most their amount; leased holds charge at most what the request held and take the
+ * charge out of their lease row (a lease that is gone already gave its money back to `held`, so
+ * only the balance pays). Accounts and keys are updated once each with the batch's totals, and
+ * each ledger row carries the balance right after it (the final balance plus the charges of
+ * the same account that come later in the batch).
+ *
+ * Lock order hold rows → accounts → keys, as in the lease extension and the sweeper: the
+ * account totals need every hold row first, and the key update waits for every account row.
+ * `set_config(…, true)` relaxes this statement's own commit (see relaxCommit).
  */
-export function pgArray(values: ReadonlyArray<string | number>): string {
-  return `{${values.map((v) => (typeof v === "number" ? String(v) : `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`)).join(",")}}`;
-}
+const SETTLE_SQL = `
+with items as (
+  select * from jsonb_to_recordset(($1::text)::jsonb) as i(
+    n int, hold_id text, lease_held bigint, account_id text, key_id text, cost bigint,
+    idempotency_key text, request_id text, note text,
+    log_request_id text, log_account_id text, log_key_id text, user_id text, source text, method text, route text,
+    model text, upstream_id text, inbound_protocol text, upstream_protocol text, status int, error_code text,
+    stream boolean, input_tokens int, output_tokens int, settlement text, price_snapshot jsonb, latency_ms int, ttft_ms int)
+),
+own as (
+  delete from holds h using items i where i.lease_held is null and h.id = i.hold_id
+  returning h.id, h.amount_micro_usd as amount
+),
+lease_use as (
+  select hold_id, sum(least(cost, lease_held))::bigint as cost from items where lease_held is not null group by hold_id
+),
+live_lease as (
+  update holds h set amount_micro_usd = h.amount_micro_usd - u.cost from lease_use u where h.id = u.hold_id
+  returning h.id
+),
+charged as (
+  -- charge is null when the item's own hold is gone (settled or swept already): nothing to do
+  select i.*,
+         case when i.lease_held is not null then least(i.cost, i.lease_held)
+              when o.id is not null then least(i.cost, o.amount) end as charge,
+         case when i.lease_held is null then o.amount
+              when l.id is not null then least(i.cost, i.lease_held) else 0 end as held_back
+    from items i
+    left join own o on i.lease_held is null and o.id = i.hold_id
+    left join live_lease l on i.lease_held is not null and l.id = i.hold_id
+),
+account_totals as (
+  select account_id, sum(charge)::bigint as cost, sum(held_back)::bigint as held
+    from charged where charge is not null group by account_id
+),
+account_rows as (
+  update accounts a set balance_micro_usd = a.balance_micro_usd - t.cost, held_micro_usd = a.held_micro_usd - t.held
+    from account_totals t where a.id = t.account_id
+  returning a.id, a.balance_micro_usd as balance
+),
+key_totals as (
+  select key_id, sum(charge)::bigint as cost, sum(held_back)::bigint as held
+    from charged where charge is not null and key_id is not null group by key_id
+),
+key_rows as (
+  update api_keys k set spent_micro_usd = k.spent_micro_usd + t.cost, held_micro_usd = k.held_micro_usd - t.held
+    from key_totals t, (select count(*) from account_rows) accounts_done
+   where k.id = t.key_id
+),
+settled as (
+  select c.*,
+         coalesce(r.balance + coalesce(sum(c.charge) over (partition by c.account_id order by c.n rows between 1 following and unbounded following), 0),
+                  (select a.balance_micro_usd from accounts a where a.id = c.account_id))::bigint as balance_after
+    from charged c left join account_rows r on r.id = c.account_id
+),
+ledger as (
+  insert into ledger_entries (account_id, delta_micro_usd, balance_after_micro_usd, kind, idempotency_key, request_id, key_id, note)
+  select account_id, -charge, balance_after, 'charge', idempotency_key, request_id, key_id, note
+    from settled where charge > 0 order by n
+),
+logs as (
+  insert into request_logs (request_id, account_id, key_id, user_id, source, method, route, model, upstream_id,
+                            inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
+                            cost_micro_usd, settlement, price_snapshot, latency_ms, ttft_ms)
+  select log_request_id, log_account_id, log_key_id, user_id, source, method, route, model, upstream_id,
+         inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
+         coalesce(charge, 0), settlement, price_snapshot, latency_ms, ttft_ms
+    from settled order by n
+  on conflict do nothing
+),
+relaxed as (select set_config('synchronous_commit', 'off', true))
+select s.n, s.charge, s.balance_after from settled s, relaxed order by s.n`;
 
-const rowsOf = <T>(r: unknown): T[] => (r as { rows: T[] }).rows;
+type SettledRow = { n: number; charge: string | number | null; balance_after: string | number | null };
 
-/** The same effects as settleInTx + the log insert for each item, in set-based statements. */
-export async function settleBatchInTx(tx: Tx, items: BatchSettlement[]): Promise<BatchResult[]> {
-  if (items.length === 1 && !items[0]!.lease) return [await settleOneInTx(tx, items[0]!)];
-  const own = items.filter((i) => !i.lease);
-  const removed = own.length
-    ? rowsOf<{ id: string; amount: string | number }>(
-        await tx.execute(sql`delete from holds where id = any(${pgArray(own.map((i) => i.holdId))}::text[]) returning id, amount_micro_usd as amount`),
-      )
-    : [];
-  const held = new Map(removed.map((r) => [r.id, Number(r.amount)]));
-  const charged = items.map((i) => {
-    if (i.lease) return Math.min(Math.max(0, Math.ceil(i.costMicroUsd)), i.lease.heldMicroUsd);
-    const h = held.get(i.holdId);
-    return h === undefined ? null : Math.min(Math.max(0, Math.ceil(i.costMicroUsd)), h);
+export async function settleBatch(db: DB, items: BatchSettlement[]): Promise<BatchResult[]> {
+  const rows = items.map((i, n) => {
+    const log = i.log;
+    return {
+      n,
+      hold_id: i.holdId,
+      lease_held: i.lease ? i.lease.heldMicroUsd : null,
+      account_id: i.accountId,
+      key_id: i.keyId,
+      cost: Math.max(0, Math.ceil(i.costMicroUsd)),
+      idempotency_key: i.idempotencyKey,
+      request_id: i.requestId,
+      note: i.note ?? null,
+      log_request_id: log.requestId,
+      log_account_id: log.accountId ?? null,
+      log_key_id: log.keyId ?? null,
+      user_id: log.userId ?? null,
+      source: log.source ?? "api",
+      method: log.method,
+      route: log.route,
+      model: log.model ?? null,
+      upstream_id: log.upstreamId ?? null,
+      inbound_protocol: log.inboundProtocol ?? null,
+      upstream_protocol: log.upstreamProtocol ?? null,
+      status: log.status,
+      error_code: log.errorCode ?? null,
+      stream: log.stream ?? false,
+      input_tokens: log.inputTokens ?? 0,
+      output_tokens: log.outputTokens ?? 0,
+      settlement: log.settlement ?? null,
+      price_snapshot: log.priceSnapshot ?? null,
+      latency_ms: log.latencyMs ?? 0,
+      ttft_ms: log.ttftMs ?? null,
+    };
   });
-  // Leased holds: each charge leaves the lease row (and so `held`); a lease that is gone
-  // (released idle or swept) already gave its money back to `held`, so only the balance pays.
-  const leaseCost = new Map<string, number>();
-  items.forEach((i, n) => {
-    if (i.lease) leaseCost.set(i.holdId, (leaseCost.get(i.holdId) ?? 0) + charged[n]!);
-  });
-  const liveLeases = new Set<string>();
-  if (leaseCost.size) {
-    const ids = [...leaseCost.keys()];
-    const found = rowsOf<{ id: string }>(
-      await tx.execute(sql`
-        update holds h set amount_micro_usd = h.amount_micro_usd - v.cost
-          from (select unnest(${pgArray(ids)}::text[]) as id, unnest(${pgArray(ids.map((i) => leaseCost.get(i)!))}::bigint[]) as cost) v
-         where h.id = v.id
-        returning h.id`),
-    );
-    for (const f of found) liveLeases.add(f.id);
-  }
-  const heldBack = (i: BatchSettlement, n: number) => (i.lease ? (liveLeases.has(i.holdId) ? charged[n]! : 0) : held.get(i.holdId)!);
-
-  // Per account and per key: total charge and total hold returned.
-  const acct = new Map<string, { cost: number; held: number }>();
-  const keys = new Map<string, { cost: number; held: number }>();
-  items.forEach((i, n) => {
-    const c = charged[n];
-    if (c === null) return;
-    const h = heldBack(i, n);
-    const a = acct.get(i.accountId) ?? { cost: 0, held: 0 };
-    a.cost += c;
-    a.held += h;
-    acct.set(i.accountId, a);
-    if (i.keyId) {
-      const k = keys.get(i.keyId) ?? { cost: 0, held: 0 };
-      k.cost += c;
-      k.held += h;
-      keys.set(i.keyId, k);
-    }
-  });
-  const balances = new Map<string, number>();
-  if (acct.size) {
-    const ids = [...acct.keys()];
-    const updated = rowsOf<{ id: string; balance: string | number }>(
-      await tx.execute(sql`
-        update accounts a set balance_micro_usd = a.balance_micro_usd - v.cost, held_micro_usd = a.held_micro_usd - v.held
-          from (select unnest(${pgArray(ids)}::text[]) as id, unnest(${pgArray(ids.map((i) => acct.get(i)!.cost))}::bigint[]) as cost,
-                       unnest(${pgArray(ids.map((i) => acct.get(i)!.held))}::bigint[]) as held) v
-         where a.id = v.id
-        returning a.id, a.balance_micro_usd as balance`),
-    );
-    for (const u of updated) balances.set(u.id, Number(u.balance));
-  }
-  if (keys.size) {
-    const ids = [...keys.keys()];
-    await tx.execute(sql`
-      update api_keys k set spent_micro_usd = k.spent_micro_usd + v.cost, held_micro_usd = k.held_micro_usd - v.held
-        from (select unnest(${pgArray(ids)}::text[]) as id, unnest(${pgArray(ids.map((i) => keys.get(i)!.cost))}::bigint[]) as cost,
-                     unnest(${pgArray(ids.map((i) => keys.get(i)!.held))}::bigint[]) as held) v
-       where k.id = v.id`);
-  }
-
-  // Each ledger row carries the balance right after it: walk each account's rows backwards from its final balance.
-  const after = new Array<number>(items.length);
-  const running = new Map(balances);
-  for (let n = items.length - 1; n >= 0; n--) {
-    const i = items[n]!;
-    const b = running.get(i.accountId) ?? 0;
-    after[n] = b;
-    if (charged[n] !== null) running.set(i.accountId, b + charged[n]!);
-  }
-  const ledger = items
-    .map((i, n) => ({ i, n }))
-    .filter(({ n }) => (charged[n] ?? 0) > 0)
-    .map(({ i, n }) => ({
-      accountId: i.accountId,
-      deltaMicroUsd: -charged[n]!,
-      balanceAfterMicroUsd: after[n]!,
-      kind: "charge" as const,
-      idempotencyKey: i.idempotencyKey,
-      requestId: i.requestId,
-      keyId: i.keyId ?? undefined,
-      note: i.note,
-    }));
-  if (ledger.length) await tx.insert(ledgerEntries).values(ledger);
-  await tx
-    .insert(requestLogs)
-    .values(items.map((i, n) => ({ ...i.log, costMicroUsd: charged[n] ?? 0 })))
-    .onConflictDoNothing();
-
-  return items.map((i, n) => {
-    const c = charged[n];
-    return c === null
-      ? { chargedMicroUsd: 0, balanceAfterMicroUsd: after[n] ?? balances.get(i.accountId) ?? 0, settled: false }
-      : { chargedMicroUsd: c, balanceAfterMicroUsd: after[n]!, settled: true };
-  });
+  const out = await preparedQuery<SettledRow>(db, "gw_text_settle_v1", SETTLE_SQL, [JSON.stringify(rows)]);
+  return out.map((r) =>
+    r.charge === null
+      ? { chargedMicroUsd: 0, balanceAfterMicroUsd: Number(r.balance_after ?? 0), settled: false }
+      : { chargedMicroUsd: Number(r.charge), balanceAfterMicroUsd: Number(r.balance_after), settled: true },
+  );
 }
