@@ -1,15 +1,26 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+// CSPRNG bytes drawn 4 KiB at a time (as Node's own randomUUID does): one call into the RNG per
+// ~150 ids instead of one per id, which showed in the per-request profile. Each byte is used once.
+const pool = Buffer.alloc(4096);
+let next = pool.length;
+
+function randomByte(): number {
+  if (next === pool.length) {
+    randomFillSync(pool);
+    next = 0;
+  }
+  return pool[next++]!;
+}
 
 /** Base62 of cryptographically random bytes (rejection sampling keeps it unbiased). */
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    for (const b of randomBytes(length * 2)) {
-      if (b < 248) out += ALPHABET[b % 62];
-      if (out.length === length) break;
-    }
+    const b = randomByte();
+    if (b < 248) out += ALPHABET[b % 62];
   }
   return out;
 }

@@ -8,7 +8,7 @@
  * no-error/no-lost-row check). Prints requests/s, p50, p99, time to the first streamed event,
  * the added latency and the gateway's CPU time per request.
  *
- *   npm run bench -- [--seconds 4] [--rounds 3] [--clients 1,16,64] [--peer portkey] [--json FILE] [--profile DIR]
+ *   npm run bench -- [--seconds 4] [--rounds 3] [--clients 1,16,64] [--modes plain,stream] [--peer portkey] [--json FILE] [--profile DIR]
  *                    [--soak 60] [--rate 200] [--scale on|off]
  *
  * The load generator is pinned to CPU 0 and the servers to CPU 1 when `taskset` exists.
@@ -161,7 +161,7 @@ async function startGateway(upstreamPort: number, log: string, share?: Gateway, 
     DEFAULT_KEY_RPM: "100000000",
   };
   const prof = opt("profile", "");
-  const nodeArgs = prof ? ["--cpu-prof", "--cpu-prof-dir", path.resolve(prof)] : [];
+  const nodeArgs = prof ? ["--cpu-prof", "--cpu-prof-interval", "100", "--cpu-prof-dir", path.resolve(prof)] : [];
   const proc = spawnLogged(pinned(cpu, [process.execPath, ...nodeArgs, "--import", "tsx", path.join(ROOT, "scripts/start.ts")]), env, log);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
@@ -290,6 +290,7 @@ async function main() {
   const seconds = Number(opt("seconds", "4"));
   const rounds = Number(opt("rounds", "3"));
   const clientList = opt("clients", "1,16,64").split(",").map(Number);
+  const modes = opt("modes", "plain,stream").split(",").map((m) => m === "stream");
   const peer = opt("peer", "");
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "gw-bench-logs-"));
   if (hasTaskset) spawnSync("taskset", ["-p", "-c", "0", String(process.pid)], { stdio: "ignore" });
@@ -339,7 +340,7 @@ async function main() {
   const results = new Map<string, Sample[]>();
   for (let r = 0; r < rounds; r++)
     for (const clients of clientList)
-      for (const stream of [false, true])
+      for (const stream of modes)
         for (const t of targets) {
           const k = `${t.name}|${clients}|${stream}`;
           const s = await run(t, clients, stream, seconds);
@@ -348,7 +349,7 @@ async function main() {
 
   const rows: Record<string, unknown>[] = [];
   for (const clients of clientList)
-    for (const stream of [false, true]) {
+    for (const stream of modes) {
       const direct = merge(results.get(`direct|${clients}|${stream}`)!);
       for (const t of targets) {
         const s = merge(results.get(`${t.name}|${clients}|${stream}`)!);
@@ -375,7 +376,7 @@ async function main() {
   const c = new pg.Client({ connectionString: gw.dbUrl });
   await c.connect();
   await new Promise((r) => setTimeout(r, 500));
-  const sent = [...results.entries()].filter(([k]) => k.startsWith("gateway|")).reduce((n, [, v]) => n + v.reduce((m, s) => m + s.requests, 0), 0) + rounds * clientList.reduce((n, x) => n + 2 * x, 0);
+  const sent = [...results.entries()].filter(([k]) => k.startsWith("gateway|")).reduce((n, [, v]) => n + v.reduce((m, s) => m + s.requests, 0), 0) + rounds * clientList.reduce((n, x) => n + modes.length * x, 0);
   const [logs] = (await c.query("select count(*)::int as n, count(*) filter (where status = 200)::int as ok from request_logs")).rows;
   const [ledger] = (await c.query("select count(*)::int as n from ledger_entries where kind = 'charge'")).rows;
   const [acct] = (await c.query("select a.balance_micro_usd::bigint as balance, a.held_micro_usd::bigint as held, (select sum(delta_micro_usd) from ledger_entries)::bigint as sum from accounts a")).rows;

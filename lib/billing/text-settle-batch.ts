@@ -102,29 +102,126 @@ export async function relaxCommit(tx: Tx): Promise<void> {
   await tx.execute(sql`set local synchronous_commit to off`);
 }
 
+/** One settlement's fields as the statements read them (name, SQL type). */
+const COLUMNS = [
+  ["n", "int"], ["hold_id", "text"], ["lease_held", "bigint"], ["account_id", "text"], ["key_id", "text"], ["cost", "bigint"],
+  ["idempotency_key", "text"], ["request_id", "text"], ["note", "text"],
+  ["log_request_id", "text"], ["log_account_id", "text"], ["log_key_id", "text"], ["user_id", "text"], ["source", "text"],
+  ["method", "text"], ["route", "text"], ["model", "text"], ["upstream_id", "text"], ["inbound_protocol", "text"],
+  ["upstream_protocol", "text"], ["status", "int"], ["error_code", "text"], ["stream", "boolean"], ["input_tokens", "int"],
+  ["output_tokens", "int"], ["settlement", "text"], ["price_snapshot", "jsonb"], ["latency_ms", "int"], ["ttft_ms", "int"],
+] as const;
+type Column = (typeof COLUMNS)[number][0];
+
+function record(i: BatchSettlement, n: number): Record<Column, unknown> {
+  const log = i.log;
+  return {
+    n,
+    hold_id: i.holdId,
+    lease_held: i.lease ? i.lease.heldMicroUsd : null,
+    account_id: i.accountId,
+    key_id: i.keyId,
+    cost: Math.max(0, Math.ceil(i.costMicroUsd)),
+    idempotency_key: i.idempotencyKey,
+    request_id: i.requestId,
+    note: i.note ?? null,
+    log_request_id: log.requestId,
+    log_account_id: log.accountId ?? null,
+    log_key_id: log.keyId ?? null,
+    user_id: log.userId ?? null,
+    source: log.source ?? "api",
+    method: log.method,
+    route: log.route,
+    model: log.model ?? null,
+    upstream_id: log.upstreamId ?? null,
+    inbound_protocol: log.inboundProtocol ?? null,
+    upstream_protocol: log.upstreamProtocol ?? null,
+    status: log.status,
+    error_code: log.errorCode ?? null,
+    stream: log.stream ?? false,
+    input_tokens: log.inputTokens ?? 0,
+    output_tokens: log.outputTokens ?? 0,
+    settlement: log.settlement ?? null,
+    price_snapshot: log.priceSnapshot ?? null,
+    latency_ms: log.latencyMs ?? 0,
+    ttft_ms: log.ttftMs ?? null,
+  };
+}
 
 /**
- * A batch of settlements as ONE statement (one round trip, committed on its own): for each item
- * the same effects as holds.ts settleInTx plus its request-log row. Own holds are deleted and
- * charged at most their amount; leased holds charge at most what the request held and take the
- * charge out of their lease row (a lease that is gone already gave its money back to `held`, so
- * only the balance pays). Accounts and keys are updated once each with the batch's totals, and
- * each ledger row carries the balance right after it (the final balance plus the charges of
- * the same account that come later in the batch).
- *
- * Lock order hold rows → accounts → keys, as in the lease extension and the sweeper: the
- * account totals need every hold row first, and the key update waits for every account row.
- * `set_config(…, true)` relaxes this statement's own commit (see relaxCommit).
+ * What both statements end with, once `settled` holds each item with its `charge` (null when
+ * its own hold was gone: settled or swept already, nothing to do) and `balance_after`: the
+ * ledger rows, the request-log rows, the relaxed commit (see relaxCommit), the answer.
  */
-const SETTLE_SQL = `
-with items as (
-  select * from jsonb_to_recordset(($1::text)::jsonb) as i(
-    n int, hold_id text, lease_held bigint, account_id text, key_id text, cost bigint,
-    idempotency_key text, request_id text, note text,
-    log_request_id text, log_account_id text, log_key_id text, user_id text, source text, method text, route text,
-    model text, upstream_id text, inbound_protocol text, upstream_protocol text, status int, error_code text,
-    stream boolean, input_tokens int, output_tokens int, settlement text, price_snapshot jsonb, latency_ms int, ttft_ms int)
+const TAIL = `
+ledger as (
+  insert into ledger_entries (account_id, delta_micro_usd, balance_after_micro_usd, kind, idempotency_key, request_id, key_id, note)
+  select account_id, -charge, balance_after, 'charge', idempotency_key, request_id, key_id, note
+    from settled where charge > 0 order by n
 ),
+logs as (
+  insert into request_logs (request_id, account_id, key_id, user_id, source, method, route, model, upstream_id,
+                            inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
+                            cost_micro_usd, settlement, price_snapshot, latency_ms, ttft_ms)
+  select log_request_id, log_account_id, log_key_id, user_id, source, method, route, model, upstream_id,
+         inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
+         coalesce(charge, 0), settlement, price_snapshot, latency_ms, ttft_ms
+    from settled order by n
+  on conflict do nothing
+),
+relaxed as (select set_config('synchronous_commit', 'off', true))
+select s.n, s.charge, s.balance_after from settled s, relaxed order by s.n`;
+
+/**
+ * A lone settlement (the common case at low load, so its latency is the request's): the same
+ * effects as one item of the batch statement, in the plainest plan. Own hold: deleted, charge at
+ * most its amount. Leased hold: charge at most what the request held, taken out of the lease row;
+ * a lease that is gone already gave its money back to `held`, so only the balance pays.
+ * Lock order hold row → account → key, as in the lease extension and the sweeper.
+ */
+const SETTLE_ONE_SQL = `
+with item as (select ${COLUMNS.map(([c, t], k) => `$${k + 1}::${t === "jsonb" ? "text::jsonb" : t} as ${c}`).join(", ")}),
+own as (
+  delete from holds h using item i where i.lease_held is null and h.id = i.hold_id
+  returning h.amount_micro_usd as amount
+),
+live_lease as (
+  update holds h set amount_micro_usd = h.amount_micro_usd - least(i.cost, i.lease_held)
+    from item i where i.lease_held is not null and h.id = i.hold_id
+  returning h.id
+),
+charged as (
+  select i.*,
+         case when i.lease_held is not null then least(i.cost, i.lease_held)
+              when exists (select 1 from own) then least(i.cost, (select amount from own)) end as charge,
+         case when i.lease_held is null then (select amount from own)
+              when exists (select 1 from live_lease) then least(i.cost, i.lease_held) else 0 end as held_back
+    from item i
+),
+account_row as (
+  update accounts a set balance_micro_usd = a.balance_micro_usd - c.charge, held_micro_usd = a.held_micro_usd - c.held_back
+    from charged c where c.charge is not null and a.id = c.account_id
+  returning a.balance_micro_usd as balance
+),
+key_row as (
+  update api_keys k set spent_micro_usd = k.spent_micro_usd + c.charge, held_micro_usd = k.held_micro_usd - c.held_back
+    from charged c, (select count(*) from account_row) account_done
+   where c.charge is not null and k.id = c.key_id
+),
+settled as (
+  select c.*, coalesce((select balance from account_row), (select a.balance_micro_usd from accounts a where a.id = c.account_id)) as balance_after
+    from charged c
+),${TAIL}`;
+
+/**
+ * Many settlements in one set-based statement: per item as SETTLE_ONE_SQL; accounts and keys
+ * are updated once each with the batch's totals, and each ledger row carries the balance right
+ * after it (the final balance plus the charges of the same account later in the batch). The
+ * account totals need every hold row first and the key update waits for every account row, so
+ * the lock order is the same.
+ */
+const SETTLE_BATCH_SQL = `
+with items as (select * from jsonb_to_recordset(($1::text)::jsonb) as i(${COLUMNS.map(([c, t]) => `${c} ${t}`).join(", ")})),
 own as (
   delete from holds h using items i where i.lease_held is null and h.id = i.hold_id
   returning h.id, h.amount_micro_usd as amount
@@ -137,7 +234,6 @@ live_lease as (
   returning h.id
 ),
 charged as (
-  -- charge is null when the item's own hold is gone (settled or swept already): nothing to do
   select i.*,
          case when i.lease_held is not null then least(i.cost, i.lease_held)
               when o.id is not null then least(i.cost, o.amount) end as charge,
@@ -170,66 +266,25 @@ settled as (
          coalesce(r.balance + coalesce(sum(c.charge) over (partition by c.account_id order by c.n rows between 1 following and unbounded following), 0),
                   (select a.balance_micro_usd from accounts a where a.id = c.account_id))::bigint as balance_after
     from charged c left join account_rows r on r.id = c.account_id
-),
-ledger as (
-  insert into ledger_entries (account_id, delta_micro_usd, balance_after_micro_usd, kind, idempotency_key, request_id, key_id, note)
-  select account_id, -charge, balance_after, 'charge', idempotency_key, request_id, key_id, note
-    from settled where charge > 0 order by n
-),
-logs as (
-  insert into request_logs (request_id, account_id, key_id, user_id, source, method, route, model, upstream_id,
-                            inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
-                            cost_micro_usd, settlement, price_snapshot, latency_ms, ttft_ms)
-  select log_request_id, log_account_id, log_key_id, user_id, source, method, route, model, upstream_id,
-         inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
-         coalesce(charge, 0), settlement, price_snapshot, latency_ms, ttft_ms
-    from settled order by n
-  on conflict do nothing
-),
-relaxed as (select set_config('synchronous_commit', 'off', true))
-select s.n, s.charge, s.balance_after from settled s, relaxed order by s.n`;
+),${TAIL}`;
 
 type SettledRow = { n: number; charge: string | number | null; balance_after: string | number | null };
 
+/**
+ * Settles `items` in one statement (one round trip, committed on its own) with, for each item,
+ * the same effects as holds.ts settleInTx plus its request-log row.
+ */
 export async function settleBatch(db: DB, items: BatchSettlement[]): Promise<BatchResult[]> {
-  const rows = items.map((i, n) => {
-    const log = i.log;
-    return {
-      n,
-      hold_id: i.holdId,
-      lease_held: i.lease ? i.lease.heldMicroUsd : null,
-      account_id: i.accountId,
-      key_id: i.keyId,
-      cost: Math.max(0, Math.ceil(i.costMicroUsd)),
-      idempotency_key: i.idempotencyKey,
-      request_id: i.requestId,
-      note: i.note ?? null,
-      log_request_id: log.requestId,
-      log_account_id: log.accountId ?? null,
-      log_key_id: log.keyId ?? null,
-      user_id: log.userId ?? null,
-      source: log.source ?? "api",
-      method: log.method,
-      route: log.route,
-      model: log.model ?? null,
-      upstream_id: log.upstreamId ?? null,
-      inbound_protocol: log.inboundProtocol ?? null,
-      upstream_protocol: log.upstreamProtocol ?? null,
-      status: log.status,
-      error_code: log.errorCode ?? null,
-      stream: log.stream ?? false,
-      input_tokens: log.inputTokens ?? 0,
-      output_tokens: log.outputTokens ?? 0,
-      settlement: log.settlement ?? null,
-      price_snapshot: log.priceSnapshot ?? null,
-      latency_ms: log.latencyMs ?? 0,
-      ttft_ms: log.ttftMs ?? null,
-    };
-  });
-  const out = await preparedQuery<SettledRow>(db, "gw_text_settle_v1", SETTLE_SQL, [JSON.stringify(rows)]);
+  const out =
+    items.length === 1
+      ? await preparedQuery<SettledRow>(db, "gw_text_settle_one_v1", SETTLE_ONE_SQL, COLUMNS.map(([c]) => param(record(items[0]!, 0)[c])))
+      : await preparedQuery<SettledRow>(db, "gw_text_settle_batch_v1", SETTLE_BATCH_SQL, [JSON.stringify(items.map(record))]);
   return out.map((r) =>
     r.charge === null
       ? { chargedMicroUsd: 0, balanceAfterMicroUsd: Number(r.balance_after ?? 0), settled: false }
       : { chargedMicroUsd: Number(r.charge), balanceAfterMicroUsd: Number(r.balance_after), settled: true },
   );
 }
+
+/** Objects (the price snapshot) go as JSON text; the statement casts them to jsonb. */
+const param = (v: unknown) => (v !== null && typeof v === "object" ? JSON.stringify(v) : v);
