@@ -10,6 +10,7 @@ import { closeDb, migrationsApplied } from "./db/client";
 import { env } from "./lib/env";
 import { handleGatewayRequest } from "./lib/gateway/entry";
 import { closeRateLimiter, warmRateLimiter } from "./lib/gateway/rate-limit";
+import { textSettlementsIdle } from "./lib/billing/text-settle-batch";
 import type { GatewayResponse } from "./lib/gateway/http";
 import { startInvalidationListener } from "./lib/gateway/invalidation";
 import { logger } from "./lib/logger";
@@ -55,7 +56,7 @@ async function serveApi(req: IncomingMessage, res: ServerResponse): Promise<void
     body: req.method === "GET" || req.method === "HEAD" ? null : req,
     signal: ac.signal,
     remoteAddress: req.socket.remoteAddress,
-  });
+  }, { settleAfterReply: true });
   // An oversized body is left unread; node:http discards the rest after the response, so the
   // client finishes sending and reads its 413 instead of meeting a reset connection.
   await writeGatewayResponse(res, r);
@@ -146,6 +147,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           const force = setTimeout(() => server.closeAllConnections(), 5_000);
           await new Promise<void>((r) => server.close(() => r()));
           clearTimeout(force);
+          await textSettlementsIdle(); // replies may have gone before their settlements committed
           await jobs?.stop();
           await closeRateLimiter();
           await app.close?.();

@@ -96,6 +96,35 @@ describe("text billing", () => {
     }
   });
 
+  it("replies before the settlement commits once the balance is known: every header is its ledger row's balance, a credit shows at once", async () => {
+    const { email, key } = await createAccount(server, { usd: 1 });
+    fakes.openai.reset({ usage: { input: 100, output: 50 } });
+    const cost = 100 * 1 + 50 * 2;
+    const seen: { requestId: string; cost: string | null; balance: string | null }[] = [];
+    const call = async () => {
+      const { response } = await client(key).chat.completions.create({ model: "chat-openai", max_tokens: 60, messages: [{ role: "user", content: "hi" }] }).withResponse();
+      seen.push({ requestId: response.headers.get("x-request-id")!, cost: response.headers.get("x-gateway-cost-usd"), balance: response.headers.get("x-gateway-balance-usd") });
+    };
+    // The first waits for its settlement (nothing known yet); the next ones answer from the balance view.
+    for (let i = 0; i < 6; i++) await call();
+    expect(seen.map((s) => s.cost)).toEqual(Array(6).fill("0.0002"));
+    expect(seen.map((s) => micro(Number(s.balance)))).toEqual([1, 2, 3, 4, 5, 6].map((n) => 1_000_000 - n * cost));
+    // The admin CLI reads after every answered request has settled.
+    expect(micro(await balanceUsd(server, email))).toBe(1_000_000 - 6 * cost);
+    if (usesPostgres()) {
+      const rows = await server.query<{ request_id: string; balance_after_micro_usd: string }>(
+        "select request_id, balance_after_micro_usd from ledger_entries where request_id = any($1::text[])",
+        [seen.map((s) => s.requestId)],
+      );
+      expect(seen.map((s) => micro(Number(s.balance)))).toEqual(seen.map((s) => Number(rows.find((r) => r.request_id === s.requestId)!.balance_after_micro_usd)));
+      await ledgerInvariant(email);
+    }
+    // A top-up is in the very next answer (the view forgets what it knew and reads the balance back).
+    await server.admin("credit", "--email", email, "--usd", "1");
+    await call();
+    expect(micro(Number(seen.at(-1)!.balance))).toBe(2_000_000 - 7 * cost);
+  });
+
   it("streams carry the cost in the final usage event and settle the same amount", async () => {
     const { email, key } = await createAccount(server, { usd: 1 });
     fakes.anthropic.reset({ usage: { input: 40, output: 7 } });

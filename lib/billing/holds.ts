@@ -8,6 +8,7 @@ import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../db/client";
 import { accounts, apiKeys, holds, ledgerEntries } from "../../db/schema";
 import { newId } from "../ids";
+import { balanceView } from "./balance-view";
 
 export interface ReserveInput {
   accountId: string;
@@ -116,6 +117,7 @@ export async function settleInTx(tx: DbOrTx, input: SettleInput): Promise<Settle
   }
   const held = removed[0]!.amount;
   const cost = Math.min(Math.max(0, Math.ceil(input.costMicroUsd)), held);
+  if (cost > 0) balanceView().forget(input.accountId);
   const [acct] = await tx
     .update(accounts)
     .set({

@@ -6,6 +6,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../db/client";
 import { accounts, ledgerEntries, type LedgerKind } from "../../db/schema";
+import { balanceView } from "./balance-view";
 
 export interface LedgerChange {
   accountId: string;
@@ -44,6 +45,7 @@ export async function applyLedgerChange(db: DbOrTx, change: LedgerChange): Promi
 
 async function applyInTx(tx: DbOrTx, c: LedgerChange): Promise<LedgerResult> {
   if (!Number.isSafeInteger(c.deltaMicroUsd)) throw new RangeError("delta must be an integer micro-USD amount");
+  balanceView().forget(c.accountId);
   const floor = c.floor ?? (c.deltaMicroUsd < 0 ? "spendable" : "any");
   const cond =
     c.deltaMicroUsd >= 0 || floor === "any"

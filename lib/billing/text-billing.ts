@@ -7,6 +7,7 @@ import { performance } from "node:perf_hooks";
 import type { DB } from "../../db/client";
 import { requestLogs } from "../../db/schema";
 import { errors } from "../gateway/errors";
+import { logger } from "../logger";
 import type { TextBilling, TextSettlement } from "../gateway/routes/text-types";
 import type { RouteContext } from "../gateway/types";
 import { reserveOnce } from "./text-reserve";
@@ -55,7 +56,7 @@ export function textBilling(db: DB, ctx: RouteContext, routePath: string): TextB
       if (r.ok) return { ok: true, holdId: r.holdId };
       return { ok: false, error: r.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota() };
     },
-    async settle(s) {
+    async settle(s, opts) {
       const row = logRow(ctx, routePath, s);
       if (!s.holdId) {
         await db.insert(requestLogs).values(row).onConflictDoNothing();
@@ -63,7 +64,7 @@ export function textBilling(db: DB, ctx: RouteContext, routePath: string): TextB
       }
       const lease = parseLeaseHoldId(s.holdId);
       if (lease) textLeases(db)?.released(lease.leaseId, p.accountId, p.keyId, lease.amount, Math.min(lease.amount, Math.max(0, Math.ceil(s.costMicroUsd))));
-      const result = await settleBatcher(db).settle({
+      const submitted = settleBatcher(db).submit({
         holdId: lease ? lease.leaseId : s.holdId,
         lease: lease ? { heldMicroUsd: lease.amount } : undefined,
         accountId: p.accountId,
@@ -74,6 +75,13 @@ export function textBilling(db: DB, ctx: RouteContext, routePath: string): TextB
         note: s.model ?? undefined,
         log: row,
       });
+      if (opts?.early && ctx.settleAfterReply && submitted.balanceAfterMicroUsd !== null) {
+        // The reply goes now; the settlement commits a moment later (a failure is logged, the
+        // hold then goes back uncharged).
+        submitted.result.catch((err) => logger().error({ err, requestId: ctx.requestId }, "text settlement failed after the reply"));
+        return { chargedMicroUsd: submitted.chargedMicroUsd, balanceAfterMicroUsd: submitted.balanceAfterMicroUsd };
+      }
+      const result = await submitted.result;
       return { chargedMicroUsd: result.chargedMicroUsd, balanceAfterMicroUsd: result.balanceAfterMicroUsd };
     },
   };

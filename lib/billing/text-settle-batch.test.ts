@@ -12,6 +12,7 @@ import { applyLedgerChange, ledgerSum } from "./ledger";
 import { reserveOnce } from "./text-reserve";
 import { settleBatch, SettleBatcher, type BatchSettlement } from "./text-settle-batch";
 import { LeaseManager } from "./text-lease";
+import { BalanceView } from "./balance-view";
 
 let db: DB;
 let close: () => Promise<void>;
@@ -140,6 +141,27 @@ describe("settleBatch", () => {
     const [row, ...more] = await db.select().from(requestLogs).where(eq(requestLogs.requestId, it1.requestId));
     expect(more).toHaveLength(0);
     expect(row).toMatchObject({ ...it1.log, costMicroUsd: 120 });
+  });
+
+  it("the batcher answers the balance after a charge at once once it has read one back: the ledger row's own", async () => {
+    const a = await account(100_000);
+    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8 });
+    const g = await m.reserve(a.accountId, a.keyId, 1000);
+    if (!g.ok) throw new Error("refused");
+    const leased = (cost: number) => ({ ...item(a, g.leaseId, cost), lease: { heldMicroUsd: 1000 } });
+    const batcher = new SettleBatcher(db, new BalanceView());
+    const first = batcher.submit(leased(300));
+    expect(first).toMatchObject({ chargedMicroUsd: 300, balanceAfterMicroUsd: null });
+    expect((await first.result).balanceAfterMicroUsd).toBe(99_700);
+    const items = [leased(100), leased(2000), leased(50)];
+    const subs = items.map((i) => batcher.submit(i));
+    // Clamped to the hold like the statement; balances walk in issue order.
+    expect(subs.map((s) => [s.chargedMicroUsd, s.balanceAfterMicroUsd])).toEqual([[100, 99_600], [1000, 98_600], [50, 98_550]]);
+    await batcher.idle();
+    const rows = await db.select().from(ledgerEntries).where(inArray(ledgerEntries.requestId, items.map((i) => i.requestId)));
+    expect(items.map((i) => rows.find((r) => r.requestId === i.requestId)!.balanceAfterMicroUsd)).toEqual([99_600, 98_600, 98_550]);
+    expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 98_550 });
+    m.stop();
   });
 
   it("the batcher settles many concurrent requests exactly once each", async () => {

@@ -10,6 +10,7 @@ import { sql } from "drizzle-orm";
 import { preparedQuery, type DB, type Tx } from "../../db/client";
 import type { requestLogs } from "../../db/schema";
 import { logger } from "../logger";
+import { balanceView, type BalanceView } from "./balance-view";
 
 export interface BatchSettlement {
   /** The request's own hold row, or (with `lease`) the lease row its hold was taken from. */
@@ -34,8 +35,17 @@ export interface BatchResult {
 
 interface Pending {
   item: BatchSettlement;
+  /** The charge announced to the balance view (what the statement will charge unless the hold is gone). */
+  issued: number;
   resolve(r: BatchResult): void;
   reject(e: unknown): void;
+}
+
+/** A queued settlement: its charge and, when the balance view can tell, the balance after it at once. */
+export interface Submitted {
+  chargedMicroUsd: number;
+  balanceAfterMicroUsd: number | null;
+  result: Promise<BatchResult>;
 }
 
 const MAX_BATCH = 256;
@@ -43,40 +53,64 @@ const KEY = Symbol.for("gateway.textSettleBatcher");
 
 export class SettleBatcher {
   private queue: Pending[] = [];
-  private flushing = false;
+  private flushing: Promise<void> | null = null;
 
-  constructor(private readonly db: DB) {}
+  constructor(
+    private readonly db: DB,
+    private readonly view: BalanceView = balanceView(),
+  ) {}
 
   settle(item: BatchSettlement): Promise<BatchResult> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
-      if (!this.flushing) void this.flush();
+    return this.submit(item).result;
+  }
+
+  submit(item: BatchSettlement): Submitted {
+    const issued = Math.min(Math.max(0, Math.ceil(item.costMicroUsd)), item.lease?.heldMicroUsd ?? Infinity);
+    const balanceAfter = this.view.charge(item.accountId, issued);
+    const result = new Promise<BatchResult>((resolve, reject) => {
+      this.queue.push({ item, issued, resolve, reject });
+    });
+    this.kick();
+    return { chargedMicroUsd: issued, balanceAfterMicroUsd: balanceAfter, result };
+  }
+
+  /** Starts the flusher unless it runs; it takes whatever queued meanwhile, so a lone settlement waits for nothing. */
+  private kick(): void {
+    this.flushing ??= this.flush().finally(() => {
+      this.flushing = null;
+      if (this.queue.length) this.kick(); // queued between the flusher's last look and now
     });
   }
 
+  /** Resolves once everything queued so far is written (shutdown, read-your-writes). */
+  async idle(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
   private async flush(): Promise<void> {
-    this.flushing = true;
-    try {
-      while (this.queue.length) {
-        const batch = this.queue.splice(0, MAX_BATCH);
-        try {
-          const results = await settleBatch(this.db, batch.map((p) => p.item));
-          batch.forEach((p, i) => p.resolve(results[i]!));
-        } catch (err) {
-          // One bad row must not fail its neighbours: settle them one by one.
-          logger().warn({ err, size: batch.length }, "text settlement batch failed; settling one by one");
-          for (const p of batch) {
-            try {
-              p.resolve((await settleBatch(this.db, [p.item]))[0]!);
-            } catch (e) {
-              p.reject(e);
-            }
+    while (this.queue.length) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      try {
+        const results = await settleBatch(this.db, batch.map((p) => p.item));
+        batch.forEach((p, i) => this.done(p, results[i]!));
+      } catch (err) {
+        // One bad row must not fail its neighbours: settle them one by one.
+        logger().warn({ err, size: batch.length }, "text settlement batch failed; settling one by one");
+        for (const p of batch) {
+          try {
+            this.done(p, (await settleBatch(this.db, [p.item]))[0]!);
+          } catch (e) {
+            this.view.settled(p.item.accountId, p.issued, null);
+            p.reject(e);
           }
         }
       }
-    } finally {
-      this.flushing = false;
     }
+  }
+
+  private done(p: Pending, r: BatchResult): void {
+    this.view.settled(p.item.accountId, p.issued, r.balanceAfterMicroUsd);
+    p.resolve(r);
   }
 }
 
@@ -88,6 +122,12 @@ export function settleBatcher(db: DB): SettleBatcher {
   const b = new SettleBatcher(db);
   g[KEY] = { db, b };
   return b;
+}
+
+/** Waits until the process-wide batcher has written everything queued so far (no-op without one). */
+export async function textSettlementsIdle(): Promise<void> {
+  const g = globalThis as unknown as Record<symbol, { db: DB; b: SettleBatcher } | undefined>;
+  await g[KEY]?.b.idle();
 }
 
 /**

@@ -19,6 +19,8 @@ import type { Principal, RouteContext, RouteDef } from "./types";
 export interface HandleOptions {
   /** Skip key auth: the console's playground calls with the signed-in user's account. */
   principal?: Principal;
+  /** See RouteContext.settleAfterReply; only the long-lived custom server sets it. */
+  settleAfterReply?: boolean;
 }
 
 export type GatewayHandler = (req: GatewayRequest, opts?: HandleOptions) => Promise<GatewayResponse>;
@@ -97,6 +99,7 @@ async function handle(router: Router, req: GatewayRequest, opts: HandleOptions):
           return errorResponse(err, style);
         },
         observe,
+        settleAfterReply: opts.settleAfterReply ?? false,
       };
       res = await def.handler(ctx);
     }

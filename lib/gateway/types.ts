@@ -46,6 +46,11 @@ export interface RouteContext {
   error(err: ApiError): GatewayResponse;
   /** Filled by handlers for logs and metrics: the public model id once known. */
   observe: { model?: string };
+  /**
+   * The process outlives the response (the custom server), so a settlement may commit just
+   * after the reply; false where a runtime may freeze the process once it has answered.
+   */
+  settleAfterReply: boolean;
 }
 
 export interface RouteDef {

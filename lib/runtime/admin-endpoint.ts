@@ -6,6 +6,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getDb } from "../../db/client";
 import { runAdminCommand } from "../admin/commands";
+import { textSettlementsIdle } from "../billing/text-settle-batch";
 import { dataDirSecret } from "../crypto";
 import { logger } from "../logger";
 
@@ -47,6 +48,9 @@ export async function handleAdminRequest(req: IncomingMessage, res: ServerRespon
   }
   if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string")) return send(400, { error: "argv must be strings" });
   try {
+    // Replies to API requests may go out just before their settlements commit: the CLI reads
+    // the books after them (`balance` right after a request shows its charge).
+    await textSettlementsIdle();
     send(200, await runAdminCommand(await getDb(), argv));
   } catch (err) {
     logger().error({ err }, "admin command failed");

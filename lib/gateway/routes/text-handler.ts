@@ -115,8 +115,8 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
 
   const costOf = (u: Usage) => Math.min(hold, textCostMicro(u, price));
   const timeoutOf = (r: TextRoute) => r.upstream.timeoutMs ?? deps.defaultTimeoutMs ?? DEFAULT_TEXT_TIMEOUT_MS;
-  const settle = (s: Omit<TextSettlement, "holdId" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">) =>
-    deps.billing.settle({ ...base, ...s, holdId, model: req.model, priceSnapshot: price, latencyMs: elapsed() });
+  const settle = (s: Omit<TextSettlement, "holdId" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">, opts?: { early?: boolean }) =>
+    deps.billing.settle({ ...base, ...s, holdId, model: req.model, priceSnapshot: price, latencyMs: elapsed() }, opts);
 
   if (!req.stream) {
     const r = await withFailover(usable, (route) => plans.get(route)!.adapter.complete(plans.get(route)!.call, { signal, timeoutMs: timeoutOf(route) }), signal, deps.retry);
@@ -131,7 +131,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     const resp = r.value.response;
     const usage = resp.usage.estimated ? estimateUsage(req, resp.content.map((p) => (p.type === "text" ? p.text : p.arguments)).join("")) : resp.usage;
     const cost = costOf(usage);
-    const settled = await settle({ costMicroUsd: cost, reason: "completed", status: 200, route: r.route, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, usageEstimated: !!usage.estimated, ttftMs: elapsed() });
+    const settled = await settle({ costMicroUsd: cost, reason: "completed", status: 200, route: r.route, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, usageEstimated: !!usage.estimated, ttftMs: elapsed() }, { early: true });
     let body: unknown;
     // Passthrough keeps the upstream's JSON, unless we had to count usage ourselves (it has none to show).
     if (plan.call.passthrough && r.value.raw && !usage.estimated) {

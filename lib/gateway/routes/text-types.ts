@@ -31,8 +31,12 @@ export type ReserveOutcome = { ok: true; holdId: string } | { ok: false; error: 
 export interface TextBilling {
   /** Holds the worst case; a refusal (402) must leave no trace but the log row. */
   reserve(amountMicroUsd: number): Promise<ReserveOutcome>;
-  /** Charges and releases the hold (when there is one) and writes the log row, atomically. */
-  settle(s: TextSettlement): Promise<{ chargedMicroUsd: number; balanceAfterMicroUsd: number | null }>;
+  /**
+   * Charges and releases the hold (when there is one) and writes the log row, atomically. With
+   * `early`, it may answer before the settlement commits when the charge and the balance after
+   * it are already known (see lib/billing/balance-view.ts).
+   */
+  settle(s: TextSettlement, opts?: { early?: boolean }): Promise<{ chargedMicroUsd: number; balanceAfterMicroUsd: number | null }>;
 }
 
 export interface TextDeps {
