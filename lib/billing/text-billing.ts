@@ -63,7 +63,6 @@ export function textBilling(db: DB, ctx: RouteContext, routePath: string): TextB
         return { chargedMicroUsd: 0, balanceAfterMicroUsd: null };
       }
       const lease = parseLeaseHoldId(s.holdId);
-      if (lease) textLeases(db)?.released(lease.leaseId, p.accountId, p.keyId, lease.amount, Math.min(lease.amount, Math.max(0, Math.ceil(s.costMicroUsd))));
       const submitted = settleBatcher(db).submit({
         holdId: lease ? lease.leaseId : s.holdId,
         lease: lease ? { heldMicroUsd: lease.amount } : undefined,
@@ -75,6 +74,8 @@ export function textBilling(db: DB, ctx: RouteContext, routePath: string): TextB
         note: s.model ?? undefined,
         log: row,
       });
+      // The request's hold returns to the lease; its charge (the batcher's, clamped to the hold) leaves it.
+      if (lease) textLeases(db)?.released(lease.leaseId, p.accountId, p.keyId, lease.amount, submitted.chargedMicroUsd);
       if (opts?.early && ctx.settleAfterReply && submitted.balanceAfterMicroUsd !== null) {
         // The reply goes now; the settlement commits a moment later (a failure is logged, the
         // hold then goes back uncharged).
