@@ -5,7 +5,9 @@ import { api } from "./api";
 import type * as T from "./types";
 
 export function useMe() {
-  return useQuery({ queryKey: ["me"], queryFn: () => api<T.Me>("/api/console/me") });
+  // The header balance: refreshed with every page's data (providers.tsx) and every 15 s while
+  // the tab is visible (TanStack Query pauses intervals in background tabs).
+  return useQuery({ queryKey: ["me"], queryFn: () => api<T.Me>("/api/console/me"), refetchInterval: 15_000 });
 }
 
 export function useOverview() {

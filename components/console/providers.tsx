@@ -1,6 +1,6 @@
 "use client";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { ApiError } from "./api";
 
 export function Providers({ children }: { children: ReactNode }) {
@@ -18,5 +18,17 @@ export function Providers({ children }: { children: ReactNode }) {
         },
       }),
   );
+  // When a page's data arrives fresh from the server, the header balance follows it, so the two
+  // never disagree after a change made elsewhere (an API request, a top-up, an admin credit).
+  useEffect(() => {
+    let last = 0;
+    return client.getQueryCache().subscribe((e) => {
+      if (e.type !== "updated" || e.action.type !== "success" || e.query.queryKey[0] === "me") return;
+      const now = Date.now();
+      if (now - last < 1000) return;
+      last = now;
+      void client.invalidateQueries({ queryKey: ["me"] });
+    });
+  }, [client]);
   return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
 }

@@ -48,6 +48,7 @@ export function RequestsTable({ rows, keyNames, compact }: { rows: RequestRow[];
             </Td>
             <Td className="text-right tabular-nums" data-testid="request-cost">
               {usd(r.costMicroUsd, true)}
+              {r.settlement === "refunded" && <span className="text-zinc-500"> · refunded</span>}
             </Td>
             {!compact && (
               <Td className="text-right tabular-nums text-zinc-500">

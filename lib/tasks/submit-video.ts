@@ -19,7 +19,7 @@ import { checkWebhookUrl } from "./ssrf";
 import { createVideoTask, failTask, recordUpstreamAccepted } from "./task-lifecycle";
 import { renderVideo } from "./task-render";
 import { videoUpstreamFor } from "./task-route";
-import { logVideoRequest } from "./video-request-log";
+import { logVideoRequest, logVideoSubmitted } from "./video-request-log";
 import { holdMicroUsd } from "./video-price";
 import { parseSubmission } from "./video-submission";
 import { checkCommonFields, heldSeconds, validateSubmission } from "./video-validate";
@@ -103,7 +103,7 @@ export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayRespo
         nextPollAt: new Date(Date.now() + interval),
       });
       const body = JSON.stringify(renderVideo(accepted ?? task));
-      await logVideoRequest(db, ctx, {
+      await logVideoSubmitted(db, ctx, task.id, {
         route: ROUTE,
         model: primary.modelId,
         upstreamId: route.upstream.id,

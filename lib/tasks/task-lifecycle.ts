@@ -14,7 +14,7 @@
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../db/client";
-import { accounts, apiKeys, tasks, webhookDeliveries, type ModelPrice, type TaskStatus } from "../../db/schema";
+import { accounts, apiKeys, ledgerEntries, requestLogs, tasks, webhookDeliveries, type ModelPrice, type TaskStatus } from "../../db/schema";
 import { applyLedgerChange } from "../billing/ledger";
 import { encryptSecret } from "../crypto";
 import { newId } from "../ids";
@@ -301,6 +301,22 @@ async function giveBack(tx: DbOrTx, t: TaskRow, amount: number, kind: "refund" |
       .update(apiKeys)
       .set({ spentMicroUsd: sql`greatest(0, ${apiKeys.spentMicroUsd} - ${amount})` })
       .where(eq(apiKeys.id, t.keyId));
+  }
+  if (r.ok && r.applied) {
+    // The submitting request's log row carries spend net of what came back, so every spend
+    // figure (Usage, Overview, CSV, per key) agrees with the ledger (docs/decisions/0007).
+    await tx
+      .update(requestLogs)
+      .set({
+        costMicroUsd: sql`greatest(0, ${requestLogs.costMicroUsd} - ${amount})`,
+        ...(kind === "refund" ? { settlement: "refunded" } : {}),
+      })
+      .where(
+        eq(
+          requestLogs.requestId,
+          sql`(select ${ledgerEntries.requestId} from ${ledgerEntries} where ${ledgerEntries.idempotencyKey} = ${`task:${t.id}:charge`})`,
+        ),
+      );
   }
 }
 

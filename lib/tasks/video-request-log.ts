@@ -1,6 +1,7 @@
 /** The request-log row of a video route call (never the prompt). */
-import type { DbOrTx } from "../../db/client";
-import { requestLogs, type ModelPrice } from "../../db/schema";
+import { eq } from "drizzle-orm";
+import type { DB, DbOrTx } from "../../db/client";
+import { requestLogs, tasks, type ModelPrice } from "../../db/schema";
 import type { RouteContext } from "../gateway/types";
 
 export interface VideoLogFields {
@@ -44,4 +45,17 @@ export async function logVideoRequest(db: DbOrTx, ctx: RouteContext, log: VideoL
 /** A client-chosen string as PostgreSQL text can hold it (no NUL, no lone surrogates). */
 function storable(s: string): string {
   return (s as string & { toWellFormed(): string }).toWellFormed().replaceAll("\u0000", "\ufffd");
+}
+
+/**
+ * The log row of an accepted submission, written under the task's row lock so it carries the
+ * task's cost as it is now: a worker may already have failed (refunded) or completed (released)
+ * the task, and its own update of this row could not have seen a row not yet written.
+ */
+export async function logVideoSubmitted(db: DB, ctx: RouteContext, taskId: string, log: VideoLogFields): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [t] = await tx.select({ cost: tasks.costMicroUsd, status: tasks.status }).from(tasks).where(eq(tasks.id, taskId)).for("update");
+    const refunded = t?.status === "failed";
+    await logVideoRequest(tx, ctx, { ...log, costMicroUsd: t ? t.cost : log.costMicroUsd, settlement: refunded ? "refunded" : log.settlement });
+  });
 }

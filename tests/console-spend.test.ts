@@ -1,0 +1,88 @@
+/**
+ * One truth for money: after a refunded video (and a completed one, and text), every spend
+ * figure the console shows — Overview, Usage totals, the daily chart, the requests list, the
+ * usage CSV, per-key spend — equals what the ledger says left the account: credits − balance − held.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signUp, type Session } from "./console-helpers";
+import { startFakeOpenAIVideoUpstream, type FakeOpenAIVideoUpstream } from "./fakes/openai-video-upstream";
+import { adminOk, createKey } from "./support/accounts";
+import { startTestServer, type TestServer } from "./support/server";
+import { apiClient, videoGatewayConfig } from "./video-config";
+
+let server: TestServer;
+let fake: FakeOpenAIVideoUpstream;
+let s: Session;
+let api: ReturnType<typeof apiClient>;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAIVideoUpstream({ stepsToComplete: 2 });
+  server = await startTestServer({ config: videoGatewayConfig(fake.baseUrl, fake.apiKey), env: { TASK_POLL_INTERVAL_MS: "150" } });
+  s = await signUp(server);
+  await adminOk(server, "credit", "--email", s.email, "--usd", "5");
+  api = apiClient(server, await createKey(server, s.email));
+}, 180_000);
+
+afterAll(async () => {
+  await server?.dispose();
+  await fake?.close();
+});
+
+/** micro-USD from a CSV cell like "0.250000". */
+const microOf = (cell: string) => Math.round(Number(cell) * 1_000_000);
+
+async function books(accountId: string) {
+  const [a] = await server.query<{ balance: string; held: string }>("select balance_micro_usd as balance, held_micro_usd as held from accounts where id = $1", [accountId]);
+  const [c] = await server.query<{ credits: string }>(
+    "select coalesce(sum(delta_micro_usd), 0) as credits from ledger_entries where account_id = $1 and kind in ('topup', 'admin_credit')",
+    [accountId],
+  );
+  return { credits: Number(c!.credits), balance: Number(a!.balance), held: Number(a!.held) };
+}
+
+describe("spend after a refunded video", () => {
+  it("agrees on every screen, the CSV and per key with credits − balance − held", async () => {
+    const failed = await api.submit({ model: "vid-a", prompt: "this one will [fail]", seconds: "10" });
+    const done = await api.submit({ model: "vid-a", prompt: "this one finishes", seconds: "10" });
+    expect([failed.status, done.status]).toEqual([200, 200]);
+    const chat = await api.call("POST", "/v1/chat/completions", { model: "demo-chat", messages: [{ role: "user", content: "hello there" }] });
+    expect(chat.status).toBe(200);
+    await api.until(failed.json.id, ["failed"]);
+    await api.until(done.json.id, ["completed"]);
+
+    const me = (await s.json("/api/console/me")).body;
+    const accountId: string = me.user.accountId;
+    // Text leases go back to the account once idle; read the books then.
+    let b = await books(accountId);
+    for (let i = 0; i < 100 && b.held !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      b = await books(accountId);
+    }
+    const spent = b.credits - b.balance - b.held;
+    // One paid video ($0.25) and a little text; the refunded video counts nothing.
+    expect(spent).toBeGreaterThan(250_000);
+    expect(spent).toBeLessThan(500_000);
+
+    const overview = (await s.json("/api/console/overview")).body;
+    expect(overview.last30d.costMicroUsd).toBe(spent);
+
+    const usage = (await s.json("/api/console/usage?limit=200")).body;
+    expect(usage.totals.costMicroUsd).toBe(spent);
+    expect(usage.items.reduce((n: number, r: { costMicroUsd: number }) => n + r.costMicroUsd, 0)).toBe(spent);
+    const refunded = usage.items.filter((r: { settlement: string }) => r.settlement === "refunded");
+    expect(refunded).toHaveLength(1);
+    expect(refunded[0]).toMatchObject({ route: "/v1/videos", costMicroUsd: 0 });
+
+    const daily = (await s.json("/api/console/usage/daily")).body;
+    expect(daily.items.reduce((n: number, d: { costMicroUsd: number }) => n + d.costMicroUsd, 0)).toBe(spent);
+
+    const csv = await (await s.fetch("/api/console/usage/export")).text();
+    const [head, ...lines] = csv.trim().split("\r\n");
+    const col = head!.split(",").indexOf("cost_usd");
+    expect(lines.reduce((n, l) => n + microOf(l.split(",")[col]!), 0)).toBe(spent);
+
+    const keys = (await s.json("/api/console/keys")).body.items as { spentMicroUsd: number; spend30dMicroUsd: number }[];
+    expect(keys.reduce((n, k) => n + k.spend30dMicroUsd, 0)).toBe(spent);
+    expect(keys.reduce((n, k) => n + k.spentMicroUsd, 0)).toBe(spent);
+  });
+});
