@@ -92,4 +92,10 @@ describe("SseDecoder", () => {
     expect(d.push(": ping\r\n\r\nevent: a\r\ndata: 1\r\ndata: 2\r\n")).toEqual([]);
     expect(d.push("\r\n")).toEqual([{ event: "a", data: "1\n2" }]);
   });
+
+  it("takes a CRLF split across two chunks as one line end", () => {
+    const d = new SseDecoder();
+    const got = ["data: x\r", "\ndata: y\r\n\r\n"].flatMap((c) => d.push(c));
+    expect(got).toEqual([{ event: null, data: "x\ny" }]);
+  });
 });

@@ -4,6 +4,8 @@
  * usage (with the gateway's cost field) and in-stream errors. Parsing each protocol as a real
  * client would keeps the playground honest about what the API sends (docs/decisions).
  */
+import { createParser } from "eventsource-parser";
+
 export type ChatProtocol = "chat-completions" | "responses" | "messages" | "generate-content";
 
 export const CHAT_PROTOCOLS: { id: ChatProtocol; label: string; route: string }[] = [
@@ -92,29 +94,18 @@ export interface SseMessage {
   data: string;
 }
 
-/** Incremental SSE decoding: feed text as it arrives, get whole messages back. */
+/**
+ * Incremental SSE decoding with `eventsource-parser` (the WHATWG algorithm the gateway's own
+ * upstream reader uses): feed text as it arrives, get whole messages back (decision 0008).
+ */
 export class SseDecoder {
-  private buf = "";
+  private pending: SseMessage[] = [];
+  private readonly parser = createParser({ onEvent: (e) => this.pending.push({ event: e.event ?? null, data: e.data }) });
 
   push(text: string): SseMessage[] {
-    this.buf += text.replace(/\r\n?/g, "\n");
-    const out: SseMessage[] = [];
-    let i: number;
-    while ((i = this.buf.indexOf("\n\n")) >= 0) {
-      const block = this.buf.slice(0, i);
-      this.buf = this.buf.slice(i + 2);
-      let event: string | null = null;
-      const data: string[] = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith(":")) continue;
-        const c = line.indexOf(":");
-        const field = c < 0 ? line : line.slice(0, c);
-        const value = c < 0 ? "" : line.slice(c + 1).replace(/^ /, "");
-        if (field === "event") event = value;
-        else if (field === "data") data.push(value);
-      }
-      if (data.length) out.push({ event, data: data.join("\n") });
-    }
+    this.parser.feed(text);
+    const out = this.pending;
+    this.pending = [];
     return out;
   }
 }
