@@ -144,6 +144,14 @@ export type VideoFamily = "t2v" | "i2v" | "r2v" | "extend" | "second" | "third";
 export interface ModelPrice {
   inputPerMTok?: number;
   outputPerMTok?: number;
+  /** Text models: prompt tokens read from the upstream's cache; absent = the input price. */
+  cacheReadPerMTok?: number;
+  /** Text models: prompt tokens written to a 5-minute cache; absent = the input price. */
+  cacheWrite5mPerMTok?: number;
+  /** Text models: prompt tokens written to a 1-hour cache; absent = the input price. */
+  cacheWrite1hPerMTok?: number;
+  /** Text models that price reasoning apart; absent = the output price. */
+  reasoningPerMTok?: number;
   /** Keyed by `quality:size` (e.g. `high:1536x1024`), or `*` for a flat price. */
   perImage?: Record<string, number>;
   perVideo?: number;
@@ -250,8 +258,20 @@ export const requestLogs = pgTable(
     status: integer("status").notNull(),
     errorCode: text("error_code"),
     stream: boolean("stream").notNull().default(false),
-    inputTokens: integer("input_tokens").notNull().default(0),
-    outputTokens: integer("output_tokens").notNull().default(0),
+    /** All prompt tokens (cache reads and writes included); 64-bit: upstreams report what they like. */
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    /** All output tokens (reasoning included). */
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    /** Parts of inputTokens read from / written to the upstream's prompt cache. */
+    cacheReadTokens: bigint("cache_read_tokens", { mode: "number" }).notNull().default(0),
+    cacheWrite5mTokens: bigint("cache_write_5m_tokens", { mode: "number" }).notNull().default(0),
+    cacheWrite1hTokens: bigint("cache_write_1h_tokens", { mode: "number" }).notNull().default(0),
+    /** Part of outputTokens. */
+    reasoningTokens: bigint("reasoning_tokens", { mode: "number" }).notNull().default(0),
+    /** What was wrong with the upstream's usage (counts that were not whole numbers, what we estimated). */
+    usageNote: text("usage_note"),
+    /** How the upstream entry was chosen when the model has several: `sticky` (prompt-cache affinity) or `order`. */
+    routing: text("routing"),
     costMicroUsd: micro("cost_micro_usd").notNull().default(0),
     /** completed | client_disconnect | upstream_error | rejected | … */
     settlement: text("settlement"),

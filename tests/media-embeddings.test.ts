@@ -127,7 +127,7 @@ describe("embedding billing", () => {
       const ledger = await server.query<{ delta_micro_usd: string; kind: string }>("select delta_micro_usd, kind from ledger_entries where request_id = $1", [rid]);
       expect(ledger).toEqual([{ delta_micro_usd: "-5", kind: "charge" }]);
       const logs = await server.query<{ cost_micro_usd: string; input_tokens: number; status: number; model: string }>(
-        "select cost_micro_usd, input_tokens, status, model from request_logs where request_id = $1",
+        "select cost_micro_usd, input_tokens::int as input_tokens, status, model from request_logs where request_id = $1",
         [rid],
       );
       expect(logs).toEqual([{ cost_micro_usd: "5", input_tokens: 5, status: 200, model: "emb-failover" }]);

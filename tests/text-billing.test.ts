@@ -12,6 +12,7 @@ import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
 import { balanceUsd, createAccount, createKey } from "./support/accounts";
 import { startTestServer, usesPostgres, type TestServer } from "./support/server";
+import { tokensAsNumbers } from "./support/log-rows";
 import { textGatewayConfig } from "./text-config";
 
 let server: TestServer;
@@ -43,7 +44,7 @@ beforeEach(() => {
 async function logRow(requestId: string): Promise<Record<string, any>> {
   for (let i = 0; i < 100; i++) {
     const rows = await server.query("select * from request_logs where request_id = $1", [requestId]);
-    if (rows[0]) return rows[0];
+    if (rows[0]) return tokensAsNumbers(rows[0]);
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`no request log row for ${requestId}`);
@@ -88,7 +89,11 @@ describe("text billing", () => {
       const row = await logRow(requestId);
       expect(row).toMatchObject({ status: 200, settlement: "completed", inbound_protocol: "chat-completions", upstream_protocol: "gemini", upstream_id: "ge", model: "chat-gemini", input_tokens: 1000, output_tokens: 333, stream: false });
       expect(Number(row.cost_micro_usd)).toBe(cost);
-      expect(row.price_snapshot).toEqual({ inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 });
+      // Every class price the charge used, the fallbacks resolved.
+      expect(row.price_snapshot).toEqual({
+        inputPerMTok: 1_000_000, outputPerMTok: 2_000_000,
+        cacheReadPerMTok: 1_000_000, cacheWrite5mPerMTok: 1_000_000, cacheWrite1hPerMTok: 1_000_000, reasoningPerMTok: 2_000_000,
+      });
       expect(row.latency_ms).toBeGreaterThanOrEqual(0);
       const ledger = await server.query("select delta_micro_usd from ledger_entries where request_id = $1", [requestId]);
       expect(ledger.map((l: any) => Number(l.delta_micro_usd))).toEqual([-cost]);

@@ -12,6 +12,7 @@ import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
 import { balanceUsd, createAccount } from "./support/accounts";
 import { startTestServer, usesPostgres, type TestServer } from "./support/server";
+import { tokensAsNumbers } from "./support/log-rows";
 import { textGatewayConfig } from "./text-config";
 
 let server: TestServer;
@@ -51,7 +52,7 @@ async function lastLog(): Promise<Record<string, any> | undefined> {
   if (!usesPostgres()) return undefined;
   await new Promise((r) => setTimeout(r, 100));
   const rows = await server.query("select * from request_logs order by id desc limit 1");
-  return rows[0];
+  return rows[0] && tokensAsNumbers(rows[0]);
 }
 
 describe("retries before the first byte", () => {

@@ -1,24 +1,71 @@
 /**
- * Token prices → micro-USD, exactly: BigInt products, one round-up per request (DESIGN.md,
- * "Money"). Cache reads and writes are billed as input at the input price (the catalog has no
- * separate cache prices); reasoning is part of output.
+ * Token prices → micro-USD, exactly (DESIGN.md, "Money"; docs/billing.md):
+ *   cost = ⌈ Σ class tokens × class price per million / 10⁶ ⌉
+ * over the six disjoint classes of lib/gateway/usage.ts (uncached input, cache read, 5-minute
+ * cache write, 1-hour cache write, non-reasoning output, reasoning), in BigInt, one round-up per
+ * request. A class without its own price is billed at the input price (cache classes) or the
+ * output price (reasoning).
  */
 import type { ModelPrice } from "../../db/schema";
+import type { Usage } from "../gateway/canonical";
+import { usageClasses } from "../gateway/usage";
 
-export interface TokenCounts {
-  inputTokens: number;
-  outputTokens: number;
+export type TokenCounts = Pick<Usage, "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWrite5mTokens" | "cacheWrite1hTokens" | "reasoningTokens">;
+
+/** Every class's price, the fallbacks resolved: what a charge used (the log row's snapshot). */
+export interface TextClassPrices {
+  inputPerMTok: number;
+  outputPerMTok: number;
+  cacheReadPerMTok: number;
+  cacheWrite5mPerMTok: number;
+  cacheWrite1hPerMTok: number;
+  reasoningPerMTok: number;
 }
 
+const whole = (n: number | undefined): number | undefined => (n === undefined || n === null ? undefined : Math.max(0, Math.ceil(n)));
+
+export function textClassPrices(price: ModelPrice): TextClassPrices {
+  const input = whole(price.inputPerMTok) ?? 0;
+  const output = whole(price.outputPerMTok) ?? 0;
+  return {
+    inputPerMTok: input,
+    outputPerMTok: output,
+    cacheReadPerMTok: whole(price.cacheReadPerMTok) ?? input,
+    cacheWrite5mPerMTok: whole(price.cacheWrite5mPerMTok) ?? input,
+    cacheWrite1hPerMTok: whole(price.cacheWrite1hPerMTok) ?? input,
+    reasoningPerMTok: whole(price.reasoningPerMTok) ?? output,
+  };
+}
+
+/** The snapshot stored on the request-log row: the model's price with every class price used. */
+export function textPriceSnapshot(price: ModelPrice): ModelPrice {
+  return { ...price, ...textClassPrices(price) };
+}
+
+const big = (n: number) => BigInt(Math.max(0, Math.ceil(n)));
+
 export function textCostMicro(tokens: TokenCounts, price: ModelPrice): number {
-  const inP = BigInt(Math.max(0, Math.ceil(price.inputPerMTok ?? 0)));
-  const outP = BigInt(Math.max(0, Math.ceil(price.outputPerMTok ?? 0)));
-  const total = BigInt(Math.max(0, Math.ceil(tokens.inputTokens))) * inP + BigInt(Math.max(0, Math.ceil(tokens.outputTokens))) * outP;
+  const p = textClassPrices(price);
+  const c = usageClasses(tokens);
+  const total =
+    big(c.input) * big(p.inputPerMTok) +
+    big(c.cacheRead) * big(p.cacheReadPerMTok) +
+    big(c.cacheWrite5m) * big(p.cacheWrite5mPerMTok) +
+    big(c.cacheWrite1h) * big(p.cacheWrite1hPerMTok) +
+    big(c.output) * big(p.outputPerMTok) +
+    big(c.reasoning) * big(p.reasoningPerMTok);
   const q = total / 1_000_000n;
   return Number(total % 1_000_000n === 0n ? q : q + 1n);
 }
 
-/** The hold: a true upper bound on what the request can cost. */
+/**
+ * The hold: a true upper bound on what the request can cost, whatever share of the prompt the
+ * upstream reads from or writes to its cache and however much of the output is reasoning. Each
+ * bound is priced at the highest price its tokens can be billed at.
+ */
 export function textHoldMicro(promptTokenBound: number, maxOutputTokens: number, price: ModelPrice): number {
-  return textCostMicro({ inputTokens: promptTokenBound, outputTokens: maxOutputTokens }, price);
+  const p = textClassPrices(price);
+  const promptPrice = Math.max(p.inputPerMTok, p.cacheReadPerMTok, p.cacheWrite5mPerMTok, p.cacheWrite1hPerMTok);
+  const outputPrice = Math.max(p.outputPerMTok, p.reasoningPerMTok);
+  return textCostMicro({ inputTokens: promptTokenBound, outputTokens: maxOutputTokens }, { inputPerMTok: promptPrice, outputPerMTok: outputPrice });
 }

@@ -148,8 +148,10 @@ const COLUMNS = [
   ["idempotency_key", "text"], ["request_id", "text"], ["note", "text"],
   ["log_request_id", "text"], ["log_account_id", "text"], ["log_key_id", "text"], ["user_id", "text"], ["source", "text"],
   ["method", "text"], ["route", "text"], ["model", "text"], ["upstream_id", "text"], ["inbound_protocol", "text"],
-  ["upstream_protocol", "text"], ["status", "int"], ["error_code", "text"], ["stream", "boolean"], ["input_tokens", "int"],
-  ["output_tokens", "int"], ["settlement", "text"], ["price_snapshot", "jsonb"], ["latency_ms", "int"], ["ttft_ms", "int"],
+  ["upstream_protocol", "text"], ["status", "int"], ["error_code", "text"], ["stream", "boolean"], ["input_tokens", "bigint"],
+  ["output_tokens", "bigint"], ["settlement", "text"], ["price_snapshot", "jsonb"], ["latency_ms", "int"], ["ttft_ms", "int"],
+  ["cache_read_tokens", "bigint"], ["cache_write_5m_tokens", "bigint"], ["cache_write_1h_tokens", "bigint"], ["reasoning_tokens", "bigint"],
+  ["usage_note", "text"], ["routing", "text"],
 ] as const;
 type Column = (typeof COLUMNS)[number][0];
 
@@ -185,6 +187,12 @@ function record(i: BatchSettlement, n: number): Record<Column, unknown> {
     price_snapshot: log.priceSnapshot ?? null,
     latency_ms: log.latencyMs ?? 0,
     ttft_ms: log.ttftMs ?? null,
+    cache_read_tokens: log.cacheReadTokens ?? 0,
+    cache_write_5m_tokens: log.cacheWrite5mTokens ?? 0,
+    cache_write_1h_tokens: log.cacheWrite1hTokens ?? 0,
+    reasoning_tokens: log.reasoningTokens ?? 0,
+    usage_note: log.usageNote ?? null,
+    routing: log.routing ?? null,
   };
 }
 
@@ -202,10 +210,12 @@ ledger as (
 logs as (
   insert into request_logs (request_id, account_id, key_id, user_id, source, method, route, model, upstream_id,
                             inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
-                            cost_micro_usd, settlement, price_snapshot, latency_ms, ttft_ms)
+                            cost_micro_usd, settlement, price_snapshot, latency_ms, ttft_ms,
+                            cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, usage_note, routing)
   select log_request_id, log_account_id, log_key_id, user_id, source, method, route, model, upstream_id,
          inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
-         coalesce(charge, 0), settlement, price_snapshot, latency_ms, ttft_ms
+         coalesce(charge, 0), settlement, price_snapshot, latency_ms, ttft_ms,
+         cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, usage_note, routing
     from settled order by n
   on conflict do nothing
 ),
@@ -317,8 +327,8 @@ type SettledRow = { n: number; charge: string | number | null; balance_after: st
 export async function settleBatch(db: DB, items: BatchSettlement[]): Promise<BatchResult[]> {
   const out =
     items.length === 1
-      ? await preparedQuery<SettledRow>(db, "gw_text_settle_one_v1", SETTLE_ONE_SQL, COLUMNS.map(([c]) => param(record(items[0]!, 0)[c])))
-      : await preparedQuery<SettledRow>(db, "gw_text_settle_batch_v1", SETTLE_BATCH_SQL, [JSON.stringify(items.map(record))]);
+      ? await preparedQuery<SettledRow>(db, "gw_text_settle_one_v2", SETTLE_ONE_SQL, COLUMNS.map(([c]) => param(record(items[0]!, 0)[c])))
+      : await preparedQuery<SettledRow>(db, "gw_text_settle_batch_v2", SETTLE_BATCH_SQL, [JSON.stringify(items.map(record))]);
   return out.map((r) =>
     r.charge === null
       ? { chargedMicroUsd: 0, balanceAfterMicroUsd: Number(r.balance_after ?? 0), settled: false }

@@ -9,12 +9,16 @@ import { models, upstreams, type ModelPrice } from "../../db/schema";
 import { usdToMicro } from "../billing/money";
 import { encryptSecret } from "../crypto";
 import { newId } from "../ids";
-import type { GatewayConfig } from "./schema";
+import { TEXT_CLASS_PRICES, type GatewayConfig } from "./schema";
 
 /** Prices as USD numbers (config file, admin console) → integer micro-USD. */
 export interface UsdPrice {
   inputPerMTok?: number;
   outputPerMTok?: number;
+  cacheReadPerMTok?: number;
+  cacheWrite5mPerMTok?: number;
+  cacheWrite1hPerMTok?: number;
+  reasoningPerMTok?: number;
   perImage?: Record<string, number>;
   perVideo?: number;
   perSecond?: number;
@@ -24,6 +28,7 @@ export function priceToMicro(p: UsdPrice): ModelPrice {
   const out: ModelPrice = {};
   if (p.inputPerMTok !== undefined) out.inputPerMTok = usdToMicro(p.inputPerMTok);
   if (p.outputPerMTok !== undefined) out.outputPerMTok = usdToMicro(p.outputPerMTok);
+  for (const f of TEXT_CLASS_PRICES) if (p[f] !== undefined) out[f] = usdToMicro(p[f]);
   if (p.perImage) out.perImage = Object.fromEntries(Object.entries(p.perImage).map(([k, v]) => [k, usdToMicro(v)]));
   if (p.perVideo !== undefined) out.perVideo = usdToMicro(p.perVideo);
   if (p.perSecond !== undefined) out.perSecond = usdToMicro(p.perSecond);

@@ -14,6 +14,9 @@ export const PROTOCOL_KINDS: Record<(typeof PROTOCOLS)[number], readonly (typeof
   demo: ["text", "embedding", "image", "video"],
 };
 
+/** Prices of token classes billed apart from plain input/output (text models only). */
+export const TEXT_CLASS_PRICES = ["cacheReadPerMTok", "cacheWrite5mPerMTok", "cacheWrite1hPerMTok", "reasoningPerMTok"] as const;
+
 const usd = z.number().finite().nonnegative().max(1_000_000);
 const slug = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, "must be 1–128 letters, digits or . _ : / -");
 
@@ -29,6 +32,11 @@ export const upstreamSchema = z.strictObject({
 export const priceSchema = z.strictObject({
   inputPerMTok: usd.optional(),
   outputPerMTok: usd.optional(),
+  /** Text models: token classes priced apart (docs/billing.md); absent = the input (or output) price. */
+  cacheReadPerMTok: usd.optional(),
+  cacheWrite5mPerMTok: usd.optional(),
+  cacheWrite1hPerMTok: usd.optional(),
+  reasoningPerMTok: usd.optional(),
   perImage: z.record(z.string().regex(/^(\*|[a-z]+:\d+x\d+|\*:\d+x\d+|[a-z]+:\*)$/, 'keys are "quality:WxH" or "*"'), usd).optional(),
   perVideo: usd.optional(),
   perSecond: usd.optional(),
@@ -78,6 +86,9 @@ export const configSchema = z
         if (p[field] === undefined) ctx.addIssue({ code: "custom", path: at("price", field), message: `required for ${m.kind} models` });
       };
       if (m.kind === "text") (need("inputPerMTok"), need("outputPerMTok"));
+      else
+        for (const f of TEXT_CLASS_PRICES)
+          if (p[f] !== undefined) ctx.addIssue({ code: "custom", path: at("price", f), message: "only text models have token-class prices" });
       if (m.kind === "embedding") need("inputPerMTok");
       if (m.kind === "image") {
         if (!p.perImage || Object.keys(p.perImage).length === 0) need("perImage");

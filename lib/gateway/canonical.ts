@@ -98,17 +98,36 @@ export interface CanonicalRequest {
 export type StopReason = "end" | "stop_sequence" | "max_tokens" | "tool_calls" | "content_filter";
 
 /**
- * Normalised usage. inputTokens/outputTokens are the "(all)" rows of conversion.md (cache reads
- * and writes included in input, reasoning included in output) because that is what is billed.
+ * Normalised usage: every token class a vendor bills apart. Build it only with `makeUsage`
+ * (lib/gateway/usage.ts), which validates each upstream count.
+ *
+ * - `inputTokens` is ALL prompt tokens (OpenAI's prompt_tokens / input_tokens, Gemini's
+ *   promptTokenCount, Anthropic's input_tokens + cache_creation_input_tokens +
+ *   cache_read_input_tokens). The cache classes are parts of it; the uncached part is
+ *   `inputTokens − cacheReadTokens − cacheWrite5mTokens − cacheWrite1hTokens` (`usageClasses`).
+ * - `outputTokens` is ALL output tokens; `reasoningTokens` is a part of it (never added on top).
+ * Absent class = 0.
  */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens read from the upstream's cache (part of inputTokens). */
   cacheReadTokens?: number;
-  cacheWriteTokens?: number;
+  /** Prompt tokens written to a 5-minute cache (part of inputTokens). */
+  cacheWrite5mTokens?: number;
+  /** Prompt tokens written to a 1-hour cache (part of inputTokens). */
+  cacheWrite1hTokens?: number;
+  /** Reasoning/thinking tokens (part of outputTokens). */
   reasoningTokens?: number;
-  /** True when we counted ourselves because the upstream reported nothing. */
+  /** True when we counted (part of) it ourselves because the upstream reported nothing usable. */
   estimated?: boolean;
+  /**
+   * Set by makeUsage: which of input/output the upstream did not report as a whole number
+   * (missing, negative, fractional, `1e999`, `"many"`); the route estimates those.
+   */
+  unreported?: Array<"input" | "output">;
+  /** Upstream fields that were present but not whole numbers (for the log; treated as missing). */
+  invalidFields?: string[];
   /** The provider's usage object as received, for audits. */
   raw?: unknown;
 }

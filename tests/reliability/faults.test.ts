@@ -45,7 +45,7 @@ async function books() {
 
 async function lastLog() {
   const [row] = await server.query<{ status: number; settlement: string; cost: string; output_tokens: number }>(
-    "select status, settlement, cost_micro_usd as cost, output_tokens from request_logs order by id desc limit 1",
+    "select status, settlement, cost_micro_usd as cost, output_tokens::int as output_tokens from request_logs order by id desc limit 1",
   );
   return row!;
 }

@@ -5,7 +5,7 @@
  */
 import type { ModelPrice } from "../../../db/schema";
 import { formatUsd } from "../../billing/money";
-import { textCostMicro, textHoldMicro } from "../../billing/text-cost";
+import { textCostMicro, textHoldMicro, textPriceSnapshot } from "../../billing/text-cost";
 import type { Usage } from "../canonical";
 import { errorResponse, errors, type ApiError } from "../errors";
 import type { GatewayResponse } from "../http";
@@ -16,7 +16,7 @@ import { UpstreamStreamError } from "../upstreams/sse-reader";
 import { textAdapterFor } from "../upstreams/text-adapters";
 import { withFailover } from "../upstreams/text-failover";
 import type { Inexpressible, PreparedCall, TextAdapter, TextRoute, UpstreamChunk } from "../upstreams/text-types";
-import { estimateUsage, StreamMeter } from "./text-meter";
+import { completeUsage, StreamMeter } from "./text-meter";
 import type { SettlementReason, TextDeps, TextSettlement } from "./text-types";
 
 /** Output cap when neither the request nor the model names one; it also bounds the hold. */
@@ -116,7 +116,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   const costOf = (u: Usage) => Math.min(hold, textCostMicro(u, price));
   const timeoutOf = (r: TextRoute) => r.upstream.timeoutMs ?? deps.defaultTimeoutMs ?? DEFAULT_TEXT_TIMEOUT_MS;
   const settle = (s: Omit<TextSettlement, "holdId" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">, opts?: { early?: boolean }) =>
-    deps.billing.settle({ ...base, ...s, holdId, model: req.model, priceSnapshot: price, latencyMs: elapsed() }, opts);
+    deps.billing.settle({ ...base, ...s, holdId, model: req.model, priceSnapshot: textPriceSnapshot(price), latencyMs: elapsed() }, opts);
 
   if (!req.stream) {
     const r = await withFailover(usable, (route) => plans.get(route)!.adapter.complete(plans.get(route)!.call, { signal, timeoutMs: timeoutOf(route) }), signal, deps.retry);
@@ -129,9 +129,9 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     }
     const plan = plans.get(r.route!)!;
     const resp = r.value.response;
-    const usage = resp.usage.estimated ? estimateUsage(req, resp.content.map((p) => (p.type === "text" ? p.text : p.arguments)).join("")) : resp.usage;
+    const usage = completeUsage(resp.usage, req, () => resp.content.map((p) => (p.type === "text" ? p.text : p.arguments)).join(""));
     const cost = costOf(usage);
-    const settled = await settle({ costMicroUsd: cost, reason: "completed", status: 200, route: r.route, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, usageEstimated: !!usage.estimated, ttftMs: elapsed() }, { early: true });
+    const settled = await settle({ costMicroUsd: cost, reason: "completed", status: 200, route: r.route, ...usageFields(resp.usage, usage), ttftMs: elapsed() }, { early: true });
     let body: unknown;
     // Passthrough keeps the upstream's JSON, unless we had to count usage ourselves (it has none to show).
     if (plan.call.passthrough && r.value.raw && !usage.estimated) {
@@ -192,9 +192,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
         status: failure ? failure.status : 200,
         errorCode: failure?.code,
         route,
-        inputTokens: free ? 0 : usage.inputTokens,
-        outputTokens: free ? 0 : usage.outputTokens,
-        usageEstimated: !!usage.estimated,
+        ...(free ? { inputTokens: 0, outputTokens: 0, usageEstimated: false } : usageFields(meter.final, usage)),
         ttftMs,
       });
     })().catch(() => undefined);
@@ -209,7 +207,12 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     let cost: number | undefined;
     for (const ev of chunk.events) {
       meter.observe(ev);
-      if (ev.type === "done") ev.costMicroUsd = cost = costOf(meter.usage());
+      if (ev.type === "done") {
+        // The client sees the counts it is billed on (the upstream's gaps filled by our counts).
+        const usage = meter.usage();
+        ev.usage = usage;
+        ev.costMicroUsd = cost = costOf(usage);
+      }
     }
     if (!plan.call.passthrough) return chunk.events.flatMap((ev) => encoder.encode(ev));
     if (chunk.doneMarker) return ["data: [DONE]\n\n"];
@@ -249,6 +252,26 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   }
 
   return { status: 200, headers: { ...SSE_HEADERS }, body: events() };
+}
+
+/**
+ * The log row's token fields: every class of the billed usage, and a note naming what the
+ * upstream reported wrong (`reported`, as decoded) and what we counted ourselves.
+ */
+function usageFields(reported: Usage | null, billed: Usage) {
+  const notes: string[] = [];
+  if (reported?.invalidFields?.length) notes.push(`upstream usage not whole numbers: ${reported.invalidFields.join(", ")}`);
+  if (billed.estimated) notes.push(reported?.unreported?.length ? `estimated: ${reported.unreported.join(", ")}` : "estimated: no upstream usage");
+  return {
+    inputTokens: billed.inputTokens,
+    outputTokens: billed.outputTokens,
+    cacheReadTokens: billed.cacheReadTokens ?? 0,
+    cacheWrite5mTokens: billed.cacheWrite5mTokens ?? 0,
+    cacheWrite1hTokens: billed.cacheWrite1hTokens ?? 0,
+    reasoningTokens: billed.reasoningTokens ?? 0,
+    usageEstimated: !!billed.estimated,
+    usageNote: notes.length ? notes.join("; ") : null,
+  };
 }
 
 function modelOf(body: unknown, opts?: ParseOptions): string | null {

@@ -4,6 +4,7 @@
  */
 import type { CanonicalRequest, StreamEvent, Usage } from "../canonical";
 import { estimatePromptTokens, estimateTokens } from "../tokens";
+import { fillUnreported } from "../usage";
 
 export class StreamMeter {
   private reportedInput: number | undefined;
@@ -40,9 +41,14 @@ export class StreamMeter {
     }
   }
 
-  /** Final usage when the upstream gave it, else our count of what was generated. */
+  /** Final usage when the upstream gave it (its gaps filled by our counts), else our count of what was generated. */
   usage(): Usage {
-    if (this.final) return this.final;
+    if (this.final)
+      return fillUnreported(
+        this.final,
+        () => this.reportedInput ?? estimatePromptTokens(this.request),
+        () => Math.max(this.reportedOutput ?? 0, estimateTokens(this.outputText)),
+      );
     return {
       inputTokens: this.reportedInput ?? estimatePromptTokens(this.request),
       outputTokens: Math.max(this.reportedOutput ?? 0, estimateTokens(this.outputText)),
@@ -51,7 +57,12 @@ export class StreamMeter {
   }
 }
 
-/** Usage of a whole (non-streamed) answer when the upstream reported none. */
-export function estimateUsage(request: CanonicalRequest, outputText: string): Usage {
-  return { inputTokens: estimatePromptTokens(request), outputTokens: estimateTokens(outputText), estimated: true };
+/**
+ * Usage of a whole (non-streamed) answer: what the upstream reported, with what it did not
+ * report (or reported as something other than a whole number) counted by us.
+ */
+export function completeUsage(u: Usage, request: CanonicalRequest, outputText: () => string): Usage {
+  // An adapter may still say "estimated" with no detail: then nothing it gave is usable.
+  const gaps: Usage = u.estimated && !u.unreported ? { ...u, unreported: ["input", "output"] } : u;
+  return fillUnreported(gaps, () => estimatePromptTokens(request), () => estimateTokens(outputText()));
 }

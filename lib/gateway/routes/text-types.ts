@@ -18,9 +18,18 @@ export interface TextSettlement {
   route: TextRoute | null;
   inboundProtocol: string;
   stream: boolean;
+  /** All prompt tokens and all output tokens; the classes below are parts of them (canonical Usage). */
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWrite5mTokens?: number;
+  cacheWrite1hTokens?: number;
+  reasoningTokens?: number;
   usageEstimated: boolean;
+  /** What was wrong with the upstream's usage, for the log row (no content, field names only). */
+  usageNote?: string | null;
+  /** How the serving upstream entry was chosen (`sticky` or `order`). */
+  routing?: string | null;
   priceSnapshot: ModelPrice | null;
   latencyMs: number;
   ttftMs: number | null;

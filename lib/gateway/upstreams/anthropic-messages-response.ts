@@ -1,6 +1,7 @@
 /** Anthropic Messages wire response and SSE events → canonical (reference/messages.md). */
 import type { CanonicalResponse, OutputPart, StopReason, StreamEvent, Usage } from "../canonical";
 import { errors } from "../errors";
+import { makeUsage } from "../usage";
 import { invalidUpstreamEvent, UpstreamStreamError } from "./sse-reader";
 import type { UpstreamChunk } from "./text-types";
 
@@ -20,27 +21,35 @@ export function stopFromAnthropic(reason: unknown): StopReason {
   }
 }
 
-type AmUsage = {
-  input_tokens?: number | null;
-  output_tokens?: number | null;
-  cache_creation_input_tokens?: number | null;
-  cache_read_input_tokens?: number | null;
-  output_tokens_details?: { thinking_tokens?: number } | null;
+type AmUsage = Record<string, unknown> & {
+  cache_creation?: Record<string, unknown> | null;
+  output_tokens_details?: Record<string, unknown> | null;
 };
 
-/** AM's input_tokens excludes the cache: billed input is the sum of the three. */
-export function usageFromAnthropic(u: AmUsage | undefined | null, prev?: Usage | null): Usage {
-  const cacheRead = u?.cache_read_input_tokens ?? prev?.cacheReadTokens ?? 0;
-  const cacheWrite = u?.cache_creation_input_tokens ?? prev?.cacheWriteTokens ?? 0;
-  const input = u?.input_tokens != null ? u.input_tokens + cacheRead + cacheWrite : (prev?.inputTokens ?? 0);
-  return {
-    inputTokens: input,
-    outputTokens: u?.output_tokens ?? prev?.outputTokens ?? 0,
-    cacheReadTokens: cacheRead || undefined,
-    cacheWriteTokens: cacheWrite || undefined,
-    reasoningTokens: u?.output_tokens_details?.thinking_tokens ?? prev?.reasoningTokens,
-    raw: u,
-  };
+/**
+ * AM's input_tokens excludes the cache: billed input is the sum of the three. In a stream,
+ * message_delta's counts are cumulative and may omit fields: they override message_start's
+ * field by field (`prev` is the raw usage seen so far).
+ */
+export function usageFromAnthropic(u: unknown, prev?: Usage | null): Usage {
+  const cur = u && typeof u === "object" ? (u as AmUsage) : {};
+  const before = prev?.raw && typeof prev.raw === "object" ? (prev.raw as AmUsage) : {};
+  const x: AmUsage = { ...before };
+  for (const [k, v] of Object.entries(cur)) if (v !== null && v !== undefined) x[k] = v;
+  const split = x.cache_creation && typeof x.cache_creation === "object" ? x.cache_creation : undefined;
+  const details = x.output_tokens_details && typeof x.output_tokens_details === "object" ? x.output_tokens_details : undefined;
+  return makeUsage(
+    {
+      inputUncached: x.input_tokens,
+      cacheRead: x.cache_read_input_tokens,
+      cacheWrite: x.cache_creation_input_tokens,
+      cacheWrite5m: split?.ephemeral_5m_input_tokens,
+      cacheWrite1h: split?.ephemeral_1h_input_tokens,
+      outputTotal: x.output_tokens,
+      reasoning: details?.thinking_tokens,
+    },
+    x,
+  );
 }
 
 export function fromAnthropicResponse(json: Record<string, unknown>): CanonicalResponse | null {
@@ -57,7 +66,7 @@ export function fromAnthropicResponse(json: Record<string, unknown>): CanonicalR
     content,
     stopReason: stopFromAnthropic(json.stop_reason),
     stopSequence: (json.stop_sequence as string | null | undefined) ?? null,
-    usage: usageFromAnthropic(json.usage as AmUsage),
+    usage: usageFromAnthropic(json.usage),
   };
 }
 
@@ -82,9 +91,10 @@ export function createAnthropicDecoder(publicModel: string) {
         case "message_start": {
           const msg = json.message as Record<string, unknown> | undefined;
           if (msg) msg.model = publicModel;
-          usage = usageFromAnthropic(msg?.usage as AmUsage);
-          events.push({ type: "start", id: String(msg?.id ?? ""), model: publicModel, inputTokens: usage.inputTokens });
-          events.push({ type: "usage", usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens } });
+          usage = usageFromAnthropic(msg?.usage);
+          const known = !usage.unreported?.includes("input");
+          events.push({ type: "start", id: String(msg?.id ?? ""), model: publicModel, inputTokens: known ? usage.inputTokens : undefined });
+          if (known) events.push({ type: "usage", usage: { inputTokens: usage.inputTokens } });
           break;
         }
         case "content_block_start": {
@@ -107,7 +117,7 @@ export function createAnthropicDecoder(publicModel: string) {
         }
         case "message_delta": {
           const d = json.delta as { stop_reason?: unknown; stop_sequence?: string | null } | undefined;
-          usage = usageFromAnthropic(json.usage as AmUsage, usage);
+          usage = usageFromAnthropic(json.usage, usage);
           finished = true;
           events.push({ type: "done", stopReason: stopFromAnthropic(d?.stop_reason), stopSequence: d?.stop_sequence ?? null, usage });
           break;

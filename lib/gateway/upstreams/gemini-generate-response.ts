@@ -1,6 +1,7 @@
 /** Gemini generateContent wire response and `?alt=sse` chunks → canonical. */
 import type { CanonicalResponse, OutputPart, StopReason, StreamEvent, Usage } from "../canonical";
 import { errors } from "../errors";
+import { makeUsage, tokenCount } from "../usage";
 import { randomBase62 } from "../../ids";
 import { invalidUpstreamEvent, UpstreamStreamError } from "./sse-reader";
 import type { UpstreamChunk } from "./text-types";
@@ -24,24 +25,28 @@ export function stopFromGemini(reason: unknown, hasCalls: boolean): StopReason {
   }
 }
 
-type GcUsage = {
-  promptTokenCount?: number;
-  candidatesTokenCount?: number;
-  thoughtsTokenCount?: number;
-  toolUsePromptTokenCount?: number;
-  cachedContentTokenCount?: number;
-};
+type GcUsage = Record<string, unknown>;
 
-/** Billed output = candidates + thoughts; billed input = prompt + tool-use prompt (conversion.md). */
+/**
+ * Billed input = prompt (cached content included) + tool-use prompt; billed output =
+ * candidates + thoughts (candidatesTokenCount excludes thoughts). Gemini reports no cache writes.
+ */
 export function usageFromGemini(u: GcUsage | undefined): Usage | null {
-  if (!u) return null;
-  return {
-    inputTokens: (u.promptTokenCount ?? 0) + (u.toolUsePromptTokenCount ?? 0),
-    outputTokens: (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0),
-    cacheReadTokens: u.cachedContentTokenCount,
-    reasoningTokens: u.thoughtsTokenCount,
-    raw: u,
-  };
+  if (!u || typeof u !== "object") return null;
+  const prompt = tokenCount(u.promptTokenCount);
+  const toolUse = tokenCount(u.toolUsePromptTokenCount) ?? 0;
+  const usage = makeUsage(
+    {
+      inputTotal: typeof prompt === "number" ? prompt + toolUse : u.promptTokenCount,
+      cacheRead: u.cachedContentTokenCount,
+      // proto3 JSON omits zero counts: with a prompt count present, no candidates count is 0.
+      outputVisible: u.candidatesTokenCount ?? (prompt !== undefined ? 0 : undefined),
+      reasoning: u.thoughtsTokenCount,
+    },
+    u,
+  );
+  if (toolUse === null) (usage.invalidFields ??= []).push("toolUsePromptTokenCount");
+  return usage;
 }
 
 type GcPart = { text?: string; thought?: boolean; functionCall?: { name?: string; args?: unknown; id?: string } };
@@ -69,7 +74,7 @@ export function fromGeminiResponse(json: Record<string, unknown>): CanonicalResp
     model: String(json.modelVersion ?? ""),
     content,
     stopReason: blocked ? "content_filter" : stopFromGemini(cand?.finishReason, hasCalls),
-    usage: usageFromGemini(json.usageMetadata as GcUsage) ?? { inputTokens: 0, outputTokens: 0, estimated: true },
+    usage: usageFromGemini(json.usageMetadata as GcUsage) ?? makeUsage({}),
   };
 }
 
@@ -102,7 +107,7 @@ export function createGeminiDecoder(publicModel: string) {
       const u = usageFromGemini(json.usageMetadata as GcUsage);
       if (u) {
         usage = u;
-        events.push({ type: "usage", usage: { inputTokens: u.inputTokens } });
+        if (!u.unreported?.includes("input")) events.push({ type: "usage", usage: { inputTokens: u.inputTokens } });
       }
       const cand = candidateOf(json);
       for (const p of cand?.content?.parts ?? []) {

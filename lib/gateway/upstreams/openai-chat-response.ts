@@ -1,6 +1,7 @@
 /** OpenAI Chat Completions wire response and SSE chunks → canonical (reference/chat-completions.md). */
 import type { CanonicalResponse, OutputPart, StopReason, StreamEvent, Usage } from "../canonical";
 import { errors } from "../errors";
+import { makeUsage } from "../usage";
 import { invalidUpstreamEvent, UpstreamStreamError } from "./sse-reader";
 import type { UpstreamChunk } from "./text-types";
 
@@ -18,22 +19,16 @@ export function stopFromOpenAI(reason: unknown): StopReason {
   }
 }
 
+/** prompt_tokens includes cached_tokens (and cache_write_tokens); completion_tokens includes reasoning. */
 export function usageFromOpenAI(u: unknown): Usage | null {
   if (!u || typeof u !== "object") return null;
-  const x = u as {
-    prompt_tokens?: number;
-    completion_tokens?: number;
-    prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
-    completion_tokens_details?: { reasoning_tokens?: number } | null;
-  };
-  return {
-    inputTokens: x.prompt_tokens ?? 0,
-    outputTokens: x.completion_tokens ?? 0,
-    cacheReadTokens: x.prompt_tokens_details?.cached_tokens ?? undefined,
-    cacheWriteTokens: x.prompt_tokens_details?.cache_write_tokens ?? undefined,
-    reasoningTokens: x.completion_tokens_details?.reasoning_tokens ?? undefined,
-    raw: u,
-  };
+  const x = u as Record<string, unknown>;
+  const pd = (x.prompt_tokens_details && typeof x.prompt_tokens_details === "object" ? x.prompt_tokens_details : {}) as Record<string, unknown>;
+  const cd = (x.completion_tokens_details && typeof x.completion_tokens_details === "object" ? x.completion_tokens_details : {}) as Record<string, unknown>;
+  return makeUsage(
+    { inputTotal: x.prompt_tokens, cacheRead: pd.cached_tokens, cacheWrite: pd.cache_write_tokens, outputTotal: x.completion_tokens, reasoning: cd.reasoning_tokens },
+    u,
+  );
 }
 
 export function fromOpenAIChatResponse(json: Record<string, unknown>): CanonicalResponse | null {
@@ -50,7 +45,7 @@ export function fromOpenAIChatResponse(json: Record<string, unknown>): Canonical
     model: String(json.model ?? ""),
     content,
     stopReason: stopFromOpenAI(choice.finish_reason),
-    usage: usageFromOpenAI(json.usage) ?? { inputTokens: 0, outputTokens: 0, estimated: true },
+    usage: usageFromOpenAI(json.usage) ?? makeUsage({}),
   };
 }
 

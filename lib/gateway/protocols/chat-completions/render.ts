@@ -18,12 +18,23 @@ export function finishReason(r: StopReason): string {
   }
 }
 
+/**
+ * cached_tokens is the part of prompt_tokens read from the cache; cache_write_tokens (in the
+ * SDK's types, sent by OpenAI-compatible upstreams) the part written, when there is any.
+ */
+export function promptDetails(u: Usage): Record<string, number> {
+  const out: Record<string, number> = { cached_tokens: u.cacheReadTokens ?? 0 };
+  const writes = (u.cacheWrite5mTokens ?? 0) + (u.cacheWrite1hTokens ?? 0);
+  if (writes) out.cache_write_tokens = writes;
+  return out;
+}
+
 export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unknown> {
   const out: Record<string, unknown> = {
     prompt_tokens: u.inputTokens,
     completion_tokens: u.outputTokens,
     total_tokens: u.inputTokens + u.outputTokens,
-    prompt_tokens_details: { cached_tokens: u.cacheReadTokens ?? 0 },
+    prompt_tokens_details: promptDetails(u),
     completion_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0 },
   };
   const cost = costUsd(costMicroUsd);

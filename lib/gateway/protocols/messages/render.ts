@@ -1,6 +1,7 @@
 /** Canonical response and stream events → Messages wire JSON and SSE (event: lines required). */
 import { argumentsToObject, type CanonicalResponse, type StopReason, type StreamEvent, type Usage } from "../../canonical";
 import type { ApiError } from "../../errors";
+import { usageClasses } from "../../usage";
 import { costUsd, protocolId } from "../ids";
 import { sseEvent } from "../sse";
 import type { RenderContext, StreamEncoder } from "../types";
@@ -20,16 +21,20 @@ export function stopReason(r: StopReason): string {
   }
 }
 
-/** AM's input_tokens excludes cache reads and writes (reference/messages.md). */
+/**
+ * AM's input_tokens excludes cache reads and writes (reference/messages.md); the writes are
+ * reported in total and split by TTL.
+ */
 export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unknown> {
-  const cacheRead = u.cacheReadTokens ?? 0;
-  const cacheWrite = u.cacheWriteTokens ?? 0;
+  const c = usageClasses(u);
   const out: Record<string, unknown> = {
-    input_tokens: Math.max(0, u.inputTokens - cacheRead - cacheWrite),
+    input_tokens: c.input,
     output_tokens: u.outputTokens,
-    cache_creation_input_tokens: cacheWrite,
-    cache_read_input_tokens: cacheRead,
+    cache_creation_input_tokens: c.cacheWrite5m + c.cacheWrite1h,
+    cache_read_input_tokens: c.cacheRead,
+    cache_creation: { ephemeral_5m_input_tokens: c.cacheWrite5m, ephemeral_1h_input_tokens: c.cacheWrite1h },
   };
+  if (c.reasoning) out.output_tokens_details = { thinking_tokens: c.reasoning };
   const cost = costUsd(costMicroUsd);
   if (cost !== undefined) out.cost_usd = cost;
   return out;

@@ -1,6 +1,7 @@
 /** Canonical response and stream events → Responses wire JSON and SSE (with sequence_number). */
 import type { CanonicalResponse, StopReason, StreamEvent, Usage } from "../../canonical";
 import type { ApiError } from "../../errors";
+import { promptDetails } from "../chat-completions/render";
 import { costUsd, nowSeconds, protocolId } from "../ids";
 import { sseEvent } from "../sse";
 import type { RenderContext, StreamEncoder } from "../types";
@@ -8,7 +9,7 @@ import type { RenderContext, StreamEncoder } from "../types";
 export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unknown> {
   const out: Record<string, unknown> = {
     input_tokens: u.inputTokens,
-    input_tokens_details: { cached_tokens: u.cacheReadTokens ?? 0 },
+    input_tokens_details: promptDetails(u),
     output_tokens: u.outputTokens,
     output_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0 },
     total_tokens: u.inputTokens + u.outputTokens,
