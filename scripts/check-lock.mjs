@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/**
+ * Fails loudly when package-lock.json lacks an entry that `npm ci` needs on some platform:
+ * every dependency and optional dependency of every locked package must itself be locked
+ * (found the way Node resolves it: the package's own node_modules, then its parents'). The
+ * usual culprit is a platform build (`@next/swc-darwin-arm64`, `@tailwindcss/oxide-win32-…`,
+ * `lightningcss-…`, `@esbuild/…`) left out when the lock was written, so `npm ci` works on
+ * the writer's machine and refuses on a Mac or arm64 (npm/cli#8320). Plain JavaScript with no
+ * imports beyond node: it runs before `npm ci`, with no node_modules.
+ *
+ * Usage: node scripts/check-lock.mjs [path/to/package-lock.json]   (fix: npm run lock)
+ */
+import fs from "node:fs";
+import path from "node:path";
+
+const lockPath = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, "..", "package-lock.json"));
+const lock = JSON.parse(fs.readFileSync(lockPath, "utf8"));
+const packages = lock.packages ?? {};
+
+/** Where Node would find `name` when required from the package installed at `from`. */
+function resolve(from, name) {
+  let dir = from;
+  for (;;) {
+    const candidate = dir ? `${dir}/node_modules/${name}` : `node_modules/${name}`;
+    if (packages[candidate]) return candidate;
+    if (!dir) return null;
+    const cut = dir.lastIndexOf("/node_modules/");
+    dir = cut < 0 ? "" : dir.slice(0, cut);
+  }
+}
+
+const missing = [];
+for (const [where, entry] of Object.entries(packages)) {
+  if (where === "" || entry.link) continue;
+  const wanted = { ...entry.dependencies, ...entry.optionalDependencies };
+  for (const [name, range] of Object.entries(wanted)) {
+    if (!resolve(where, name)) missing.push(`${name}@${range} (wanted by ${where})`);
+  }
+}
+for (const [name, range] of Object.entries({ ...lock.packages?.[""]?.dependencies, ...lock.packages?.[""]?.devDependencies, ...lock.packages?.[""]?.optionalDependencies })) {
+  if (!packages[`node_modules/${name}`]) missing.push(`${name}@${range} (wanted by package.json)`);
+}
+
+if (missing.length) {
+  console.error(`✗ ${path.basename(lockPath)} lacks ${missing.length} package(s) that npm ci needs on some platform:`);
+  for (const m of missing.slice(0, 40)) console.error(`    ${m}`);
+  if (missing.length > 40) console.error(`    … and ${missing.length - 40} more`);
+  console.error("  Rewrite the lock with `npm run lock` (scripts/lock.sh) and commit it.");
+  process.exit(1);
+}
+console.error(`✓ ${path.basename(lockPath)}: all ${Object.keys(packages).length - 1} locked packages have their dependencies and every platform's optional builds recorded`);
