@@ -24,7 +24,7 @@ if ! node "$root/scripts/check-lock.mjs" "$tmp/package-lock.json"; then
   npm_lock
   if ! node "$root/scripts/check-lock.mjs" "$tmp/package-lock.json"; then
     echo "lock: still incomplete. The registry lacks some platform's build of the version named" >&2
-    echo "      above: pin a version whose builds are all published (docs/decisions/0007-lock-file-all-platforms.md)." >&2
+    echo "      above: pin a version whose builds are all published (docs/decisions/0009-lock-file-for-every-platform.md)." >&2
     exit 1
   fi
 fi
