@@ -9,6 +9,23 @@ export const ANTHROPIC_FAKE_KEY = "sk-upstream-fake-anthropic";
 const TYPES: Record<number, string> = { 400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error" };
 const ev = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 const stop = (s: TextScript) => (s.toolCalls.length ? "tool_use" : "end_turn");
+/** input_tokens excludes cache reads and writes; writes come in total and split by TTL. */
+const amUsage = (s: TextScript): Record<string, unknown> => {
+  if (s.rawUsage) return s.rawUsage;
+  const u = s.usage;
+  const read = u?.cacheRead ?? 0;
+  const w5 = u?.cacheWrite5m ?? 0;
+  const w1 = u?.cacheWrite1h ?? 0;
+  return {
+    input_tokens: (u?.input ?? 0) - read - w5 - w1,
+    output_tokens: u?.output ?? 0,
+    cache_creation_input_tokens: w5 + w1,
+    cache_read_input_tokens: read,
+    cache_creation: { ephemeral_5m_input_tokens: w5, ephemeral_1h_input_tokens: w1 },
+    ...(u?.reasoning ? { output_tokens_details: { thinking_tokens: u.reasoning } } : {}),
+    service_tier: "standard",
+  };
+};
 
 const protocol: Protocol = {
   match: (path, body) => (path.split("?")[0] === "/v1/messages" ? { stream: body?.stream === true } : null),
@@ -25,13 +42,13 @@ const protocol: Protocol = {
     ],
     stop_reason: stop(s),
     stop_sequence: null,
-    usage: { input_tokens: s.usage?.input ?? 0, output_tokens: s.usage?.output ?? 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: "standard" },
+    usage: amUsage(s),
   }),
   events: (s, body) => {
     const out = [
       ev("message_start", {
         type: "message_start",
-        message: { id: "msg_fake1", type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: s.usage?.input ?? 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } },
+        message: { id: "msg_fake1", type: "message", role: "assistant", model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...amUsage(s), output_tokens: 1 } },
       }),
     ];
     let index = 0;
@@ -50,7 +67,7 @@ const protocol: Protocol = {
       out.push(ev("content_block_stop", { type: "content_block_stop", index }));
       index++;
     });
-    out.push(ev("message_delta", { type: "message_delta", delta: { stop_reason: stop(s), stop_sequence: null }, usage: { output_tokens: s.usage?.output ?? 0 } }));
+    out.push(ev("message_delta", { type: "message_delta", delta: { stop_reason: stop(s), stop_sequence: null }, usage: { output_tokens: amUsage(s).output_tokens } }));
     out.push(ev("message_stop", { type: "message_stop" }));
     return out;
   },

@@ -8,11 +8,16 @@ import { startFake, words, type FakeTextUpstream, type Protocol, type TextScript
 export const GEMINI_FAKE_KEY = "sk-upstream-fake-gemini";
 
 const STATUS: Record<number, string> = { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE" };
-const usage = (s: TextScript, final: boolean) =>
-  s.usage &&
-  (final
-    ? { promptTokenCount: s.usage.input, candidatesTokenCount: s.usage.output, totalTokenCount: s.usage.input + s.usage.output }
-    : { promptTokenCount: s.usage.input, totalTokenCount: s.usage.input });
+/** promptTokenCount includes cachedContentTokenCount; candidatesTokenCount excludes thoughtsTokenCount. */
+const usage = (s: TextScript, final: boolean): Record<string, unknown> | null => {
+  if (s.rawUsage) return s.rawUsage;
+  if (!s.usage) return null;
+  const u = s.usage;
+  const cached = u.cacheRead ? { cachedContentTokenCount: u.cacheRead } : {};
+  if (!final) return { promptTokenCount: u.input, totalTokenCount: u.input, ...cached };
+  const thoughts = u.reasoning ?? 0;
+  return { promptTokenCount: u.input, candidatesTokenCount: u.output - thoughts, totalTokenCount: u.input + u.output, ...cached, ...(thoughts ? { thoughtsTokenCount: thoughts } : {}) };
+};
 const calls = (s: TextScript) => s.toolCalls.map((t) => ({ functionCall: { name: t.name, args: JSON.parse(t.arguments) } }));
 const modelOf = (path: string) => decodeURIComponent(path.split("/models/")[1]?.split(":")[0] ?? "");
 
@@ -28,7 +33,7 @@ const protocol: Protocol = {
   errorBody: (status, message) => ({ error: { code: status, message, status: STATUS[status] ?? "INTERNAL" } }),
   json: (s) => ({
     candidates: [{ content: { role: "model", parts: [...(s.text ? [{ text: s.text }] : []), ...calls(s)] }, finishReason: "STOP", index: 0 }],
-    ...(s.usage ? { usageMetadata: usage(s, true) } : {}),
+    ...(usage(s, true) ? { usageMetadata: usage(s, true) } : {}),
     modelVersion: "gemini-fake-001",
     responseId: "fake-resp-1",
   }),
@@ -36,7 +41,7 @@ const protocol: Protocol = {
     const chunk = (parts: unknown[], final: boolean) =>
       `data: ${JSON.stringify({
         candidates: [{ content: { parts, role: "model" }, ...(final ? { finishReason: "STOP" } : {}), index: 0 }],
-        ...(s.usage ? { usageMetadata: usage(s, final) } : {}),
+        ...(usage(s, final) ? { usageMetadata: usage(s, final) } : {}),
         modelVersion: "gemini-fake-001",
         responseId: "fake-resp-1",
       })}\n\n`;

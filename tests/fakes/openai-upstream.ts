@@ -7,14 +7,16 @@ import { startFake, words, type FakeTextUpstream, type Protocol, type TextScript
 export const OPENAI_FAKE_KEY = "sk-upstream-fake-openai";
 
 const finish = (s: TextScript) => (s.toolCalls.length ? "tool_calls" : "stop");
+/** prompt_tokens includes cached_tokens (and the cache_write_tokens some compatible upstreams send). */
 const usage = (s: TextScript) =>
-  s.usage && {
+  s.rawUsage ??
+  (s.usage && {
     prompt_tokens: s.usage.input,
     completion_tokens: s.usage.output,
     total_tokens: s.usage.input + s.usage.output,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
-  };
+    prompt_tokens_details: { cached_tokens: s.usage.cacheRead ?? 0, audio_tokens: 0, ...(s.usage.cacheWrite5m ? { cache_write_tokens: s.usage.cacheWrite5m } : {}) },
+    completion_tokens_details: { reasoning_tokens: s.usage.reasoning ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  });
 
 const protocol: Protocol = {
   match: (path, body) => (path === "/v1/chat/completions" ? { stream: body?.stream === true } : null),
@@ -43,7 +45,7 @@ const protocol: Protocol = {
         },
       },
     ],
-    ...(s.usage ? { usage: usage(s) } : {}),
+    ...(usage(s) ? { usage: usage(s) } : {}),
     service_tier: "default",
     system_fingerprint: "fp_fake",
   }),
@@ -61,7 +63,7 @@ const protocol: Protocol = {
         if (piece) out.push(ev({ tool_calls: [{ index: i, function: { arguments: piece } }] }));
     });
     out.push(ev({}, finish(s)));
-    if (withUsage && s.usage) out.push(`data: ${JSON.stringify({ ...base, choices: [], usage: usage(s) })}\n\n`);
+    if (withUsage && usage(s)) out.push(`data: ${JSON.stringify({ ...base, choices: [], usage: usage(s) })}\n\n`);
     out.push("data: [DONE]\n\n");
     return out;
   },

@@ -22,8 +22,17 @@ export interface TextScript {
   text: string;
   /** Tool calls to make instead of (or after) the text; arguments as a JSON string. */
   toolCalls: Array<{ name: string; arguments: string }>;
-  /** Usage to report; null = none at all (the gateway must count itself). */
-  usage: { input: number; output: number } | null;
+  /**
+   * Usage to report; null = none at all (the gateway must count itself). `input` is ALL prompt
+   * tokens and `output` ALL output tokens; the cache classes are parts of input, reasoning of
+   * output. Each fake renders them in its vendor's fields.
+   */
+  usage: { input: number; output: number; cacheRead?: number; cacheWrite5m?: number; cacheWrite1h?: number; reasoning?: number } | null;
+  /**
+   * The vendor's usage object sent verbatim instead (hostile counts: "5", -1, 7.5…). A string
+   * `"__raw:1e999"` is written as the bare JSON text after the colon (JSON.stringify cannot).
+   */
+  rawUsage?: Record<string, unknown>;
   /** Answer the next N requests with this status, then behave normally. */
   failTimes: number;
   failStatus: number;
@@ -145,7 +154,7 @@ export async function startFake(protocol: Protocol, apiKey: string, baseSuffix: 
       if (script.resetAfterEvents !== undefined && i >= script.resetAfterEvents) return req.socket.destroy();
       if (script.hangAfterEvents !== undefined && i >= script.hangAfterEvents) return;
       if (res.destroyed) return;
-      res.write(events[i]);
+      res.write(rawTokens(events[i]!));
       if (script.eventDelayMs) await new Promise((r) => setTimeout(r, script.eventDelayMs));
     }
     res.end();
@@ -186,5 +195,10 @@ export async function startFake(protocol: Protocol, apiKey: string, baseSuffix: 
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify(body));
+  res.end(rawTokens(JSON.stringify(body)));
+}
+
+/** `"__raw:1e999"` → `1e999`: JSON number texts JSON.stringify cannot produce. */
+function rawTokens(json: string): string {
+  return json.replace(/"__raw:([^"\\]*)"/g, "$1");
 }

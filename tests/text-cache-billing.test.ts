@@ -1,0 +1,305 @@
+/**
+ * Prompt-cache and reasoning tokens, billed each at its own price and reported in each
+ * client's own shape, through the real server and fake upstreams: upstream shape × inbound shape
+ * × {none, cache read, 5-minute write, 1-hour write} × {JSON, stream} → the client's usage fields
+ * and the charge to the micro-dollar (header, request-log row with every class and the price
+ * snapshot). Then hostile usage counts (issue 12 item 2): never a 5xx, never a lost charge.
+ */
+import { formatUsd } from "../lib/billing/money";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./fakes/anthropic-upstream";
+import { GEMINI_FAKE_KEY, startFakeGemini } from "./fakes/gemini-upstream";
+import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
+import type { FakeTextUpstream, TextScript } from "./fakes/text-fake-core";
+import { createAccount } from "./support/accounts";
+import { tokensAsNumbers } from "./support/log-rows";
+import { startTestServer, usesPostgres, type TestServer } from "./support/server";
+
+type Up = "openai" | "anthropic" | "gemini";
+type Inbound = "chat" | "responses" | "messages" | "gemini";
+
+// USD per million tokens: Claude-Sonnet-like cache prices, and reasoning priced apart.
+const PRICE_USD = { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWrite5mPerMTok: 3.75, cacheWrite1hPerMTok: 6, reasoningPerMTok: 20 };
+
+let server: TestServer;
+let fakes: Record<Up, FakeTextUpstream>;
+let key: string;
+let email: string;
+
+beforeAll(async () => {
+  fakes = { openai: await startFakeOpenAI(), anthropic: await startFakeAnthropic(), gemini: await startFakeGemini() };
+  const model = (id: string, upstream: string, upstreamModel: string, price: Record<string, number> = PRICE_USD) => ({ id, kind: "text", upstream, upstreamModel, price, defaultMaxTokens: 200 });
+  server = await startTestServer({
+    config: {
+      upstreams: [
+        { id: "oa", protocol: "openai", baseUrl: fakes.openai.baseUrl, apiKey: OPENAI_FAKE_KEY, timeoutMs: 3000 },
+        { id: "an", protocol: "anthropic", baseUrl: fakes.anthropic.baseUrl, apiKey: ANTHROPIC_FAKE_KEY, timeoutMs: 3000 },
+        { id: "ge", protocol: "gemini", baseUrl: fakes.gemini.baseUrl, apiKey: GEMINI_FAKE_KEY, timeoutMs: 3000 },
+      ],
+      models: [
+        model("cache-openai", "oa", "gpt-fake"),
+        model("cache-anthropic", "an", "claude-fake"),
+        model("cache-gemini", "ge", "gemini-fake"),
+        // No class prices: every class falls back to the input or output price.
+        model("plain-anthropic", "an", "claude-fake", { inputPerMTok: 3, outputPerMTok: 15 }),
+      ],
+    },
+  });
+  ({ key, email } = await createAccount(server, { usd: 10 }));
+});
+afterAll(async () => {
+  await server?.dispose();
+  for (const f of Object.values(fakes ?? {})) await f.close();
+});
+beforeEach(() => {
+  for (const f of Object.values(fakes)) f.reset();
+});
+
+// ~2,500 bytes of prompt: its hold bound covers the 2,000 input tokens the fakes report.
+const PROMPT = "word ".repeat(500);
+
+function request(inbound: Inbound, model: string, stream: boolean): { path: string; headers: Record<string, string>; body: unknown } {
+  switch (inbound) {
+    case "chat":
+      return {
+        path: "/v1/chat/completions",
+        headers: { authorization: `Bearer ${key}` },
+        body: { model, max_tokens: 200, messages: [{ role: "user", content: PROMPT }], stream, ...(stream ? { stream_options: { include_usage: true } } : {}) },
+      };
+    case "responses":
+      return { path: "/v1/responses", headers: { authorization: `Bearer ${key}` }, body: { model, max_output_tokens: 200, input: PROMPT, stream } };
+    case "messages":
+      return {
+        path: "/v1/messages",
+        headers: { "x-api-key": key, "anthropic-version": "2023-06-01" },
+        body: { model, max_tokens: 200, messages: [{ role: "user", content: PROMPT }], stream },
+      };
+    case "gemini":
+      return {
+        path: `/v1beta/models/${model}:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`,
+        headers: { "x-goog-api-key": key },
+        body: { contents: [{ role: "user", parts: [{ text: PROMPT }] }], generationConfig: { maxOutputTokens: 200 } },
+      };
+  }
+}
+
+function sseEvents(text: string): Array<{ event?: string; data: any }> {
+  const out: Array<{ event?: string; data: any }> = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    let event: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith("event:")) event = line.slice(6).trim();
+      else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
+    }
+    if (!data.length || data.join("\n") === "[DONE]") continue;
+    out.push({ event, data: JSON.parse(data.join("\n")) });
+  }
+  return out;
+}
+
+/** The usage the client reads, where its protocol puts it (streams: as its SDK accumulates it). */
+function clientUsage(inbound: Inbound, stream: boolean, text: string): Record<string, any> {
+  if (!stream) {
+    const j = JSON.parse(text);
+    return inbound === "gemini" ? j.usageMetadata : j.usage;
+  }
+  const evs = sseEvents(text);
+  switch (inbound) {
+    case "chat":
+      return evs.filter((e) => e.data.usage).at(-1)!.data.usage;
+    case "responses":
+      return evs.find((e) => e.data.type === "response.completed")!.data.response.usage;
+    case "messages": {
+      // The SDK starts from message_start's usage and copies message_delta's non-null fields.
+      const u = { ...evs.find((e) => e.data.type === "message_start")!.data.message.usage };
+      for (const [k, v] of Object.entries(evs.find((e) => e.data.type === "message_delta")!.data.usage)) if (v !== null) u[k] = v;
+      return u;
+    }
+    case "gemini":
+      return evs.filter((e) => e.data.usageMetadata).at(-1)!.data.usageMetadata;
+  }
+}
+
+interface Classes {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite5m: number;
+  cacheWrite1h: number;
+  reasoning: number;
+}
+
+/** What each inbound protocol must show for these classes (input = all prompt tokens). */
+function expectedUsage(inbound: Inbound, c: Classes): Record<string, unknown> {
+  const writes = c.cacheWrite5m + c.cacheWrite1h;
+  switch (inbound) {
+    case "chat":
+      return {
+        prompt_tokens: c.input,
+        completion_tokens: c.output,
+        total_tokens: c.input + c.output,
+        prompt_tokens_details: { cached_tokens: c.cacheRead, ...(writes ? { cache_write_tokens: writes } : {}) },
+        completion_tokens_details: { reasoning_tokens: c.reasoning },
+      };
+    case "responses":
+      return {
+        input_tokens: c.input,
+        input_tokens_details: { cached_tokens: c.cacheRead, ...(writes ? { cache_write_tokens: writes } : {}) },
+        output_tokens: c.output,
+        output_tokens_details: { reasoning_tokens: c.reasoning },
+        total_tokens: c.input + c.output,
+      };
+    case "messages":
+      return {
+        input_tokens: c.input - c.cacheRead - writes,
+        output_tokens: c.output,
+        cache_read_input_tokens: c.cacheRead,
+        cache_creation_input_tokens: writes,
+        cache_creation: { ephemeral_5m_input_tokens: c.cacheWrite5m, ephemeral_1h_input_tokens: c.cacheWrite1h },
+      };
+    case "gemini":
+      return {
+        promptTokenCount: c.input,
+        candidatesTokenCount: c.output - c.reasoning,
+        totalTokenCount: c.input + c.output,
+        ...(c.cacheRead ? { cachedContentTokenCount: c.cacheRead } : {}),
+        ...(c.reasoning ? { thoughtsTokenCount: c.reasoning } : {}),
+      };
+  }
+}
+
+type Scenario = "none" | "read" | "write 5m" | "write 1h";
+const BASE = { input: 2000, output: 100, reasoning: 40 };
+const CLASSES: Record<Scenario, Classes> = {
+  none: { ...BASE, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0 },
+  read: { ...BASE, cacheRead: 1500, cacheWrite5m: 0, cacheWrite1h: 0 },
+  "write 5m": { ...BASE, cacheRead: 0, cacheWrite5m: 1200, cacheWrite1h: 0 },
+  "write 1h": { ...BASE, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 1200 },
+};
+// µUSD, worked by hand from PRICE_USD (per million tokens → µUSD per token: 3, 0.3, 3.75, 6, 15, 20);
+// output 100 = 60 visible × 15 + 40 reasoning × 20 = 1,700 in every row.
+const CHARGE: Record<Scenario, number> = {
+  none: 2000 * 3 + 1700, // 7,700
+  read: 500 * 3 + 1500 * 0.3 + 1700, // 3,650
+  "write 5m": 800 * 3 + 1200 * 3.75 + 1700, // 8,600
+  "write 1h": 800 * 3 + 1200 * 6 + 1700, // 11,300
+};
+// What each vendor's usage can express: Gemini reports no cache writes; OpenAI-compatible
+// upstreams report writes without a TTL (cache_write_tokens, billed as 5-minute writes).
+const SCENARIOS: Record<Up, Scenario[]> = {
+  anthropic: ["none", "read", "write 5m", "write 1h"],
+  openai: ["none", "read", "write 5m"],
+  gemini: ["none", "read"],
+};
+
+async function call(inbound: Inbound, model: string, stream: boolean) {
+  const r = request(inbound, model, stream);
+  const res = await fetch(`${server.url}${r.path}`, { method: "POST", headers: { "content-type": "application/json", ...r.headers }, body: JSON.stringify(r.body) });
+  return { res, text: await res.text(), requestId: res.headers.get("x-request-id")! };
+}
+
+async function logRow(requestId: string): Promise<Record<string, any> | null> {
+  if (!usesPostgres()) return null;
+  for (let i = 0; i < 100; i++) {
+    const rows = await server.query("select * from request_logs where request_id = $1", [requestId]);
+    if (rows[0]) return tokensAsNumbers(rows[0]);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no request log row for ${requestId}`);
+}
+
+const CASES: Array<[Up, Inbound, Scenario, boolean]> = [];
+for (const up of ["anthropic", "openai", "gemini"] as const)
+  for (const inbound of ["chat", "responses", "messages", "gemini"] as const)
+    for (const scenario of SCENARIOS[up]) for (const stream of [false, true]) CASES.push([up, inbound, scenario, stream]);
+
+describe("cache and reasoning tokens: usage in the client's shape and the charge to the micro-dollar", () => {
+  it.each(CASES)("%s upstream → %s client, %s, stream %s", async (up, inbound, scenario, stream) => {
+    const c = CLASSES[scenario];
+    fakes[up].reset({ usage: { ...c } });
+    const { res, text, requestId } = await call(inbound, `cache-${up}`, stream);
+    expect(res.status, text).toBe(200);
+    expect(clientUsage(inbound, stream, text)).toMatchObject(expectedUsage(inbound, c));
+    if (!stream) expect(res.headers.get("x-gateway-cost-usd")).toBe(formatUsd(CHARGE[scenario]));
+    const row = await logRow(requestId);
+    if (row) {
+      expect(Number(row.cost_micro_usd)).toBe(CHARGE[scenario]);
+      expect(row).toMatchObject({
+        settlement: "completed",
+        input_tokens: c.input,
+        output_tokens: c.output,
+        cache_read_tokens: c.cacheRead,
+        cache_write_5m_tokens: c.cacheWrite5m,
+        cache_write_1h_tokens: c.cacheWrite1h,
+        reasoning_tokens: c.reasoning,
+        usage_note: null,
+      });
+      expect(row.price_snapshot).toEqual({
+        inputPerMTok: 3_000_000, outputPerMTok: 15_000_000, cacheReadPerMTok: 300_000, cacheWrite5mPerMTok: 3_750_000, cacheWrite1hPerMTok: 6_000_000, reasoningPerMTok: 20_000_000,
+      });
+    }
+  });
+
+  it("a model without class prices bills every class at the input or output price, and its snapshot says which prices were used", async () => {
+    fakes.anthropic.reset({ usage: { input: 2000, output: 100, cacheRead: 1500, cacheWrite1h: 300, reasoning: 40 } });
+    const { res, requestId } = await call("messages", "plain-anthropic", false);
+    expect(res.status).toBe(200);
+    // 2,000 × 3 + 100 × 15 µUSD
+    expect(res.headers.get("x-gateway-cost-usd")).toBe(formatUsd(7_500));
+    const row = await logRow(requestId);
+    if (row)
+      expect(row.price_snapshot).toEqual({
+        inputPerMTok: 3_000_000, outputPerMTok: 15_000_000, cacheReadPerMTok: 3_000_000, cacheWrite5mPerMTok: 3_000_000, cacheWrite1hPerMTok: 3_000_000, reasoningPerMTok: 15_000_000,
+      });
+  });
+});
+
+/** Hostile upstream usage (issue 12 item 2): each form answers 200, is charged and logged, and says so on the row. */
+describe("upstream usage that is not a finite whole number", () => {
+  const HOSTILE: Array<[string, Partial<TextScript>, { input?: number; output?: number; estimated: Array<"input" | "output">; note?: RegExp }]> = [
+    ['numeric strings ("5") are numbers, never concatenated', { rawUsage: { input_tokens: "5", output_tokens: "3", cache_read_input_tokens: "0", cache_creation_input_tokens: 0 } }, { input: 5, output: 3, estimated: [] }],
+    ["a negative count", { rawUsage: { input_tokens: -5, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } }, { output: 3, estimated: ["input"], note: /inputUncached/ }],
+    ["a missing count", { rawUsage: { output_tokens: 3 } }, { output: 3, estimated: ["input"] }],
+    ["1e999", { rawUsage: { input_tokens: "__raw:1e999", output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } }, { output: 3, estimated: ["input"], note: /inputUncached/ }],
+    ['"many"', { rawUsage: { input_tokens: 20, output_tokens: "many", cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } }, { input: 20, estimated: ["output"], note: /outputTotal/ }],
+    ["a fractional count (7.5)", { rawUsage: { input_tokens: 7.5, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } }, { output: 3, estimated: ["input"], note: /inputUncached/ }],
+    ["a negative cache class is 0 and named", { rawUsage: { input_tokens: 20, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: -100 } }, { input: 20, output: 3, estimated: [], note: /cacheRead/ }],
+    // 2³¹ + 5 is whole and finite: taken as is (64-bit columns), the charge clamped to the hold.
+    ["a count above 2³¹", { rawUsage: { input_tokens: 2 ** 31 + 5, output_tokens: 3, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } }, { input: 2 ** 31 + 5, output: 3, estimated: [] }],
+  ];
+
+  it.each(HOSTILE.flatMap(([name, script, want]) => [false, true].map((stream) => [name, script, want, stream] as const)))(
+    "%s (stream %s)",
+    async (_name, script, want, stream) => {
+      fakes.anthropic.reset(script);
+      const { res, text, requestId } = await call("chat", "cache-anthropic", stream);
+      expect(res.status, text).toBe(200);
+      const usage = clientUsage("chat", stream, text);
+      if (want.input !== undefined) expect(usage.prompt_tokens).toBe(want.input);
+      if (want.output !== undefined) expect(usage.completion_tokens).toBe(want.output);
+      for (const v of [usage.prompt_tokens, usage.completion_tokens]) expect(Number.isSafeInteger(v) && v >= 0).toBe(true);
+      const row = await logRow(requestId);
+      if (!row) return;
+      expect(row.status).toBe(200);
+      expect(row.settlement).toBe(want.estimated.length ? "completed_estimated" : "completed");
+      expect(row.input_tokens).toBe(usage.prompt_tokens);
+      expect(row.output_tokens).toBe(usage.completion_tokens);
+      expect(Number(row.cost_micro_usd)).toBeGreaterThan(0);
+      for (const part of want.estimated) expect(row.usage_note).toContain(part);
+      if (want.note) expect(row.usage_note).toMatch(want.note);
+      if (!want.estimated.length && !want.note) expect(row.usage_note).toBeNull();
+    },
+  );
+
+  it("leaves nothing held once idle: every hostile request above was settled", async () => {
+    if (!usesPostgres()) return;
+    let held = -1;
+    for (let i = 0; i < 50 && held !== 0; i++) {
+      const [r] = await server.query<{ held: string }>("select a.held_micro_usd as held from accounts a join users u on u.account_id = a.id where u.email = $1", [email]);
+      held = Number(r!.held);
+      if (held) await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(held).toBe(0);
+  });
+});
