@@ -4,11 +4,12 @@
  * more than the balance or the key's limit. Settling charges the real cost (never more than
  * the hold) with its ledger row and returns the rest, in one transaction.
  */
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { eq, lt } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../db/client";
-import { accounts, apiKeys, holds, ledgerEntries } from "../../db/schema";
+import { accounts, holds, ledgerEntries } from "../../db/schema";
 import { newId } from "../ids";
 import { balanceView } from "./balance-view";
+import { moveMoney } from "./lock-order";
 
 export interface ReserveInput {
   accountId: string;
@@ -35,35 +36,8 @@ export async function reserve(db: DB, input: ReserveInput): Promise<ReserveResul
   const holdId = newId("hold");
   try {
     await db.transaction(async (tx) => {
-      const acct = await tx
-        .update(accounts)
-        .set({ heldMicroUsd: sql`${accounts.heldMicroUsd} + ${amount}` })
-        .where(
-          and(
-            eq(accounts.id, input.accountId),
-            sql`${accounts.balanceMicroUsd} - ${accounts.heldMicroUsd} >= ${amount}`,
-            // A zero hold still needs a non-negative balance (refunds/disputes can push it below).
-            sql`${accounts.balanceMicroUsd} >= 0`,
-          ),
-        )
-        .returning({ id: accounts.id });
-      if (acct.length === 0) throw new Rejected("insufficient_balance");
-      if (input.keyId) {
-        const key = await tx
-          .update(apiKeys)
-          .set({ heldMicroUsd: sql`${apiKeys.heldMicroUsd} + ${amount}` })
-          .where(
-            and(
-              eq(apiKeys.id, input.keyId),
-              or(
-                isNull(apiKeys.limitMicroUsd),
-                sql`${apiKeys.limitMicroUsd} - ${apiKeys.spentMicroUsd} - ${apiKeys.heldMicroUsd} >= ${amount}`,
-              ),
-            ),
-          )
-          .returning({ id: apiKeys.id });
-        if (key.length === 0) throw new Rejected("key_limit_exceeded");
-      }
+      const moved = await moveMoney(tx, { accountId: input.accountId, keyId: input.keyId, held: amount, require: amount });
+      if (!moved.ok) throw new Rejected(moved.reason);
       await tx.insert(holds).values({
         id: holdId,
         accountId: input.accountId,
@@ -118,28 +92,13 @@ export async function settleInTx(tx: DbOrTx, input: SettleInput): Promise<Settle
   const held = removed[0]!.amount;
   const cost = Math.min(Math.max(0, Math.ceil(input.costMicroUsd)), held);
   if (cost > 0) balanceView().forget(input.accountId);
-  const [acct] = await tx
-    .update(accounts)
-    .set({
-      balanceMicroUsd: sql`${accounts.balanceMicroUsd} - ${cost}`,
-      heldMicroUsd: sql`${accounts.heldMicroUsd} - ${held}`,
-    })
-    .where(eq(accounts.id, input.accountId))
-    .returning({ balance: accounts.balanceMicroUsd });
-  if (input.keyId) {
-    await tx
-      .update(apiKeys)
-      .set({
-        spentMicroUsd: sql`${apiKeys.spentMicroUsd} + ${cost}`,
-        heldMicroUsd: sql`${apiKeys.heldMicroUsd} - ${held}`,
-      })
-      .where(eq(apiKeys.id, input.keyId));
-  }
+  const moved = await moveMoney(tx, { accountId: input.accountId, keyId: input.keyId, balance: -cost, held: -held, spent: cost });
+  const balanceAfter = moved.ok ? moved.balanceAfterMicroUsd : 0;
   if (cost > 0) {
     await tx.insert(ledgerEntries).values({
       accountId: input.accountId,
       deltaMicroUsd: -cost,
-      balanceAfterMicroUsd: acct!.balance,
+      balanceAfterMicroUsd: balanceAfter,
       kind: "charge",
       idempotencyKey: input.idempotencyKey,
       requestId: input.requestId,
@@ -148,7 +107,7 @@ export async function settleInTx(tx: DbOrTx, input: SettleInput): Promise<Settle
       note: input.note,
     });
   }
-  return { chargedMicroUsd: cost, balanceAfterMicroUsd: acct!.balance, settled: true };
+  return { chargedMicroUsd: cost, balanceAfterMicroUsd: balanceAfter, settled: true };
 }
 
 export async function settle(db: DB, input: SettleInput): Promise<SettleResult> {

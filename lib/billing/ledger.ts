@@ -72,6 +72,17 @@ async function applyInTx(tx: DbOrTx, c: LedgerChange): Promise<LedgerResult> {
     return { ok: false, reason: exists.length ? "insufficient_balance" : "account_not_found" };
   }
   const balanceAfter = updated[0]!.balance;
+  const entryId = await recordLedgerRow(tx, c, balanceAfter);
+  // Already applied by someone else: throwing rolls back our balance update.
+  if (entryId === null) throw new Duplicate();
+  return { ok: true, applied: true, balanceAfterMicroUsd: balanceAfter, entryId };
+}
+
+/**
+ * The ledger row of a balance change the caller has just made in `tx` (moveMoney, lock-order.ts);
+ * null when its idempotency key was already used (the caller must roll back).
+ */
+export async function recordLedgerRow(tx: DbOrTx, c: LedgerChange, balanceAfter: number): Promise<number | null> {
   const inserted = await tx
     .insert(ledgerEntries)
     .values({
@@ -88,9 +99,7 @@ async function applyInTx(tx: DbOrTx, c: LedgerChange): Promise<LedgerResult> {
     })
     .onConflictDoNothing({ target: ledgerEntries.idempotencyKey })
     .returning({ id: ledgerEntries.id });
-  // Already applied by someone else: throwing rolls back our balance update.
-  if (inserted.length === 0) throw new Duplicate();
-  return { ok: true, applied: true, balanceAfterMicroUsd: balanceAfter, entryId: inserted[0]!.id };
+  return inserted[0]?.id ?? null;
 }
 
 /** Balance and the ledger sum, for invariants checks in tests and the admin CLI. */

@@ -13,10 +13,11 @@
  *   expires and the hold sweeper returns it. A settlement whose lease row is gone charges the
  *   balance only (the sweeper or the idle release already took the rest out of held).
  */
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
-import { accounts, apiKeys, holds } from "../../db/schema";
+import { holds } from "../../db/schema";
 import { newId, randomBase62 } from "../ids";
+import { moveMoney } from "./lock-order";
 import { relaxCommit } from "./text-settle-batch";
 
 export interface LeaseOptions {
@@ -95,23 +96,31 @@ export class LeaseManager {
       return { ok: true, leaseId: l.id, amountMicroUsd: amt };
     }
     return this.serial(l, async () => {
-      if (l.id && l.amount - l.inUse >= amt && this.fresh(l)) {
-        l.inUse += amt;
-        return { ok: true, leaseId: l.id, amountMicroUsd: amt } as const;
+      try {
+        return await this.grow(l, amt);
+      } finally {
+        // Whatever happened (a refusal, a database error), an unused lease goes back when idle.
+        this.scheduleIdle(l);
       }
-      const need = amt - (l.id ? l.amount - l.inUse : 0);
-      let reason: "insufficient_balance" | "key_limit_exceeded" = "insufficient_balance";
-      for (const x of [...new Set([Math.max(need, amt * this.opts.chunkFactor), need])]) {
-        const r = await this.extend(l, x);
-        if (r === true) {
-          l.inUse += amt;
-          return { ok: true, leaseId: l.id!, amountMicroUsd: amt } as const;
-        }
-        reason = r;
-      }
-      this.scheduleIdle(l);
-      return { ok: false, reason } as const;
     });
+  }
+
+  private async grow(l: Lease, amt: number): Promise<LeaseGrant> {
+    if (l.id && l.amount - l.inUse >= amt && this.fresh(l)) {
+      l.inUse += amt;
+      return { ok: true, leaseId: l.id, amountMicroUsd: amt } as const;
+    }
+    const need = amt - (l.id ? l.amount - l.inUse : 0);
+    let reason: "insufficient_balance" | "key_limit_exceeded" = "insufficient_balance";
+    for (const x of [...new Set([Math.max(need, amt * this.opts.chunkFactor), need])]) {
+      const r = await this.extend(l, x);
+      if (r === true) {
+        l.inUse += amt;
+        return { ok: true, leaseId: l.id!, amountMicroUsd: amt } as const;
+      }
+      reason = r;
+    }
+    return { ok: false, reason } as const;
   }
 
   /** Far enough from expiry (a lease is renewed every ttl/4) that the sweeper cannot have it. */
@@ -141,7 +150,7 @@ export class LeaseManager {
   private async extend(l: Lease, x: number): Promise<true | "insufficient_balance" | "key_limit_exceeded"> {
     const expires = new Date(Date.now() + this.opts.ttlMs);
     try {
-      // Lock order hold row → account → key, the same as the settlement batch (no deadlocks).
+      // Lock order hold row → account → key (lock-order.ts).
       const id = await this.db.transaction(async (tx) => {
         await relaxCommit(tx);
         let live = false;
@@ -153,20 +162,8 @@ export class LeaseManager {
             .returning({ id: holds.id });
           live = h.length > 0;
         }
-        const a = await tx
-          .update(accounts)
-          .set({ heldMicroUsd: sql`${accounts.heldMicroUsd} + ${x}` })
-          .where(and(eq(accounts.id, l.accountId), sql`${accounts.balanceMicroUsd} - ${accounts.heldMicroUsd} >= ${x}`, sql`${accounts.balanceMicroUsd} >= 0`))
-          .returning({ id: accounts.id });
-        if (!a.length) throw new Rejected("insufficient_balance");
-        if (l.keyId) {
-          const k = await tx
-            .update(apiKeys)
-            .set({ heldMicroUsd: sql`${apiKeys.heldMicroUsd} + ${x}` })
-            .where(and(eq(apiKeys.id, l.keyId), sql`(${apiKeys.limitMicroUsd} is null or ${apiKeys.limitMicroUsd} - ${apiKeys.spentMicroUsd} - ${apiKeys.heldMicroUsd} >= ${x})`))
-            .returning({ id: apiKeys.id });
-          if (!k.length) throw new Rejected("key_limit_exceeded");
-        }
+        const moved = await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, held: x, require: x });
+        if (!moved.ok) throw new Rejected(moved.reason);
         if (live) return l.id!;
         // No lease yet, or it was swept or released under us: start a new one.
         const newIdValue = newId("hold");
@@ -196,9 +193,7 @@ export class LeaseManager {
       await relaxCommit(tx);
       const removed = await tx.delete(holds).where(eq(holds.id, id)).returning({ amount: holds.amountMicroUsd });
       if (!removed.length) return;
-      const amt = removed[0]!.amount;
-      await tx.update(accounts).set({ heldMicroUsd: sql`${accounts.heldMicroUsd} - ${amt}` }).where(eq(accounts.id, l.accountId));
-      if (l.keyId) await tx.update(apiKeys).set({ heldMicroUsd: sql`${apiKeys.heldMicroUsd} - ${amt}` }).where(eq(apiKeys.id, l.keyId));
+      await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, held: -removed[0]!.amount });
     });
   }
 
@@ -206,6 +201,7 @@ export class LeaseManager {
     const expires = new Date(Date.now() + this.opts.ttlMs);
     for (const l of this.leases.values()) {
       const id = l.id;
+      this.scheduleIdle(l); // belt and braces: an unused lease never stays out
       if (!id || !this.fresh(l)) continue; // an expired lease is re-checked by its next extension
       const r = await this.db.update(holds).set({ expiresAt: expires }).where(eq(holds.id, id)).returning({ id: holds.id }).catch(() => []);
       if (r.length && l.id === id) l.expiresAt = expires.getTime();

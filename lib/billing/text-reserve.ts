@@ -1,13 +1,14 @@
 /**
  * The text hold in ONE statement (one round trip, one commit) instead of a five-step
  * transaction: the account and key updates and the hold row are data-modifying CTEs that only
- * act when the conditional account update matched. Same rules as holds.ts `reserve`: the
+ * act when the conditional account update matched, account before key (lock-order.ts). Same rules as holds.ts `reserve`: the
  * balance minus what is held must cover the amount, and so must the key's remaining limit.
  */
 import { sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
 import { newId } from "../ids";
 import type { ReserveInput, ReserveResult } from "./holds";
+import { accountsFirst } from "./lock-order";
 
 type Row = { a: boolean; h: boolean };
 
@@ -28,7 +29,8 @@ export async function reserveOnce(db: DB, input: ReserveInput): Promise<ReserveR
       returning id),
     k as (
       update api_keys set held_micro_usd = held_micro_usd + ${amount}
-       where id = ${keyId}::text and exists (select 1 from a)
+        from ${sql.raw(accountsFirst("a"))}
+       where id = ${keyId}::text and a_done.n > 0
          and (limit_micro_usd is null or limit_micro_usd - spent_micro_usd - held_micro_usd >= ${amount})
       returning id),
     h as (

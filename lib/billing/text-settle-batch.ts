@@ -11,6 +11,7 @@ import { preparedQuery, type DB, type Tx } from "../../db/client";
 import type { requestLogs } from "../../db/schema";
 import { logger } from "../logger";
 import { balanceView, type BalanceView } from "./balance-view";
+import { accountsFirst } from "./lock-order";
 
 export interface BatchSettlement {
   /** The request's own hold row, or (with `lease`) the lease row its hold was taken from. */
@@ -227,7 +228,7 @@ select s.n, s.charge, s.balance_after from settled s, relaxed order by s.n`;
  * effects as one item of the batch statement, in the plainest plan. Own hold: deleted, charge at
  * most its amount. Leased hold: charge at most what the request held, taken out of the lease row;
  * a lease that is gone already gave its money back to `held`, so only the balance pays.
- * Lock order hold row → account → key, as in the lease extension and the sweeper.
+ * Lock order hold row → account → key (lock-order.ts).
  */
 const SETTLE_ONE_SQL = `
 with item as (select ${COLUMNS.map(([c, t], k) => `$${k + 1}::${t === "jsonb" ? "text::jsonb" : t} as ${c}`).join(", ")}),
@@ -255,7 +256,7 @@ account_row as (
 ),
 key_row as (
   update api_keys k set spent_micro_usd = k.spent_micro_usd + c.charge, held_micro_usd = k.held_micro_usd - c.held_back
-    from charged c, (select count(*) from account_row) account_done
+    from charged c, ${accountsFirst("account_row")}
    where c.charge is not null and k.id = c.key_id
 ),
 settled as (
@@ -267,8 +268,8 @@ settled as (
  * Many settlements in one set-based statement: per item as SETTLE_ONE_SQL; accounts and keys
  * are updated once each with the batch's totals, and each ledger row carries the balance right
  * after it (the final balance plus the charges of the same account later in the batch). The
- * account totals need every hold row first and the key update waits for every account row, so
- * the lock order is the same.
+ * account totals need every hold row first, accounts are locked in id order, then keys in id
+ * order (two instances' batches over the same rows queue instead of deadlocking).
  */
 const SETTLE_BATCH_SQL = `
 with items as (select * from jsonb_to_recordset(($1::text)::jsonb) as i(${COLUMNS.map(([c, t]) => `${c} ${t}`).join(", ")})),
@@ -297,18 +298,25 @@ account_totals as (
   select account_id, sum(charge)::bigint as cost, sum(held_back)::bigint as held
     from charged where charge is not null group by account_id
 ),
+account_lock as (
+  select a.id from accounts a where a.id in (select account_id from account_totals) order by a.id for update
+),
 account_rows as (
   update accounts a set balance_micro_usd = a.balance_micro_usd - t.cost, held_micro_usd = a.held_micro_usd - t.held
-    from account_totals t where a.id = t.account_id
+    from account_totals t, ${accountsFirst("account_lock")} where a.id = t.account_id
   returning a.id, a.balance_micro_usd as balance
 ),
 key_totals as (
   select key_id, sum(charge)::bigint as cost, sum(held_back)::bigint as held
     from charged where charge is not null and key_id is not null group by key_id
 ),
+key_lock as (
+  select k.id from api_keys k, ${accountsFirst("account_rows")}
+   where k.id in (select key_id from key_totals) order by k.id for update of k
+),
 key_rows as (
   update api_keys k set spent_micro_usd = k.spent_micro_usd + t.cost, held_micro_usd = k.held_micro_usd - t.held
-    from key_totals t, (select count(*) from account_rows) accounts_done
+    from key_totals t, ${accountsFirst("key_lock")}
    where k.id = t.key_id
 ),
 settled as (

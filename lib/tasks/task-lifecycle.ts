@@ -14,8 +14,10 @@
  */
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../db/client";
-import { accounts, apiKeys, ledgerEntries, requestLogs, tasks, webhookDeliveries, type ModelPrice, type TaskStatus } from "../../db/schema";
-import { applyLedgerChange } from "../billing/ledger";
+import { accounts, ledgerEntries, requestLogs, tasks, webhookDeliveries, type ModelPrice, type TaskStatus } from "../../db/schema";
+import { balanceView } from "../billing/balance-view";
+import { recordLedgerRow } from "../billing/ledger";
+import { moveMoney } from "../billing/lock-order";
 import { encryptSecret } from "../crypto";
 import { newId } from "../ids";
 import { renderTask, type TaskRow } from "./task-render";
@@ -67,32 +69,26 @@ export async function createVideoTask(db: DB, input: CreateTaskInput): Promise<C
     return await db.transaction(async (tx) => {
       let balanceAfter: number | null = null;
       if (amount > 0) {
-        if (input.keyId) {
-          const key = await tx
-            .update(apiKeys)
-            .set({ spentMicroUsd: sql`${apiKeys.spentMicroUsd} + ${amount}` })
-            .where(
-              and(
-                eq(apiKeys.id, input.keyId),
-                sql`(${apiKeys.limitMicroUsd} is null or ${apiKeys.limitMicroUsd} - ${apiKeys.spentMicroUsd} - ${apiKeys.heldMicroUsd} >= ${amount})`,
-              ),
-            )
-            .returning({ id: apiKeys.id });
-          if (key.length === 0) throw new Refused("key_limit_exceeded");
-        }
-        const charged = await applyLedgerChange(tx, {
-          accountId: input.accountId,
-          deltaMicroUsd: -amount,
-          kind: "charge",
-          idempotencyKey: `task:${id}:charge`,
-          taskId: id,
-          keyId: input.keyId ?? undefined,
-          requestId: input.requestId,
-          floor: "spendable",
-          note: `video ${input.model}`,
-        });
-        if (!charged.ok || !charged.applied) throw new Refused("insufficient_balance");
-        balanceAfter = charged.balanceAfterMicroUsd;
+        // Account, then key (lock-order.ts): the same order as every other money path.
+        const moved = await moveMoney(tx, { accountId: input.accountId, keyId: input.keyId, balance: -amount, spent: amount, require: amount });
+        if (!moved.ok) throw new Refused(moved.reason);
+        balanceView().forget(input.accountId);
+        const entry = await recordLedgerRow(
+          tx,
+          {
+            accountId: input.accountId,
+            deltaMicroUsd: -amount,
+            kind: "charge",
+            idempotencyKey: `task:${id}:charge`,
+            taskId: id,
+            keyId: input.keyId ?? undefined,
+            requestId: input.requestId,
+            note: `video ${input.model}`,
+          },
+          moved.balanceAfterMicroUsd,
+        );
+        if (entry === null) throw new Error(`task ${id} was charged already`);
+        balanceAfter = moved.balanceAfterMicroUsd;
       } else {
         // A free model still needs a usable account balance (never below zero).
         const [acct] = await tx.select({ b: accounts.balanceMicroUsd }).from(accounts).where(eq(accounts.id, input.accountId));
@@ -286,38 +282,38 @@ export async function failTask(db: DB, taskId: string, reason: string, opts: Fin
 }
 
 async function giveBack(tx: DbOrTx, t: TaskRow, amount: number, kind: "refund" | "release"): Promise<void> {
-  const r = await applyLedgerChange(tx, {
-    accountId: t.accountId,
-    deltaMicroUsd: amount,
-    kind,
-    idempotencyKey: `task:${t.id}:${kind}`,
-    taskId: t.id,
-    keyId: t.keyId ?? undefined,
-    floor: "any",
-    note: kind === "refund" ? "video task failed" : "video task ran shorter than held",
-  });
-  if (r.ok && r.applied && t.keyId) {
-    await tx
-      .update(apiKeys)
-      .set({ spentMicroUsd: sql`greatest(0, ${apiKeys.spentMicroUsd} - ${amount})` })
-      .where(eq(apiKeys.id, t.keyId));
-  }
-  if (r.ok && r.applied) {
-    // The submitting request's log row carries spend net of what came back, so every spend
-    // figure (Usage, Overview, CSV, per key) agrees with the ledger (docs/decisions/0007).
-    await tx
-      .update(requestLogs)
-      .set({
-        costMicroUsd: sql`greatest(0, ${requestLogs.costMicroUsd} - ${amount})`,
-        ...(kind === "refund" ? { settlement: "refunded" } : {}),
-      })
-      .where(
-        eq(
-          requestLogs.requestId,
-          sql`(select ${ledgerEntries.requestId} from ${ledgerEntries} where ${ledgerEntries.idempotencyKey} = ${`task:${t.id}:charge`})`,
-        ),
-      );
-  }
+  // Account, then key (lock-order.ts). Runs once: only the task's compare-and-set gets here.
+  const moved = await moveMoney(tx, { accountId: t.accountId, keyId: t.keyId, balance: amount, spent: -amount });
+  if (!moved.ok) return; // the account is gone
+  balanceView().forget(t.accountId);
+  const entry = await recordLedgerRow(
+    tx,
+    {
+      accountId: t.accountId,
+      deltaMicroUsd: amount,
+      kind,
+      idempotencyKey: `task:${t.id}:${kind}`,
+      taskId: t.id,
+      keyId: t.keyId ?? undefined,
+      note: kind === "refund" ? "video task failed" : "video task ran shorter than held",
+    },
+    moved.balanceAfterMicroUsd,
+  );
+  if (entry === null) throw new Error(`task ${t.id}: ${kind} recorded twice`);
+  // The submitting request's log row carries spend net of what came back, so every spend
+  // figure (Usage, Overview, CSV, per key) agrees with the ledger (docs/decisions/0007).
+  await tx
+    .update(requestLogs)
+    .set({
+      costMicroUsd: sql`greatest(0, ${requestLogs.costMicroUsd} - ${amount})`,
+      ...(kind === "refund" ? { settlement: "refunded" } : {}),
+    })
+    .where(
+      eq(
+        requestLogs.requestId,
+        sql`(select ${ledgerEntries.requestId} from ${ledgerEntries} where ${ledgerEntries.idempotencyKey} = ${`task:${t.id}:charge`})`,
+      ),
+    );
 }
 
 export async function getTaskForAccount(db: DbOrTx, taskId: string, accountId: string): Promise<TaskRow | null> {
