@@ -57,6 +57,7 @@ const envSchema = z.object({
   GOOGLE_SECRET: z.string().optional().transform((v) => v || undefined),
   REQUEST_LOG_RETENTION_DAYS: int(90),
   TASK_POLL_INTERVAL_MS: int(10_000),
+  TEXT_BODY_LIMIT_MB: int(32),
   WEBHOOK_RETRY_SCHEDULE_S: z
     .string()
     .optional()

@@ -52,8 +52,11 @@ describe.each(mounts)("public API foundation (%s mount)", (mount) => {
     expect((await get("/v1/models", { "x-api-key": key })).status).toBe(200);
     expect((await get(`/v1beta/models?key=${key}`)).status).toBe(200);
     expect((await get("/v1beta/models", { "x-goog-api-key": key })).status).toBe(200);
-    // ?key= is only for the Gemini routes.
-    expect((await get(`/v1/models?key=${key}`)).status).toBe(401);
+    // ?key= is only for Google's routes; a Google caller on /v1/models (API version v1) gets Gemini's list.
+    const google = await get(`/v1/models?key=${key}`);
+    expect(google.status).toBe(200);
+    expect(Object.keys(await google.json())).toEqual(["models"]);
+    expect((await fetch(`${server.url}/v1/chat/completions?key=${key}`, { method: "POST", body: "{}" })).status).toBe(401);
   });
 
   it("lets Authorization win over x-api-key", async () => {

@@ -80,7 +80,7 @@ async function handle(router: Router, req: GatewayRequest, opts: HandleOptions):
           return finish(errorResponse(err, style));
         }
       }
-      const limit = def.bodyLimit ?? DEFAULT_BODY_LIMIT;
+      const limit = typeof def.bodyLimit === "function" ? def.bodyLimit() : (def.bodyLimit ?? DEFAULT_BODY_LIMIT);
       let body: Promise<{ ok: true; value: Buffer } | { ok: false; error: ApiError }> | undefined;
       const ctx: RouteContext = {
         req,

@@ -83,7 +83,7 @@ export const errors = {
     status: 413,
     type: "invalid_request",
     code: "payload_too_large",
-    message: `Request body is larger than this route's limit of ${limitBytes} bytes.`,
+    message: `Request body is larger than this route's limit of ${formatBytes(limitBytes)} (${limitBytes} bytes).`,
   }),
   rateLimited: (retryAfterS: number): ApiError => ({
     status: 429,
@@ -111,6 +111,10 @@ export const errors = {
     message: "The upstream provider did not answer in time.",
   }),
 };
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KiB` : `${n} bytes`;
+}
 
 function truncate(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;

@@ -60,8 +60,8 @@ export interface RouteDef {
   /** false for routes that need no key (signed media URLs). Default true. */
   auth?: boolean;
   transports?: AuthTransports;
-  /** Body size limit in bytes. Default 4 MiB. */
-  bodyLimit?: number;
+  /** Body size limit in bytes (or read from the environment per request). Default 4 MiB. */
+  bodyLimit?: number | (() => number);
   errorStyle?: ErrorStyle;
   handler(ctx: RouteContext): Promise<GatewayResponse>;
 }

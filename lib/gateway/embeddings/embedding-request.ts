@@ -19,6 +19,8 @@ export interface EmbeddingRequest {
   encodingFormat: EncodingFormat;
   dimensions?: number;
   user?: string;
+  /** Gemini-only hints (`taskType`, `title`), forwarded to Gemini upstreams, named as dropped elsewhere. */
+  geminiHints?: { taskType?: string; title?: string };
 }
 
 const bodySchema = z.looseObject({

@@ -8,25 +8,46 @@ import { resolveModel } from "../catalog";
 import { json, type GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
 import { DEFAULT_EMBED_TIMEOUT_MS, embedWithUpstream } from "../upstreams/embed-upstream";
-import { parseEmbeddingRequest, inputCount } from "./embedding-request";
+import { parseEmbeddingRequest, inputCount, type EmbeddingRequest } from "./embedding-request";
 import { embeddingList } from "./embedding-response";
 import { embeddingCostMicro, estimateEmbeddingTokens, maxEmbeddingTokens } from "./embedding-tokens";
 import { firstSuccess } from "./first-success";
 import { logMedia, releaseMedia, reserveMedia, settleMedia } from "./media-billing";
-import { errors } from "../errors";
+import { errors, type ApiError } from "../errors";
 
-const ROUTE = "/v1/embeddings";
+/** One embeddings wire format: how its body becomes a request and vectors become its answer. */
+export interface EmbeddingsWire {
+  /** The public route, for the request log. */
+  route: string;
+  parse(body: unknown, ctx: RouteContext): { ok: true; value: EmbeddingRequest } | { ok: false; error: ApiError };
+  /** The model named by the request, for the log of a request that fails to parse. */
+  modelOf(body: unknown, ctx: RouteContext): string | null;
+  render(req: EmbeddingRequest, vectors: Array<ArrayLike<number>>, promptTokens: number): unknown;
+}
 
-export async function handleEmbeddings(ctx: RouteContext): Promise<GatewayResponse> {
+/** POST /v1/embeddings (OpenAI's wire format). */
+export const openaiEmbeddings: EmbeddingsWire = {
+  route: "/v1/embeddings",
+  parse: (body) => parseEmbeddingRequest(body),
+  modelOf: (body) => {
+    const m = (body as { model?: unknown } | null)?.model;
+    return typeof m === "string" ? m : null;
+  },
+  render: (req, vectors, tokens) => embeddingList(req.model, vectors, req.encodingFormat, tokens),
+};
+
+export const handleEmbeddings = (ctx: RouteContext) => serveEmbeddings(ctx, openaiEmbeddings);
+
+export async function serveEmbeddings(ctx: RouteContext, wire: EmbeddingsWire): Promise<GatewayResponse> {
+  const ROUTE = wire.route;
   const db = await getDb();
   const body = await ctx.readJson();
   if (!body.ok) {
     await logMedia(db, ctx, { route: ROUTE, model: null, status: body.error.status, errorCode: body.error.code, settlement: "invalid" });
     return ctx.error(body.error);
   }
-  const parsed = parseEmbeddingRequest(body.value);
-  const modelField = (body.value as { model?: unknown } | null)?.model;
-  const model = typeof modelField === "string" ? modelField : null;
+  const parsed = wire.parse(body.value, ctx);
+  const model = wire.modelOf(body.value, ctx);
   if (!parsed.ok) {
     await logMedia(db, ctx, { route: ROUTE, model, status: 400, errorCode: parsed.error.code, settlement: "invalid" });
     return ctx.error(parsed.error);
@@ -69,6 +90,9 @@ export async function handleEmbeddings(ctx: RouteContext): Promise<GatewayRespon
     inputTokens: tokens,
     settlement: "completed",
   });
+  // Hints only Gemini takes (task type, title) are named when the serving upstream is another.
+  const dropped = route.upstream.protocol === "gemini" || !req.geminiHints ? [] : Object.keys(req.geminiHints);
+  if (dropped.length) headers["x-gateway-dropped-params"] = dropped.join(", ");
   // `model` is the id the client asked for: vectors of different models must never be mixed.
-  return json(200, embeddingList(req.model, outcome.value.vectors, req.encodingFormat, tokens), headers);
+  return json(200, wire.render(req, outcome.value.vectors, tokens), headers);
 }

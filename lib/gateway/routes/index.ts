@@ -1,4 +1,5 @@
 import type { RouteDef } from "../types";
+import { googleRoutes } from "./google";
 import { mediaRoutes } from "./media";
 import { modelRoutes } from "./models";
 import { textRoutes } from "./text";
@@ -6,5 +7,5 @@ import { videoRoutes } from "./video";
 
 /** Every public route. Each capability owns one file. */
 export function allRoutes(): RouteDef[] {
-  return [...modelRoutes, ...textRoutes, ...mediaRoutes, ...videoRoutes];
+  return [...modelRoutes, ...textRoutes, ...googleRoutes, ...mediaRoutes, ...videoRoutes];
 }

@@ -1,11 +1,13 @@
 /**
  * Model listing in the three shapes the official SDKs read: OpenAI's list (default), Anthropic's
- * (when the request carries anthropic-version) and Gemini's (`GET /v1beta/models`).
+ * (when the request carries anthropic-version) and Gemini's (`GET /v1beta/models`, and
+ * `GET /v1/models` from a Google caller: @google/genai 3.x lists under `v1` with `x-goog-api-key`).
  */
 import { listModels, type ModelSummary } from "../catalog";
-import { errors } from "../errors";
+import { errorResponse, errors } from "../errors";
 import { header, json } from "../http";
 import type { RouteDef } from "../types";
+import { isGoogleCaller } from "./google";
 
 const openaiModel = (m: ModelSummary) => ({ id: m.id, object: "model", created: m.created, owned_by: m.ownedBy });
 const anthropicModel = (m: ModelSummary) => ({
@@ -20,6 +22,7 @@ const GEMINI_METHODS: Record<ModelSummary["kind"], string[]> = {
   image: [],
   video: [],
 };
+const geminiList = (list: ModelSummary[]) => ({ models: list.filter((m) => GEMINI_METHODS[m.kind].length).map(geminiModel) });
 const geminiModel = (m: ModelSummary) => ({
   name: `models/${m.id}`,
   baseModelId: m.id,
@@ -32,9 +35,10 @@ export const modelRoutes: RouteDef[] = [
   {
     method: "GET",
     path: "/v1/models",
-    transports: { xApiKey: true },
+    transports: { xApiKey: true, googApiKey: true, queryKey: true },
     async handler(ctx) {
       const list = await listModels(ctx.principal);
+      if (isGoogleCaller(ctx)) return json(200, geminiList(list));
       if (header(ctx.req, "anthropic-version") !== undefined) {
         const data = list.filter((m) => m.kind === "text").map(anthropicModel);
         return json(200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
@@ -45,10 +49,13 @@ export const modelRoutes: RouteDef[] = [
   {
     method: "GET",
     path: "/v1/models/{model}",
-    transports: { xApiKey: true },
+    transports: { xApiKey: true, googApiKey: true, queryKey: true },
     async handler(ctx) {
-      const m = (await listModels(ctx.principal)).find((x) => x.id === ctx.params.model);
-      if (!m) return ctx.error(errors.modelNotFound(ctx.params.model!));
+      const google = isGoogleCaller(ctx);
+      const id = google ? ctx.params.model!.replace(/^models\//, "") : ctx.params.model!;
+      const m = (await listModels(ctx.principal)).find((x) => x.id === id);
+      if (!m) return google ? errorResponse(errors.modelNotFound(id), "gemini") : ctx.error(errors.modelNotFound(id));
+      if (google) return json(200, geminiModel(m));
       return json(200, header(ctx.req, "anthropic-version") !== undefined ? anthropicModel(m) : openaiModel(m));
     },
   },
@@ -57,8 +64,7 @@ export const modelRoutes: RouteDef[] = [
     path: "/v1beta/models",
     transports: { queryKey: true, googApiKey: true },
     async handler(ctx) {
-      const list = await listModels(ctx.principal);
-      return json(200, { models: list.filter((m) => m.kind === "text" || m.kind === "embedding").map(geminiModel) });
+      return json(200, geminiList(await listModels(ctx.principal)));
     },
   },
   {
@@ -66,8 +72,9 @@ export const modelRoutes: RouteDef[] = [
     path: "/v1beta/models/{model}",
     transports: { queryKey: true, googApiKey: true },
     async handler(ctx) {
-      const m = (await listModels(ctx.principal)).find((x) => x.id === ctx.params.model);
-      if (!m) return ctx.error(errors.modelNotFound(ctx.params.model!));
+      const id = ctx.params.model!.replace(/^models\//, "");
+      const m = (await listModels(ctx.principal)).find((x) => x.id === id);
+      if (!m) return ctx.error(errors.modelNotFound(id));
       return json(200, geminiModel(m));
     },
   },

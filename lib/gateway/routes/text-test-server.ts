@@ -25,7 +25,7 @@ export function protocolFor(path: string): { protocol: InboundProtocol; opts?: P
   if (path === "/v1/chat/completions") return { protocol: chatCompletions };
   if (path === "/v1/responses") return { protocol: responses };
   if (path === "/v1/messages") return { protocol: messages };
-  const m = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
+  const m = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
   if (m) return { protocol: generateContent, opts: { pathModel: decodeURIComponent(m[1]!), stream: m[2] === "streamGenerateContent" } };
   return null;
 }

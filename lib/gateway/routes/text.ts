@@ -1,9 +1,11 @@
 /**
- * Routes of the text capability: the four generation protocols, Anthropic's count_tokens.
+ * Routes of the text capability: three generation protocols and Anthropic's count_tokens
+ * (Google's model methods are in google.ts).
  * Each is a thin shell: read the body, pick the protocol, hand over to handleText with the
  * catalog's routes and the database billing.
  */
 import { getDb } from "../../../db/client";
+import { env } from "../../env";
 import { textBilling } from "../../billing/text-billing";
 import { resolveModel } from "../catalog";
 import { errors } from "../errors";
@@ -14,10 +16,13 @@ import { estimatePromptTokens } from "../tokens";
 import type { RouteContext, RouteDef } from "../types";
 import { handleText } from "./text-handler";
 
-/** Prompts with inline images need room; 16 MiB is Anthropic's own request limit order. */
-const TEXT_BODY_LIMIT = 16 * 1024 * 1024;
+/**
+ * Agents resend whole conversations with images and PDFs every turn: the default (32 MiB) is
+ * Anthropic's own request limit; operators change it with TEXT_BODY_LIMIT_MB.
+ */
+export const TEXT_BODY_LIMIT = () => env().TEXT_BODY_LIMIT_MB * 1024 * 1024;
 
-function generation(path: string, protocol: InboundProtocol, opts?: (ctx: RouteContext) => ParseOptions): (ctx: RouteContext) => Promise<import("../http").GatewayResponse> {
+export function generation(path: string, protocol: InboundProtocol, opts?: (ctx: RouteContext) => ParseOptions): (ctx: RouteContext) => Promise<import("../http").GatewayResponse> {
   return async (ctx) => {
     // readJson refuses invalid UTF-8 and absurd nesting; readBody is the same (memoized) bytes.
     const parsed = await ctx.readJson();
@@ -37,8 +42,6 @@ function generation(path: string, protocol: InboundProtocol, opts?: (ctx: RouteC
   };
 }
 
-const gc = (stream: boolean) => (ctx: RouteContext): ParseOptions => ({ pathModel: ctx.params.model!.replace(/^models\//, ""), stream });
-
 export const textRoutes: RouteDef[] = [
   { method: "POST", path: "/v1/chat/completions", bodyLimit: TEXT_BODY_LIMIT, handler: generation("/v1/chat/completions", chatCompletions) },
   { method: "POST", path: "/v1/responses", bodyLimit: TEXT_BODY_LIMIT, handler: generation("/v1/responses", responses) },
@@ -51,25 +54,10 @@ export const textRoutes: RouteDef[] = [
     handler: generation("/v1/messages", messages),
   },
   {
-    method: "POST",
-    path: "/v1beta/models/{model}:generateContent",
-    bodyLimit: TEXT_BODY_LIMIT,
-    transports: { queryKey: true, googApiKey: true },
-    errorStyle: "gemini",
-    handler: generation("/v1beta/models/{model}:generateContent", generateContent, gc(false)),
-  },
-  {
-    method: "POST",
-    path: "/v1beta/models/{model}:streamGenerateContent",
-    bodyLimit: TEXT_BODY_LIMIT,
-    transports: { queryKey: true, googApiKey: true },
-    errorStyle: "gemini",
-    handler: generation("/v1beta/models/{model}:streamGenerateContent", generateContent, gc(true)),
-  },
-  {
     // DESIGN.md: served as an estimate (the same count we bill by when an upstream gives none).
     method: "POST",
     path: "/v1/messages/count_tokens",
+    bodyLimit: TEXT_BODY_LIMIT,
     transports: { xApiKey: true },
     errorStyle: "anthropic",
     async handler(ctx) {

@@ -28,7 +28,7 @@ export async function geminiEmbed(
   const model = route.upstreamModel.replace(/^models\//, "");
   const base = joinUrl(route.upstream.baseUrl, `v1beta/models/${encodeURIComponent(model)}`);
   const headers: Record<string, string> = route.upstream.apiKey ? { "x-goog-api-key": route.upstream.apiKey } : {};
-  const dims = req.dimensions !== undefined ? { outputDimensionality: req.dimensions } : {};
+  const dims = { ...(req.dimensions !== undefined ? { outputDimensionality: req.dimensions } : {}), ...req.geminiHints };
   const texts = req.input.texts;
 
   if (texts.length === 1) {
