@@ -100,6 +100,29 @@ describe("sessions follow the database", () => {
     expect((await again.fetch("/api/admin/users")).status).toBe(403);
   });
 
+  it("ends the session, and any copy of its cookie, at sign-out", async () => {
+    const u = await signUp(server);
+    const copied = u.cookieHeader();
+    const replay = () => fetch(`${server.url}/api/console/me`, { headers: { cookie: copied } });
+    expect((await replay()).status).toBe(200);
+    const csrf = await u.json<{ csrfToken: string }>("/api/auth/csrf");
+    const out = await fetch(`${server.url}/api/auth/signout`, {
+      method: "POST",
+      headers: { cookie: u.cookieHeader(), "content-type": "application/x-www-form-urlencoded", origin: u.origin },
+      body: new URLSearchParams({ csrfToken: csrf.body.csrfToken, callbackUrl: "/signin", json: "true" }).toString(),
+      redirect: "manual",
+    });
+    expect(out.status).toBeLessThan(400);
+    expect((await replay()).status).toBe(401);
+    // The console pages follow the same rule: the copied cookie is sent to sign-in.
+    const page = await fetch(`${server.url}/overview`, { headers: { cookie: copied }, redirect: "manual" });
+    expect([302, 303, 307, 308]).toContain(page.status);
+    // Signing in again works and gives a fresh session.
+    const again = new Session(server, u.email);
+    expect(await again.signIn("correct horse battery staple")).toBeNull();
+    expect((await again.fetch("/api/console/me")).status).toBe(200);
+  });
+
   it("does not let an admin lock themselves out", async () => {
     const id = (await admin.json("/api/console/me")).body.user.id;
     const r = await admin.json(`/api/admin/users/${id}`, { method: "PATCH", body: { role: "user" } });

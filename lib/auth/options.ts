@@ -8,7 +8,10 @@ import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import GoogleProvider from "next-auth/providers/google";
+import { eq, sql } from "drizzle-orm";
+import { safeCallback } from "../../components/auth/callback";
 import { getDb } from "../../db/client";
+import { users } from "../../db/schema";
 import { env } from "../env";
 import { verifyPassword } from "./password";
 import { clientAddress, recordSignInFailure, recordSignInSuccess, signInBlockedFor } from "./rate-limit";
@@ -69,7 +72,21 @@ export function authOptions(): NextAuthOptions {
     session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_S },
     pages: { signIn: "/signin", error: "/signin" },
     providers,
+    events: {
+      // Signing out ends every session of the user, not only this cookie: a copied cookie
+      // (or one left on another machine) dies with it (lib/auth/session.ts compares versions).
+      async signOut({ token }) {
+        const sub = (token as GatewayToken | null)?.sub;
+        if (!sub) return;
+        const db = await getDb();
+        await db.update(users).set({ sessionVersion: sql`${users.sessionVersion} + 1` }).where(eq(users.id, sub));
+      },
+    },
     callbacks: {
+      // next-auth's default accepts any "/…" string; ours parses it as a browser would.
+      async redirect({ url, baseUrl }) {
+        return `${baseUrl}${safeCallback(url, new URL(baseUrl).origin)}`;
+      },
       async signIn({ user, account, profile }) {
         if (!account || account.provider === "credentials") return true;
         const email = user.email ?? (profile as { email?: string } | undefined)?.email;

@@ -3,6 +3,7 @@ import { AuthCard } from "@/components/auth/auth-card";
 import { OAuthButtons } from "@/components/auth/oauth-buttons";
 import { safeCallback } from "@/components/auth/callback";
 import { SignInForm } from "@/components/auth/sign-in-form";
+import { env } from "@/lib/env";
 import { enabledOAuthProviders } from "../providers";
 
 export const dynamic = "force-dynamic";
@@ -10,7 +11,7 @@ export const metadata = { title: "Sign in · Generation Gateway" };
 
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const sp = await searchParams;
-  const callbackUrl = safeCallback(sp.callbackUrl);
+  const callbackUrl = safeCallback(sp.callbackUrl, new URL(env().publicBaseUrl).origin);
   return (
     <AuthCard
       title="Sign in"

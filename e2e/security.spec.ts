@@ -1,0 +1,64 @@
+/**
+ * Browser-level security rules in Chromium: after sign-in the console never redirects to
+ * another origin whatever `callbackUrl` says (the browser drops TAB/newline and reads `\` as
+ * `/`, so the check must parse as it does).
+ */
+import { expect, test } from "@playwright/test";
+
+const BASE = () => process.env.E2E_BASE_URL!;
+const PASSWORD = "correct horse battery staple";
+const email = `e2e-sec-${Date.now()}@example.test`;
+
+test.describe.configure({ mode: "serial" });
+test.use({ baseURL: process.env.E2E_BASE_URL });
+
+test.beforeAll(async ({ request }) => {
+  const r = await request.post(`${BASE()}/api/signup`, { data: { email, password: PASSWORD }, headers: { origin: new URL(BASE()).origin } });
+  expect(r.status()).toBe(201);
+});
+
+// Raw query values as an attacker would put them in a link.
+const TRICKS = [
+  "%2F%09%2Fevil.example%2Fx",
+  "%2F%0A%2Fevil.example%2Fx",
+  "%2F%0D%0A%2Fevil.example",
+  "%2F%2Fevil.example",
+  "%2F%5Cevil.example",
+  "%5C%5Cevil.example",
+  "%2F.%2F%2Fevil.example",
+  "https%3A%2F%2Fevil.example%2F",
+  "https%3Aevil.example",
+  "javascript%3Aalert(1)",
+  "%20%2F%2Fevil.example",
+];
+
+for (const trick of TRICKS) {
+  test(`callbackUrl=${trick} stays on the site`, async ({ browser }) => {
+    const context = await browser.newContext({ baseURL: BASE() });
+    const page = await context.newPage();
+    const left: string[] = [];
+    page.on("request", (req) => {
+      if (new URL(req.url()).origin !== new URL(BASE()).origin) left.push(req.url());
+    });
+    await page.goto(`/signin?callbackUrl=${trick}`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((u) => !u.pathname.startsWith("/signin"));
+    expect(new URL(page.url()).origin).toBe(new URL(BASE()).origin);
+    await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+    expect(left).toEqual([]);
+    await context.close();
+  });
+}
+
+test("a same-site callbackUrl is still followed", async ({ browser }) => {
+  const context = await browser.newContext({ baseURL: BASE() });
+  const page = await context.newPage();
+  await page.goto(`/signin?callbackUrl=${encodeURIComponent("/keys")}`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((u) => u.pathname === "/keys");
+  await context.close();
+});
