@@ -14,6 +14,7 @@ import { textSettlementsIdle } from "./lib/billing/text-settle-batch";
 import type { GatewayResponse } from "./lib/gateway/http";
 import { startInvalidationListener } from "./lib/gateway/invalidation";
 import { logger } from "./lib/logger";
+import { stampPeer } from "./lib/net/request-address";
 import { metrics } from "./lib/metrics";
 import { dataDirSecret } from "./lib/crypto";
 import { ADMIN_PATH, ADMIN_SECRET_FILE, handleAdminRequest } from "./lib/runtime/admin-endpoint";
@@ -128,6 +129,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       if (url === "/healthz") return void done(health(res, false));
       if (url === "/readyz") return void done(health(res, true));
       if (url === ADMIN_PATH) return void done(handleAdminRequest(req, res));
+      stampPeer(req); // Next's handlers see headers only; sign-in limits need the peer (lib/net)
       void done(nextHandler(req, res));
     });
     server.listen(opts.port ?? e.PORT, opts.hostname);

@@ -4,6 +4,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
+import { parseTrustProxy } from "./net/trust-proxy";
 
 const bool = (dflt: boolean) =>
   z
@@ -71,6 +72,28 @@ const envSchema = z.object({
     }),
   WEBHOOK_TIMEOUT_MS: int(10_000),
   WEBHOOK_ALLOW_HOSTS: list.transform((l) => l.map((h) => h.toLowerCase())),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const r = parseTrustProxy(v);
+      if (typeof r === "string") {
+        ctx.addIssue({ code: "custom", message: r });
+        return z.NEVER;
+      }
+      return r;
+    }),
+  SIGNUP: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const mode = (v || "open").trim().toLowerCase();
+      if (mode !== "open" && mode !== "closed") {
+        ctx.addIssue({ code: "custom", message: `must be "open" or "closed", got "${v}"` });
+        return z.NEVER;
+      }
+      return mode as "open" | "closed";
+    }),
 });
 
 export type Env = z.infer<typeof envSchema> & { publicBaseUrl: string };

@@ -14,7 +14,8 @@ import { getDb } from "../../db/client";
 import { users } from "../../db/schema";
 import { env } from "../env";
 import { verifyPassword } from "./password";
-import { clientAddress, recordSignInFailure, recordSignInSuccess, signInBlockedFor } from "./rate-limit";
+import { requestClientAddress } from "../net/request-address";
+import { recordSignInFailure, recordSignInSuccess, signInBlockedFor } from "./rate-limit";
 import { authSecret, ensureNextAuthUrl } from "./secret";
 import { findUserByEmail, findUserById, normalizeEmail, userForOAuth } from "./users";
 
@@ -23,6 +24,7 @@ export const SIGN_IN_ERRORS = {
   CredentialsSignin: "Wrong email or password.",
   RateLimited: "Too many attempts. Wait a minute and try again.",
   AccountDisabled: "This account is disabled. Contact your administrator.",
+  SignupClosed: "Sign-up is closed on this gateway. Ask an administrator to create your account.",
 } as const;
 
 export const SESSION_MAX_AGE_S = 7 * 24 * 3600;
@@ -48,17 +50,17 @@ export function authOptions(): NextAuthOptions {
         const email = normalizeEmail(String(credentials?.email ?? ""));
         const password = String(credentials?.password ?? "");
         if (!email || !password || password.length > 1024) return null;
-        const ip = clientAddress(req?.headers as Record<string, unknown> | undefined);
-        if (signInBlockedFor(email, ip) > 0) throw new Error("RateLimited");
+        const ip = requestClientAddress(req?.headers as Record<string, unknown> | undefined);
+        if ((await signInBlockedFor(email, ip)) > 0) throw new Error("RateLimited");
         const db = await getDb();
         const user = await findUserByEmail(db, email);
         // Verified even when the user is unknown, so timing does not reveal which emails exist.
         const ok = await verifyPassword(user?.passwordHash, password);
         if (!ok || !user) {
-          recordSignInFailure(email, ip);
+          await recordSignInFailure(email, ip);
           return null;
         }
-        recordSignInSuccess(email, ip);
+        await recordSignInSuccess(email, ip);
         if (user.disabled) throw new Error("AccountDisabled");
         return { id: user.id, email: user.email, name: user.name };
       },
@@ -95,6 +97,7 @@ export function authOptions(): NextAuthOptions {
         if (!email) return false;
         const db = await getDb();
         const row = await userForOAuth(db, {
+          allowCreate: e.SIGNUP === "open",
           provider: account.provider,
           providerAccountId: account.providerAccountId,
           type: account.type,
@@ -102,6 +105,7 @@ export function authOptions(): NextAuthOptions {
           name: user.name,
           image: user.image,
         });
+        if (row === "signup_closed") return "/signin?error=SignupClosed";
         if (!row) return "/signin?error=AccountDisabled";
         // next-auth puts the provider's id in `user.id`; ours is what the token must carry.
         user.id = row.id;

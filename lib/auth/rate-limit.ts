@@ -1,92 +1,108 @@
 /**
- * Sign-in and sign-up attempt limits (OWASP ASVS V2.2.1). In-process fixed windows kept on
- * globalThis (the custom server and Next's bundles share one process). With several instances
- * each one counts on its own, which bounds an attacker to instances × limit.
+ * Sign-in and sign-up attempt limits (OWASP ASVS V2.2.1) on rate-limiter-flexible: counted in
+ * Redis when REDIS_URL is set, so every instance sees the same counts, in process memory
+ * otherwise. If Redis fails, each instance falls back to its own memory counts (the library's
+ * insurance limiter) rather than letting attempts through uncounted. Addresses come from
+ * lib/net (socket peer, or the right-most untrusted X-Forwarded-For entry under TRUST_PROXY).
+ * Decision 0007.
  */
-const KEY = Symbol.for("gateway.authRateLimit");
-
-interface Window {
-  count: number;
-  resetAt: number;
-}
-type G = typeof globalThis & { [KEY]?: Map<string, Window> };
-
-function windows(): Map<string, Window> {
-  const g = globalThis as G;
-  g[KEY] ??= new Map();
-  return g[KEY]!;
-}
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { rateLimitRedis } from "../gateway/rate-limit";
+import { addressBucket } from "../net/trust-proxy";
 
 export interface LimitRule {
   /** Attempts allowed per window. */
   limit: number;
-  windowMs: number;
+  windowS: number;
 }
 
 /** Failed sign-ins per email+address, per email (any address), and per address. */
 export const SIGN_IN_RULES = {
-  emailAndIp: { limit: 5, windowMs: 60_000 },
-  email: { limit: 20, windowMs: 15 * 60_000 },
-  ip: { limit: 50, windowMs: 15 * 60_000 },
+  emailAndIp: { limit: 5, windowS: 60 },
+  email: { limit: 20, windowS: 15 * 60 },
+  ip: { limit: 50, windowS: 15 * 60 },
 } satisfies Record<string, LimitRule>;
 
 /** Sign-ups per address per hour: slows scripted account farming, leaves room for an office NAT. */
-export const SIGN_UP_RULE: LimitRule = { limit: 20, windowMs: 60 * 60_000 };
+export const SIGN_UP_RULE: LimitRule = { limit: 20, windowS: 60 * 60 };
 
-/** Seconds until `id` may try again, or 0 when it is under its limit. Does not count. */
-export function blockedFor(id: string, rule: LimitRule, now = Date.now()): number {
-  const w = windows().get(id);
-  if (!w || w.resetAt <= now) return 0;
-  return w.count >= rule.limit ? Math.ceil((w.resetAt - now) / 1000) : 0;
+/** Failed API-key authentications per address per minute (unknown-key floods, issue 12 item 12). */
+export const FAILED_KEY_RULE: LimitRule = { limit: 30, windowS: 60 };
+
+const KEY = Symbol.for("gateway.authLimiters");
+type G = typeof globalThis & { [KEY]?: Map<string, RateLimiterAbstract> };
+
+async function limiter(name: string, rule: LimitRule): Promise<RateLimiterAbstract> {
+  const g = globalThis as G;
+  g[KEY] ??= new Map();
+  let l = g[KEY]!.get(name);
+  if (!l) {
+    const opts = { points: rule.limit, duration: rule.windowS, keyPrefix: `gw_auth_${name}` };
+    const redis = await rateLimitRedis();
+    l = redis
+      ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
+      : new RateLimiterMemory(opts);
+    g[KEY]!.set(name, l);
+  }
+  return l;
 }
 
-/** Counts one attempt against `id`. */
-export function hit(id: string, rule: LimitRule, now = Date.now()): void {
-  const map = windows();
-  const w = map.get(id);
-  if (!w || w.resetAt <= now) {
-    map.set(id, { count: 1, resetAt: now + rule.windowMs });
-    if (map.size > 50_000) prune(now);
-  } else {
-    w.count += 1;
+/** Seconds until `id` may try again under `rule`, or 0. Does not count. */
+export async function blockedFor(name: string, rule: LimitRule, id: string): Promise<number> {
+  const res = await (await limiter(name, rule)).get(id);
+  if (!res || res.consumedPoints < rule.limit) return 0;
+  return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+}
+
+/** Counts one attempt; returns the seconds to wait when this attempt went over the limit, else 0. */
+export async function hit(name: string, rule: LimitRule, id: string): Promise<number> {
+  try {
+    await (await limiter(name, rule)).consume(id);
+    return 0;
+  } catch (err) {
+    if (err instanceof RateLimiterRes) return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+    throw err;
   }
 }
 
-export function clear(id: string): void {
-  windows().delete(id);
-}
-
-function prune(now: number): void {
-  for (const [k, w] of windows()) if (w.resetAt <= now) windows().delete(k);
-}
-
-/** The first client address from the request headers ("unknown" when there is none). */
-export function clientAddress(headers: Headers | Record<string, unknown> | undefined): string {
-  const get = (name: string): string | undefined => {
-    if (!headers) return undefined;
-    if (headers instanceof Headers) return headers.get(name) ?? undefined;
-    const v = (headers as Record<string, unknown>)[name];
-    return Array.isArray(v) ? String(v[0]) : typeof v === "string" ? v : undefined;
-  };
-  const fwd = get("x-forwarded-for")?.split(",")[0]?.trim();
-  return fwd || get("x-real-ip") || "unknown";
+async function clear(name: string, rule: LimitRule, id: string): Promise<void> {
+  await (await limiter(name, rule)).delete(id);
 }
 
 /** Seconds to wait before signing in as `email` from `ip` again; 0 = allowed. */
-export function signInBlockedFor(email: string, ip: string, now = Date.now()): number {
-  return Math.max(
-    blockedFor(`in:ei:${email}|${ip}`, SIGN_IN_RULES.emailAndIp, now),
-    blockedFor(`in:e:${email}`, SIGN_IN_RULES.email, now),
-    blockedFor(`in:i:${ip}`, SIGN_IN_RULES.ip, now),
-  );
+export async function signInBlockedFor(email: string, ip: string): Promise<number> {
+  const bucket = addressBucket(ip);
+  const waits = await Promise.all([
+    blockedFor("in_ei", SIGN_IN_RULES.emailAndIp, `${email}|${bucket}`),
+    blockedFor("in_e", SIGN_IN_RULES.email, email),
+    blockedFor("in_i", SIGN_IN_RULES.ip, bucket),
+  ]);
+  return Math.max(...waits);
 }
 
-export function recordSignInFailure(email: string, ip: string, now = Date.now()): void {
-  hit(`in:ei:${email}|${ip}`, SIGN_IN_RULES.emailAndIp, now);
-  hit(`in:e:${email}`, SIGN_IN_RULES.email, now);
-  hit(`in:i:${ip}`, SIGN_IN_RULES.ip, now);
+export async function recordSignInFailure(email: string, ip: string): Promise<void> {
+  const bucket = addressBucket(ip);
+  await Promise.all([
+    hit("in_ei", SIGN_IN_RULES.emailAndIp, `${email}|${bucket}`),
+    hit("in_e", SIGN_IN_RULES.email, email),
+    hit("in_i", SIGN_IN_RULES.ip, bucket),
+  ]);
 }
 
-export function recordSignInSuccess(email: string, ip: string): void {
-  clear(`in:ei:${email}|${ip}`);
+export async function recordSignInSuccess(email: string, ip: string): Promise<void> {
+  await clear("in_ei", SIGN_IN_RULES.emailAndIp, `${email}|${addressBucket(ip)}`);
+}
+
+/** Counts a sign-up attempt from `ip`; the seconds to wait when over the limit, else 0. */
+export async function signUpAttempt(ip: string): Promise<number> {
+  return hit("up_i", SIGN_UP_RULE, addressBucket(ip));
+}
+
+/** Gateway: is this address refused for too many failed key authentications? (seconds, 0 = no) */
+export async function failedKeyBlockedFor(ip: string): Promise<number> {
+  return blockedFor("key_i", FAILED_KEY_RULE, addressBucket(ip));
+}
+
+export async function recordFailedKey(ip: string): Promise<void> {
+  await hit("key_i", FAILED_KEY_RULE, addressBucket(ip));
 }

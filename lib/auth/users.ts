@@ -84,18 +84,19 @@ export async function createUser(db: DB, input: CreateUserInput): Promise<Create
 
 /**
  * Signs in an OAuth identity: the linked user, else the user with the same (provider-verified)
- * email, else a new user. Returns null for a disabled user.
+ * email, else a new user (unless sign-up is closed). Returns null for a disabled user.
  */
 export async function userForOAuth(
   db: DB,
-  input: { provider: string; providerAccountId: string; type: string; email: string; name?: string | null; image?: string | null },
-): Promise<UserRow | null> {
+  input: { provider: string; providerAccountId: string; type: string; email: string; name?: string | null; image?: string | null; allowCreate?: boolean },
+): Promise<UserRow | null | "signup_closed"> {
   const [linked] = await db
     .select({ user: users })
     .from(authAccounts)
     .innerJoin(users, eq(users.id, authAccounts.userId))
     .where(sql`${authAccounts.provider} = ${input.provider} and ${authAccounts.providerAccountId} = ${input.providerAccountId}`);
   let user: UserRow | undefined = linked?.user ?? (await findUserByEmail(db, input.email));
+  if (!user && input.allowCreate === false) return "signup_closed";
   if (!user) {
     const created = await createUser(db, { email: input.email, name: input.name, image: input.image, via: `oauth:${input.provider}` });
     user = created.ok ? created.user : await findUserByEmail(db, input.email);

@@ -47,6 +47,11 @@ async function state(): Promise<State> {
   return g[KEY]!;
 }
 
+/** The Redis connection the limits share (null without REDIS_URL); also used by lib/auth/rate-limit.ts. */
+export async function rateLimitRedis(): Promise<State["redis"]> {
+  return (await state()).redis;
+}
+
 function limiterFor(s: State, points: number): RateLimiterAbstract {
   let l = s.limiters.get(points);
   if (!l) {

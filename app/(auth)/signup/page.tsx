@@ -2,6 +2,8 @@ import Link from "next/link";
 import { AuthCard } from "@/components/auth/auth-card";
 import { OAuthButtons } from "@/components/auth/oauth-buttons";
 import { SignUpForm } from "@/components/auth/sign-up-form";
+import { SIGNUP_CLOSED_MESSAGE } from "@/lib/auth/signup";
+import { env } from "@/lib/env";
 import { enabledOAuthProviders } from "../providers";
 
 export const dynamic = "force-dynamic";
@@ -21,8 +23,16 @@ export default function SignUpPage() {
         </>
       }
     >
-      <SignUpForm />
-      <OAuthButtons providers={enabledOAuthProviders()} callbackUrl="/overview" />
+      {env().SIGNUP === "closed" ? (
+        <p role="status" className="text-sm text-zinc-700">
+          {SIGNUP_CLOSED_MESSAGE}
+        </p>
+      ) : (
+        <>
+          <SignUpForm />
+          <OAuthButtons providers={enabledOAuthProviders()} callbackUrl="/overview" />
+        </>
+      )}
     </AuthCard>
   );
 }

@@ -1,10 +1,10 @@
 import { getDb } from "@/db/client";
 import { checkOrigin } from "@/lib/auth/origin";
-import { clientAddress } from "@/lib/auth/rate-limit";
 import { signUp, signUpSchema } from "@/lib/auth/signup";
 import { AppError, consoleRequestId, errorResponse } from "@/lib/console/errors";
 import { readBody } from "@/lib/console/route";
 import { logger } from "@/lib/logger";
+import { requestClientAddress } from "@/lib/net/request-address";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -15,7 +15,7 @@ export async function POST(req: Request): Promise<Response> {
   try {
     if (!checkOrigin(req.method, req.headers).ok) throw new AppError("cross_origin", "Cross-site request refused.");
     const input = await readBody(req, signUpSchema);
-    const user = await signUp(await getDb(), input, clientAddress(req.headers));
+    const user = await signUp(await getDb(), input, requestClientAddress(req.headers));
     return Response.json({ user: { id: user.id, email: user.email, role: user.role } }, { status: 201 });
   } catch (err) {
     if (err instanceof AppError) return errorResponse(err, requestId);
