@@ -212,3 +212,66 @@ describe("webhook", () => {
     expect(kinds.map((k) => k.kind).sort()).toEqual(["stripe_dispute", "stripe_dispute", "stripe_refund", "topup"]);
   });
 });
+
+describe("webhook edge cases (issue 12, item 10)", () => {
+  it("checks the freshness of the t= stripe-node verifies (the last), so a forged future t fails", async () => {
+    const { user, sessionId } = await paidSession(1_200);
+    const event = fake.event("checkout.session.completed", fake.sessions.get(sessionId)!);
+    const future = Math.floor(Date.now() / 1000) + 3_600;
+    const payload = JSON.stringify(event);
+    // Signed for a timestamp an hour ahead (a replayable "fresh" event), with an old t= put first.
+    const header = stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET, timestamp: future });
+    const forged = `t=${Math.floor(Date.now() / 1000)},${header}`;
+    const r = await handleStripeWebhook(db, stripe, { rawBody: payload, signature: forged, secret: SECRET });
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toMatch(/future/);
+    expect(await balance(user.accountId)).toBe(0);
+    // The same trick the other way round (fresh t= last, stale one first) is what stripe-node checks: accepted.
+    const now = stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
+    const ok = await handleStripeWebhook(db, stripe, { rawBody: payload, signature: `t=${future},${now}`, secret: SECRET });
+    expect(ok.status).toBe(200);
+    expect(await balance(user.accountId)).toBe(12_000_000);
+  });
+
+  it("answers validly signed malformed events with 400 and unknown objects with 200 (recorded), never a throw", async () => {
+    const base = fake.event("checkout.session.completed", { id: "cs_x" } as never) as unknown as Record<string, unknown>;
+    const malformed: unknown[] = [
+      {},
+      { ...base, id: undefined },
+      { ...base, id: 42 },
+      { ...base, id: "evt_\u0000nul" },
+      { ...base, id: "evt_\ud800" },
+      { ...base, type: null },
+      { ...base, data: null },
+      { ...base, data: { object: "cs_x" } },
+      { ...base, data: { object: { id: 7 } } },
+      { ...base, type: "charge.refunded", data: { object: {} } },
+      { ...base, type: "charge.dispute.created", data: { object: { id: "dp_1", amount: "lots", currency: "usd" } } },
+      { ...base, type: "charge.dispute.created", data: { object: { id: "dp_1", amount: 100, currency: 5 } } },
+      { ...base, type: "charge.dispute.created", data: { object: { id: "dp_1", amount: 100, currency: "usd", payment_intent: 12 } } },
+      [],
+      "just a string",
+      null,
+    ];
+    for (const body of malformed) {
+      const r = await handleStripeWebhook(db, stripe, signed(body as object));
+      expect(r.status, JSON.stringify(body)).toBe(400);
+    }
+    const unknown: [string, unknown][] = [
+      ["checkout.session.completed", { id: "cs_does_not_exist" }],
+      ["checkout.session.async_payment_succeeded", { id: "cs_../../v1/customers" }],
+      ["charge.refunded", { id: "ch_does_not_exist" }],
+      ["charge.dispute.created", { id: "dp_unknown", amount: 100, currency: "usd", payment_intent: "pi_does_not_exist" }],
+      ["customer.created", { id: "cus_1" }],
+    ];
+    for (const [type, object] of unknown) {
+      const event = { ...base, id: `evt_unknown_${type}_${Math.random().toString(36).slice(2)}`, type, data: { object } };
+      const r = await handleStripeWebhook(db, stripe, signed(event));
+      expect(r.status, type).toBe(200);
+      expect(["ignored", "duplicate_event"], type).toContain(r.body.outcome);
+      expect(await db.select().from(stripeEvents).where(eq(stripeEvents.id, event.id as string)), type).toHaveLength(1);
+      // Delivered again: answered as a duplicate, still 200.
+      expect((await handleStripeWebhook(db, stripe, signed(event))).body.outcome, type).toBe("duplicate_event");
+    }
+  });
+});

@@ -1,10 +1,13 @@
 /**
  * POST /api/stripe/webhook: verify the signature on the raw body, refuse timestamps more than
  * five minutes old or in the future (stripe-node only checks age), then give each event type
- * its own function. A 5xx makes Stripe retry; every handled or ignored event answers 200.
+ * its own function. A 5xx makes Stripe retry, so it is kept for what a retry can fix (our
+ * database or Stripe's API unreachable); a signed event that is malformed answers 400, and one
+ * about an object Stripe does not know (or not ours) is recorded and answered 200.
  */
-import type Stripe from "stripe";
+import Stripe from "stripe";
 import type { DB } from "../../db/client";
+import { isStorableText } from "../validate/text";
 import { fulfillCheckoutSession, recordChargeRefund, recordDispute, recordEventOnly } from "./stripe-fulfill";
 
 export const WEBHOOK_TOLERANCE_S = 300;
@@ -22,13 +25,51 @@ export interface WebhookResult {
   body: Record<string, unknown>;
 }
 
-/** The `t=` of a Stripe-Signature header, or null. */
+/**
+ * The `t=` of a Stripe-Signature header that stripe-node verifies the signature with, or null:
+ * parsed exactly as its parseHeader does (the last `t=` wins, key compared untrimmed, value
+ * through parseInt), so the freshness check and the signature look at the same number.
+ */
 export function signatureTimestamp(header: string): number | null {
-  for (const part of header.split(",")) {
-    const [k, v] = part.split("=");
-    if (k?.trim() === "t" && v && /^\d+$/.test(v.trim())) return Number(v.trim());
+  let t = -1;
+  for (const item of header.split(",")) {
+    const kv = item.split("=");
+    if (kv[0] === "t") t = parseInt(kv[1]!, 10);
   }
-  return null;
+  return Number.isSafeInteger(t) && t >= 0 ? t : null;
+}
+
+type Shape = { ok: true } | { ok: false; message: string };
+
+const storableId = (v: unknown, max = 255): v is string => typeof v === "string" && v.length > 0 && v.length <= max && isStorableText(v);
+
+/** What the handlers below rely on, checked before any of them runs. */
+function checkShape(event: Stripe.Event): Shape {
+  if (!event || typeof event !== "object" || Array.isArray(event)) return { ok: false, message: "not a JSON object" };
+  const e = event as unknown as { id?: unknown; type?: unknown; data?: { object?: Record<string, unknown> } };
+  if (!storableId(e.id)) return { ok: false, message: "event id is missing or not a string" };
+  if (!storableId(e.type)) return { ok: false, message: "event type is missing or not a string" };
+  const obj = e.data?.object;
+  if (!obj || typeof obj !== "object" || Array.isArray(obj)) return { ok: false, message: "data.object is missing" };
+  const needsId = e.type.startsWith("checkout.session.") || e.type === "charge.refunded" || e.type.startsWith("charge.dispute.");
+  if (needsId && !storableId(obj.id)) return { ok: false, message: "data.object.id is missing or not a string" };
+  if (e.type.startsWith("charge.dispute.") && (!Number.isSafeInteger(obj.amount) || (obj.amount as number) < 0)) {
+    return { ok: false, message: "data.object.amount is not a whole number of cents" };
+  }
+  if (e.type.startsWith("charge.dispute.")) {
+    // Disputes are taken from the event body (not re-read), so their fields are checked here.
+    if (typeof obj.currency !== "string") return { ok: false, message: "data.object.currency is not a string" };
+    const pi = obj.payment_intent;
+    if (pi !== null && pi !== undefined && !storableId(pi) && !(typeof pi === "object" && !Array.isArray(pi))) {
+      return { ok: false, message: "data.object.payment_intent is not an id" };
+    }
+  }
+  return { ok: true };
+}
+
+/** Stripe answered 404 for an object the event names: no retry will make it exist. */
+function isMissingObject(err: unknown): boolean {
+  return err instanceof Stripe.errors.StripeInvalidRequestError && (err.statusCode === 404 || err.code === "resource_missing");
 }
 
 export function verifyStripeEvent(stripe: Stripe, input: WebhookInput): { ok: true; event: Stripe.Event } | { ok: false; message: string } {
@@ -49,7 +90,19 @@ export async function handleStripeWebhook(db: DB, stripe: Stripe, input: Webhook
   const verified = verifyStripeEvent(stripe, input);
   if (!verified.ok) return { status: 400, body: { error: { message: `Webhook signature verification failed: ${verified.message}` } } };
   const event = verified.event;
+  const shape = checkShape(event);
+  if (!shape.ok) return { status: 400, body: { error: { message: `Malformed event: ${shape.message}` } } };
   const ref = { id: event.id, type: event.type };
+  try {
+    return await dispatch(db, stripe, event, ref);
+  } catch (err) {
+    if (!isMissingObject(err)) throw err;
+    const fresh = await recordEventOnly(db, ref);
+    return { status: 200, body: { received: true, outcome: fresh ? "ignored" : "duplicate_event", reason: "unknown to Stripe" } };
+  }
+}
+
+async function dispatch(db: DB, stripe: Stripe, event: Stripe.Event, ref: { id: string; type: string }): Promise<WebhookResult> {
   switch (event.type) {
     case "checkout.session.completed":
     case "checkout.session.async_payment_succeeded": {

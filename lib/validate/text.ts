@@ -1,0 +1,34 @@
+/**
+ * What PostgreSQL can store as text: no NUL character (text cannot hold U+0000) and no lone
+ * UTF-16 surrogate (it has no UTF-8 encoding; the driver would send U+FFFD or fail). One rule,
+ * used at every edge that takes text from outside (API bodies and queries, console forms,
+ * webhook payloads) so such input is a 400 naming the field, never a database error.
+ */
+// In a `u` regex a paired surrogate is one code point, so \p{Cs} matches lone ones only.
+const UNSTORABLE = /[\u0000\p{Cs}]/u;
+
+export function isStorableText(s: string): boolean {
+  return !UNSTORABLE.test(s);
+}
+
+/** The first non-storable string inside a JSON value, as a dotted path ("" for the root), or null. */
+export function findUnstorableText(value: unknown, path = "", depth = 0): string | null {
+  if (depth > 64) return null; // parsers bound depth already; this only stops pathological recursion
+  if (typeof value === "string") return isStorableText(value) ? null : path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findUnstorableText(value[i], path ? `${path}.${i}` : String(i), depth + 1);
+      if (hit !== null) return hit;
+    }
+    return null;
+  }
+  if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      const here = path ? `${path}.${k}` : k;
+      if (!isStorableText(k)) return here;
+      const hit = findUnstorableText(v, here, depth + 1);
+      if (hit !== null) return hit;
+    }
+  }
+  return null;
+}
