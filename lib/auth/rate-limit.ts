@@ -4,7 +4,7 @@
  * otherwise. If Redis fails, each instance falls back to its own memory counts (the library's
  * insurance limiter) rather than letting attempts through uncounted. Addresses come from
  * lib/net (socket peer, or the right-most untrusted X-Forwarded-For entry under TRUST_PROXY).
- * Decision 0007.
+ * Decision 0010.
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { rateLimitRedis } from "../gateway/rate-limit";
