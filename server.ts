@@ -11,6 +11,7 @@ import { env } from "./lib/env";
 import { handleGatewayRequest } from "./lib/gateway/entry";
 import { closeRateLimiter, warmRateLimiter } from "./lib/gateway/rate-limit";
 import { textSettlementsIdle } from "./lib/billing/text-settle-batch";
+import { storedResponsesIdle } from "./lib/gateway/stored-responses/store";
 import type { GatewayResponse } from "./lib/gateway/http";
 import { startInvalidationListener } from "./lib/gateway/invalidation";
 import { logger } from "./lib/logger";
@@ -150,6 +151,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           await new Promise<void>((r) => server.close(() => r()));
           clearTimeout(force);
           await textSettlementsIdle(); // replies may have gone before their settlements committed
+          await storedResponsesIdle(); // and before their stored responses were written
           await jobs?.stop();
           await closeRateLimiter();
           await app.close?.();

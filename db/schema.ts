@@ -35,6 +35,8 @@ export const accounts = pgTable("accounts", {
   disabled: boolean("disabled").notNull().default(false),
   /** Requests per minute across all of the account's keys; null = no account-wide limit. */
   rpm: integer("rpm"),
+  /** false = no key of this account stores Responses API responses, whatever `store` says. */
+  storeResponses: boolean("store_responses").notNull().default(true),
   createdAt: createdAt(),
 });
 
@@ -279,12 +281,51 @@ export const requestLogs = pgTable(
     priceSnapshot: jsonb("price_snapshot").$type<ModelPrice>(),
     latencyMs: integer("latency_ms").notNull().default(0),
     ttftMs: integer("ttft_ms"),
+    /** Responses API: stored items replayed into the prompt (previous_response_id, item_reference). */
+    replayedItems: integer("replayed_items"),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex("request_logs_request_id_idx").on(t.requestId),
     index("request_logs_account_idx").on(t.accountId, t.createdAt),
     index("request_logs_key_idx").on(t.keyId, t.createdAt),
+  ],
+);
+
+export type StoredResponseStatus = "queued" | "in_progress" | "completed" | "failed" | "cancelled" | "incomplete";
+
+/**
+ * Stored Responses API responses (store defaults to true): the response object and the input
+ * items that produced it, sealed with lib/crypto.ts, scoped to the account, deleted after
+ * RESPONSES_RETENTION_DAYS. `item_ids` lists every input and output item id so that an
+ * `item_reference` finds its response without decrypting anything else.
+ */
+export const storedResponses = pgTable(
+  "stored_responses",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    keyId: text("key_id"),
+    status: text("status").$type<StoredResponseStatus>().notNull(),
+    model: text("model").notNull(),
+    /** The upstream that produced the output: its encrypted reasoning goes back only to it. */
+    upstreamId: text("upstream_id"),
+    background: boolean("background").notNull().default(false),
+    itemIds: text("item_ids").array().notNull(),
+    inputCount: integer("input_count").notNull().default(0),
+    /** encryptSecret(JSON of { response, input, request? }). */
+    sealed: text("sealed").notNull(),
+    /** Background streams: the SSE events so far, sealed, for resuming with starting_after. */
+    sealedEvents: text("sealed_events"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("stored_responses_account_idx").on(t.accountId, t.createdAt),
+    index("stored_responses_items_idx").using("gin", t.itemIds),
+    index("stored_responses_created_idx").on(t.createdAt),
   ],
 );
 

@@ -57,6 +57,7 @@ const envSchema = z.object({
   GOOGLE_ID: z.string().optional().transform((v) => v || undefined),
   GOOGLE_SECRET: z.string().optional().transform((v) => v || undefined),
   REQUEST_LOG_RETENTION_DAYS: int(90),
+  RESPONSES_RETENTION_DAYS: int(30),
   TASK_POLL_INTERVAL_MS: int(10_000),
   TEXT_BODY_LIMIT_MB: int(32),
   WEBHOOK_RETRY_SCHEDULE_S: z

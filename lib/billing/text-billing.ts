@@ -117,5 +117,6 @@ function logRow(ctx: RouteContext, route: string, s: TextSettlement): typeof req
     priceSnapshot: s.priceSnapshot,
     latencyMs: Math.max(s.latencyMs, Math.round(performance.now() - ctx.startedAt)),
     ttftMs: s.ttftMs,
+    replayedItems: s.replayedItems ?? null,
   };
 }

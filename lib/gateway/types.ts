@@ -21,6 +21,8 @@ export interface Principal {
   /** Requests per minute for this key; null = DEFAULT_KEY_RPM. */
   keyRpm: number | null;
   accountRpm: number | null;
+  /** The account lets Responses API responses be stored (absent = yes). */
+  storeResponses?: boolean;
 }
 
 /** Which credential transports a route accepts besides `Authorization: Bearer`. */

@@ -28,6 +28,7 @@ interface CachedKey {
   keyLimitMicroUsd: number | null;
   keyRpm: number | null;
   accountRpm: number | null;
+  storeResponses: boolean;
   cachedAt: number;
 }
 
@@ -80,6 +81,7 @@ async function load(hash: string): Promise<CachedKey | "unknown"> {
     keyLimitMicroUsd: key.limitMicroUsd,
     keyRpm: key.rpm,
     accountRpm: account.rpm,
+    storeResponses: account.storeResponses,
     cachedAt: Date.now(),
   };
 }
@@ -116,6 +118,7 @@ export async function verifyKey(candidate: string | undefined | null, now = Date
       keyLimitMicroUsd: entry.keyLimitMicroUsd,
       keyRpm: entry.keyRpm,
       accountRpm: entry.accountRpm,
+      storeResponses: entry.storeResponses,
     },
   };
 }

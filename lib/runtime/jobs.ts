@@ -1,9 +1,10 @@
 /**
  * Background jobs a process runs when RUN_WORKERS is not false: returning expired holds, and
- * (lib/tasks) video polling, webhooks and retention. The same code runs in `npm run worker`.
+ * (lib/tasks) video polling, webhooks and retention, and deleting stored responses past their retention. The same code runs in `npm run worker`.
  */
 import { getDb } from "../../db/client";
 import { sweepExpiredHolds } from "../billing/holds";
+import { deleteExpiredResponses } from "../gateway/stored-responses/store";
 import { logger } from "../logger";
 import { startWorker } from "../tasks/worker";
 
@@ -29,6 +30,8 @@ function every(ms: number, name: string, fn: () => Promise<unknown>): () => Prom
 export async function startJobs(): Promise<Jobs> {
   const stops: (() => Promise<void>)[] = [];
   stops.push(every(30_000, "hold-sweeper", async () => sweepExpiredHolds(await getDb())));
+  // Stored Responses past RESPONSES_RETENTION_DAYS (reads already hide them; this frees the rows).
+  stops.push(every(10 * 60_000, "responses-retention", async () => deleteExpiredResponses(await getDb())));
   const ac = new AbortController();
   const worker = startWorker({ signal: ac.signal });
   stops.push(async () => {

@@ -33,6 +33,8 @@ export interface TextSettlement {
   priceSnapshot: ModelPrice | null;
   latencyMs: number;
   ttftMs: number | null;
+  /** Responses API: stored items replayed into the prompt (set by the responses route). */
+  replayedItems?: number;
 }
 
 export type ReserveOutcome = { ok: true; holdId: string } | { ok: false; error: ApiError };

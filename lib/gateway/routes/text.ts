@@ -10,10 +10,11 @@ import { textBilling } from "../../billing/text-billing";
 import { resolveModel } from "../catalog";
 import { errors } from "../errors";
 import { json } from "../http";
-import { chatCompletions, generateContent, messages, responses } from "../protocols";
+import { chatCompletions, generateContent, messages } from "../protocols";
 import type { InboundProtocol, ParseOptions } from "../protocols/types";
 import { estimatePromptTokens } from "../tokens";
 import type { RouteContext, RouteDef } from "../types";
+import { storedResponseRoutes } from "../stored-responses/routes";
 import { handleText } from "./text-handler";
 
 /**
@@ -44,7 +45,8 @@ export function generation(path: string, protocol: InboundProtocol, opts?: (ctx:
 
 export const textRoutes: RouteDef[] = [
   { method: "POST", path: "/v1/chat/completions", bodyLimit: TEXT_BODY_LIMIT, handler: generation("/v1/chat/completions", chatCompletions) },
-  { method: "POST", path: "/v1/responses", bodyLimit: TEXT_BODY_LIMIT, handler: generation("/v1/responses", responses) },
+  // POST /v1/responses (stateful: stored responses, previous_response_id) and its GET/DELETE routes.
+  ...storedResponseRoutes,
   {
     method: "POST",
     path: "/v1/messages",

@@ -1,0 +1,148 @@
+/**
+ * POST /v1/responses with state: resolves `previous_response_id` and `item_reference` into a
+ * stateless request for the text handler, then shows and stores what came back. The response
+ * object says `store` and `previous_response_id` truthfully; stored ones are written after the
+ * reply (store.ts says why that is safe).
+ */
+import { getDb } from "../../../db/client";
+import type { StoredResponseStatus } from "../../../db/schema";
+import { textBilling } from "../../billing/text-billing";
+import { resolveModel } from "../catalog";
+import { errors } from "../errors";
+import type { GatewayResponse } from "../http";
+import { responses } from "../protocols";
+import { handleText } from "../routes/text-handler";
+import type { TextBilling } from "../routes/text-types";
+import type { RouteContext } from "../types";
+import { expandInput, normalizeItem, type Expanded } from "./history";
+import { queueStoredResponse, type Item, type NewStoredResponse } from "./store";
+
+const TERMINAL = new Set(["completed", "incomplete", "failed", "cancelled"]);
+
+export async function createResponse(ctx: RouteContext, path: string): Promise<GatewayResponse> {
+  const parsed = await ctx.readJson();
+  if (!parsed.ok) return ctx.error(parsed.error);
+  const raw = await ctx.readBody();
+  if (!raw.ok) return ctx.error(raw.error);
+  let body = parsed.value as Record<string, unknown>;
+  if (!body || typeof body !== "object" || Array.isArray(body)) return ctx.error(errors.invalidRequest("Request body must be a JSON object."));
+  const db = await getDb();
+
+  const prevRaw = body.previous_response_id;
+  if (prevRaw !== undefined && prevRaw !== null && (typeof prevRaw !== "string" || !prevRaw))
+    return ctx.error(errors.invalidRequest("previous_response_id: must be a response id string.", "previous_response_id"));
+  const previousId = typeof prevRaw === "string" ? prevRaw : null;
+  if (previousId !== null && body.conversation != null)
+    return ctx.error(errors.invalidRequest("previous_response_id and conversation cannot be used together.", "previous_response_id"));
+  const store = body.store !== false && ctx.principal.storeResponses !== false;
+
+  // Nothing stateful asked and nothing to store: the plain stateless path, untouched.
+  const input = body.input;
+  const hasRefs = Array.isArray(input) && input.some((it) => it && typeof it === "object" && (it as Item).type === "item_reference");
+  let expanded: Expanded | null = null;
+  let bodyBytes = raw.value.length;
+  if ((typeof input === "string" || Array.isArray(input)) && (previousId !== null || hasRefs || store)) {
+    if (previousId !== null || hasRefs) {
+      const r = await expandInput(db, ctx.principal.accountId, input as string | Item[], previousId);
+      if (!r.ok) return ctx.error(r.error);
+      expanded = r.value;
+      const { previous_response_id: _drop, ...rest } = body;
+      body = { ...rest, input: expanded.upstreamInput };
+      bodyBytes = Buffer.byteLength(JSON.stringify(body));
+    } else {
+      const own = (typeof input === "string" ? [{ type: "message", role: "user", content: input }] : (input as Item[])).map((it) =>
+        it && typeof it === "object" && !Array.isArray(it) ? normalizeItem(it) : it,
+      );
+      expanded = { upstreamInput: [], storedInput: own, ownItemIds: own.map((i) => i?.id).filter((i): i is string => typeof i === "string"), replayed: 0 };
+    }
+  }
+
+  const base = textBilling(db, ctx, path);
+  let upstreamId: string | null = null;
+  let settledNow!: () => void;
+  const settled = new Promise<void>((r) => (settledNow = r));
+  const billing: TextBilling = {
+    reserve: (a) => base.reserve(a),
+    settle: (s, o) => {
+      if (s.route) upstreamId = s.route.upstream.id;
+      settledNow();
+      return base.settle(expanded && (previousId !== null || hasRefs) ? { ...s, replayedItems: expanded.replayed } : s, o);
+    },
+  };
+  const res = await handleText(
+    { protocol: responses, body, bodyBytes, signal: ctx.req.signal, startedAt: ctx.startedAt },
+    { resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]), billing },
+  );
+  if (res.status !== 200) return res;
+
+  const shown = { previous_response_id: previousId, store };
+  const keep = (response: Record<string, unknown>) => {
+    if (!store || !expanded || !TERMINAL.has(response.status as string)) return;
+    const output = (response.output as Item[] | undefined) ?? [];
+    const record: NewStoredResponse = {
+      id: response.id as string,
+      accountId: ctx.principal.accountId,
+      keyId: ctx.principal.keyId,
+      status: response.status as StoredResponseStatus,
+      model: String(response.model ?? ""),
+      upstreamId,
+      response,
+      input: expanded.storedInput,
+      itemIds: [...expanded.ownItemIds, ...output.map((o) => o.id).filter((i): i is string => typeof i === "string")],
+    };
+    // A stream's terminal event goes out before its settlement names the upstream that served it.
+    const ready = settled.then(() => void (record.upstreamId = upstreamId));
+    queueStoredResponse(db, record, ready);
+  };
+
+  if (typeof res.body === "string") {
+    const response = JSON.parse(res.body) as Record<string, unknown>;
+    Object.assign(response, shown);
+    keep(response);
+    return { ...res, body: JSON.stringify(response) };
+  }
+  if (res.body && typeof res.body === "object" && Symbol.asyncIterator in res.body) {
+    const inner = res.body as AsyncIterable<string | Uint8Array>;
+    return { ...res, body: rewriteStream(inner, shown, keep, settledNow) };
+  }
+  return res;
+}
+
+/** Shows `store`/`previous_response_id` in every event that carries the response; keeps the terminal one. */
+async function* rewriteStream(
+  inner: AsyncIterable<string | Uint8Array>,
+  shown: Record<string, unknown>,
+  keep: (response: Record<string, unknown>) => void,
+  ended: () => void,
+): AsyncGenerator<string | Uint8Array> {
+  try {
+    yield* rewrite(inner, shown, keep);
+  } finally {
+    ended(); // the text handler has settled by now (or never will): a queued write must not wait forever
+  }
+}
+
+async function* rewrite(inner: AsyncIterable<string | Uint8Array>, shown: Record<string, unknown>, keep: (response: Record<string, unknown>) => void): AsyncGenerator<string | Uint8Array> {
+  for await (const chunk of inner) {
+    if (typeof chunk !== "string" || !chunk.includes('"response":{')) {
+      yield chunk;
+      continue;
+    }
+    const at = chunk.indexOf("data: ");
+    const end = chunk.indexOf("\n", at);
+    type Ev = { type?: string; response?: Record<string, unknown> };
+    let ev: Ev | null = null;
+    try {
+      ev = at >= 0 ? (JSON.parse(chunk.slice(at + 6, end < 0 ? undefined : end)) as Ev) : null;
+    } catch {
+      ev = null;
+    }
+    if (!ev?.response || typeof ev.type !== "string" || !ev.type.startsWith("response.")) {
+      yield chunk;
+      continue;
+    }
+    Object.assign(ev.response, shown);
+    if (TERMINAL.has(ev.response.status as string)) keep(ev.response);
+    yield `${chunk.slice(0, at)}data: ${JSON.stringify(ev)}\n\n`;
+  }
+}

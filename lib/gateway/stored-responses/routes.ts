@@ -1,0 +1,80 @@
+/**
+ * The stored-response routes: create (stateful), retrieve, delete, and the input items list
+ * paginated as OpenAI's (`after`, `before`, `limit` 1–100 default 20, `order` asc|desc default
+ * desc). Another account's id answers exactly as an unknown one: 404.
+ */
+import { getDb } from "../../../db/client";
+import { errors, type ApiError } from "../errors";
+import { json } from "../http";
+import type { RouteContext, RouteDef } from "../types";
+import { createResponse } from "./create";
+import { deleteStoredResponse, getStoredResponse, type Item } from "./store";
+
+/** Prompts with inline images need room (as the other text routes). */
+const TEXT_BODY_LIMIT = 16 * 1024 * 1024;
+
+function notFound(id: string): ApiError {
+  return { status: 404, type: "invalid_request", code: "response_not_found", message: `Response with id '${id.slice(0, 200)}' not found.`, param: "response_id" };
+}
+
+async function retrieve(ctx: RouteContext) {
+  const id = ctx.params.id!;
+  const r = await getStoredResponse(await getDb(), ctx.principal.accountId, id);
+  if (!r) return ctx.error(notFound(id));
+  return json(200, r.response);
+}
+
+async function remove(ctx: RouteContext) {
+  const id = ctx.params.id!;
+  const gone = await deleteStoredResponse(await getDb(), ctx.principal.accountId, id);
+  if (!gone) return ctx.error(notFound(id));
+  return json(200, { id, object: "response", deleted: true });
+}
+
+export function pageItems(items: Item[], q: URLSearchParams): { ok: true; value: Record<string, unknown> } | { ok: false; error: ApiError } {
+  const order = q.get("order") ?? "desc";
+  if (order !== "asc" && order !== "desc") return { ok: false, error: errors.invalidRequest("order: must be asc or desc.", "order") };
+  const limitRaw = q.get("limit");
+  const limit = limitRaw === null ? 20 : Number(limitRaw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) return { ok: false, error: errors.invalidRequest("limit: must be an integer from 1 to 100.", "limit") };
+  const list = order === "asc" ? items : [...items].reverse();
+  let from = 0;
+  let to = list.length;
+  for (const [name, cursor] of [["after", q.get("after")], ["before", q.get("before")]] as const) {
+    if (cursor === null) continue;
+    const at = list.findIndex((i) => i.id === cursor);
+    if (at < 0) return { ok: false, error: errors.invalidRequest(`${name}: no input item with id '${cursor.slice(0, 200)}' in this response.`, name) };
+    if (name === "after") from = Math.max(from, at + 1);
+    else to = Math.min(to, at);
+  }
+  // `before` alone pages backwards: the items just before the cursor.
+  const window = list.slice(from, to);
+  const page = q.get("before") !== null && q.get("after") === null ? window.slice(Math.max(0, window.length - limit)) : window.slice(0, limit);
+  const hasMore = window.length > page.length;
+  return {
+    ok: true,
+    value: {
+      object: "list",
+      data: page,
+      first_id: (page[0]?.id as string | undefined) ?? null,
+      last_id: (page[page.length - 1]?.id as string | undefined) ?? null,
+      has_more: hasMore,
+    },
+  };
+}
+
+async function inputItems(ctx: RouteContext) {
+  const id = ctx.params.id!;
+  const r = await getStoredResponse(await getDb(), ctx.principal.accountId, id);
+  if (!r) return ctx.error(notFound(id));
+  const page = pageItems(r.input, ctx.req.url.searchParams);
+  if (!page.ok) return ctx.error(page.error);
+  return json(200, page.value);
+}
+
+export const storedResponseRoutes: RouteDef[] = [
+  { method: "POST", path: "/v1/responses", bodyLimit: TEXT_BODY_LIMIT, handler: (ctx) => createResponse(ctx, "/v1/responses") },
+  { method: "GET", path: "/v1/responses/{id}", handler: retrieve },
+  { method: "DELETE", path: "/v1/responses/{id}", handler: remove },
+  { method: "GET", path: "/v1/responses/{id}/input_items", handler: inputItems },
+];
