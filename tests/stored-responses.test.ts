@@ -49,6 +49,10 @@ async function logRow(requestId: string): Promise<Record<string, any>> {
   throw new Error(`no request log row for ${requestId}`);
 }
 
+async function until(ok: () => Promise<boolean>) {
+  for (let i = 0; i < 100 && !(await ok()); i++) await new Promise((r) => setTimeout(r, 50));
+}
+
 async function status(key: string, method: string, path: string): Promise<{ status: number; body: any }> {
   const r = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
   return { status: r.status, body: await r.json() };
@@ -114,6 +118,7 @@ describe("stored responses", () => {
     expect(chained.message).toContain(r.id);
     expect((await status(a.key, "GET", `/v1/responses/${r.id}`)).status).toBe(200); // still there for its owner
 
+    await until(async () => (await server.query("select 1 from stored_responses where id = $1", [r.id])).length > 0);
     const [row] = await server.query<{ sealed: string; item_ids: string[] }>("select sealed, item_ids from stored_responses where id = $1", [r.id]);
     expect(row!.sealed.startsWith("v1.")).toBe(true);
     expect(row!.sealed).not.toContain(secret);
@@ -137,7 +142,7 @@ describe("stored responses", () => {
     ]);
     const row = await logRow(response.headers.get("x-request-id")!);
     expect(row.replayed_items).toBe(2);
-    expect(row.input_tokens).toBe(40); // replayed history is billed as the upstream reports it
+    expect(Number(row.input_tokens)).toBe(40); // replayed history is billed as the upstream reports it
 
     // The chain goes on: the third turn replays all four items before it.
     fakes.anthropic.reset({ text: "Bye." });
@@ -205,6 +210,7 @@ describe("stored responses", () => {
     void kept; // the first key may still be cached as storing; what matters is the fresh one above
     const other = await createAccount(server, { usd: 1 });
     const old = await client(other.key).responses.create({ model: "chat-openai", input: "old" });
+    await until(async () => (await server.query("select 1 from stored_responses where id = $1", [old.id])).length > 0); // written just after the reply
     await server.query("update stored_responses set created_at = now() - interval '31 days' where id = $1", [old.id]);
     expect((await status(other.key, "GET", `/v1/responses/${old.id}`)).status).toBe(404);
   });
