@@ -14,6 +14,7 @@ import { chatCompletions, generateContent, messages } from "../protocols";
 import type { InboundProtocol, ParseOptions } from "../protocols/types";
 import { estimatePromptTokens } from "../tokens";
 import type { RouteContext, RouteDef } from "../types";
+import { createResponse } from "../stored-responses/create";
 import { storedResponseRoutes } from "../stored-responses/routes";
 import { handleText } from "./text-handler";
 
@@ -46,6 +47,7 @@ export function generation(path: string, protocol: InboundProtocol, opts?: (ctx:
 export const textRoutes: RouteDef[] = [
   { method: "POST", path: "/v1/chat/completions", bodyLimit: TEXT_BODY_LIMIT, handler: generation("/v1/chat/completions", chatCompletions) },
   // POST /v1/responses (stateful: stored responses, previous_response_id) and its GET/DELETE routes.
+  { method: "POST", path: "/v1/responses", bodyLimit: TEXT_BODY_LIMIT, handler: (ctx) => createResponse(ctx, "/v1/responses") },
   ...storedResponseRoutes,
   {
     method: "POST",

@@ -5,13 +5,14 @@
  * in OpenAI's API: they are not input items). Replayed reasoning items remember the upstream
  * that produced them (replayOrigin) so their encrypted content goes back only there.
  */
+import { env } from "../../env";
 import { randomBase62 } from "../../ids";
 import type { DB } from "../../../db/client";
 import { errors, type ApiError } from "../errors";
 import { findStoredItems, getStoredResponse, type Item } from "./store";
 
 /** Replayed history larger than this (JSON bytes) is refused: the text routes' body limit. */
-export const MAX_HISTORY_BYTES = 16 * 1024 * 1024;
+export const maxHistoryBytes = () => env().TEXT_BODY_LIMIT_MB * 1024 * 1024;
 
 const ORIGIN = Symbol.for("gateway.storedResponses.origin");
 type WithOrigin = Item & { [ORIGIN]?: string | null };
@@ -133,14 +134,14 @@ export async function expandInput(db: DB, accountId: string, input: string | Ite
     if (typeof norm?.id === "string") ownItemIds.push(norm.id);
   }
 
-  if (replayed > 0 && Buffer.byteLength(JSON.stringify(upstreamInput)) > MAX_HISTORY_BYTES)
+  if (replayed > 0 && Buffer.byteLength(JSON.stringify(upstreamInput)) > maxHistoryBytes())
     return {
       ok: false,
       error: {
         status: 400,
         type: "invalid_request",
         code: "history_too_large",
-        message: `The stored conversation is larger than ${MAX_HISTORY_BYTES} bytes; start a new one or send a shorter input.`,
+        message: `The stored conversation is larger than ${maxHistoryBytes()} bytes; start a new one or send a shorter input.`,
         param: previousId !== null ? "previous_response_id" : "input",
       },
     };

@@ -1,5 +1,5 @@
 /**
- * The stored-response routes: create (stateful), retrieve, delete, and the input items list
+ * The stored-response routes (POST /v1/responses is create.ts, mounted with the text routes): retrieve, delete, and the input items list
  * paginated as OpenAI's (`after`, `before`, `limit` 1–100 default 20, `order` asc|desc default
  * desc). Another account's id answers exactly as an unknown one: 404.
  */
@@ -7,11 +7,7 @@ import { getDb } from "../../../db/client";
 import { errors, type ApiError } from "../errors";
 import { json } from "../http";
 import type { RouteContext, RouteDef } from "../types";
-import { createResponse } from "./create";
 import { deleteStoredResponse, getStoredResponse, type Item } from "./store";
-
-/** Prompts with inline images need room (as the other text routes). */
-const TEXT_BODY_LIMIT = 16 * 1024 * 1024;
 
 function notFound(id: string): ApiError {
   return { status: 404, type: "invalid_request", code: "response_not_found", message: `Response with id '${id.slice(0, 200)}' not found.`, param: "response_id" };
@@ -73,7 +69,6 @@ async function inputItems(ctx: RouteContext) {
 }
 
 export const storedResponseRoutes: RouteDef[] = [
-  { method: "POST", path: "/v1/responses", bodyLimit: TEXT_BODY_LIMIT, handler: (ctx) => createResponse(ctx, "/v1/responses") },
   { method: "GET", path: "/v1/responses/{id}", handler: retrieve },
   { method: "DELETE", path: "/v1/responses/{id}", handler: remove },
   { method: "GET", path: "/v1/responses/{id}/input_items", handler: inputItems },
