@@ -22,6 +22,8 @@ export interface TextScript {
   text: string;
   /** Tool calls to make instead of (or after) the text; arguments as a JSON string. */
   toolCalls: Array<{ name: string; arguments: string }>;
+  /** A tool loop: make the tool calls only while the request carries no tool result yet, then answer text. */
+  toolCallsUntilResult?: boolean;
   /**
    * Usage to report; null = none at all (the gateway must count itself). `input` is ALL prompt
    * tokens and `output` ALL output tokens; the cache classes are parts of input, reasoning of
@@ -95,6 +97,9 @@ export interface Protocol {
   truncateAt(events: string[]): number;
 }
 
+/** A tool result in any of the vendors' request shapes. */
+const TOOL_RESULT = /"role":\s*"tool"|"type":\s*"tool_result"|"functionResponse"|"function_call_output"/;
+
 export function words(text: string): string[] {
   return text.split(/(?=\s)/).filter((w) => w !== "");
 }
@@ -138,14 +143,15 @@ export async function startFake(protocol: Protocol, apiKey: string, baseSuffix: 
       return send(res, script.failStatus, protocol.errorBody(script.failStatus, script.errorMessage), headers);
     }
     if (script.errorStatus) return send(res, script.errorStatus, protocol.errorBody(script.errorStatus, script.errorMessage));
+    const turn = script.toolCallsUntilResult && TOOL_RESULT.test(raw) ? { ...script, toolCalls: [] } : script;
     if (!m.stream) {
       if (script.malformed === "json") {
         res.writeHead(200, { "content-type": "application/json" });
         return res.end("{not json");
       }
-      return send(res, 200, protocol.json(script, body));
+      return send(res, 200, protocol.json(turn, body));
     }
-    let events = protocol.events(script, body);
+    let events = protocol.events(turn, body);
     if (script.malformed === "json") events = [events[0]!, "data: {not json\n\n", ...events.slice(1)];
     if (script.malformed === "truncate") events = events.slice(0, protocol.truncateAt(events));
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });

@@ -1,0 +1,186 @@
+/**
+ * The libraries people build with, set up as their own docs say, pointed at the gateway: the
+ * Vercel AI SDK (OpenAI chat, Anthropic and Google providers), LangChain (OpenAI, Anthropic,
+ * Google) and the OpenAI Agents SDK — each against an OpenAI, an Anthropic and a Gemini upstream
+ * (fakes on loopback): a plain answer, a stream, and a tool loop (call → result → answer), with
+ * the books checked (one charge per upstream answer).
+ */
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { createOpenAI } from "@ai-sdk/openai";
+import { ChatAnthropic } from "@langchain/anthropic";
+import { tool as lcTool } from "@langchain/core/tools";
+import { ChatGoogleGenerativeAI } from "@langchain/google-genai";
+import { ChatOpenAI } from "@langchain/openai";
+import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool as agentTool } from "@openai/agents";
+import { generateText, isStepCount, streamText, tool } from "ai";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./fakes/anthropic-upstream";
+import { GEMINI_FAKE_KEY, startFakeGemini } from "./fakes/gemini-upstream";
+import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
+import type { FakeTextUpstream } from "./fakes/text-fake-core";
+import { createAccount } from "./support/accounts";
+import { idleBooks } from "./support/books";
+import { startTestServer, type TestServer } from "./support/server";
+import { textGatewayConfig } from "./text-config";
+
+let server: TestServer;
+let key: string;
+let email: string;
+const fakes: Record<"openai" | "anthropic" | "gemini", FakeTextUpstream> = {} as never;
+const TEXT = "Hello from the fake upstream!";
+const WEATHER = { name: "get_weather", arguments: JSON.stringify({ city: "Paris" }) };
+
+beforeAll(async () => {
+  [fakes.openai, fakes.anthropic, fakes.gemini] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGemini()]);
+  server = await startTestServer({
+    config: textGatewayConfig({
+      openai: fakes.openai.baseUrl,
+      anthropic: fakes.anthropic.baseUrl,
+      gemini: fakes.gemini.baseUrl,
+      openaiKey: OPENAI_FAKE_KEY,
+      anthropicKey: ANTHROPIC_FAKE_KEY,
+      geminiKey: GEMINI_FAKE_KEY,
+    }),
+  });
+  ({ key, email } = await createAccount(server, { usd: 5 }));
+  setTracingDisabled(true);
+});
+afterAll(async () => {
+  await server?.dispose();
+  await Promise.all(Object.values(fakes).map((f) => f?.close()));
+});
+
+type Upstream = keyof typeof fakes;
+const UPSTREAMS: Upstream[] = ["openai", "anthropic", "gemini"];
+const modelOf = (u: Upstream) => `chat-${u}`;
+const plain = (u: Upstream) => fakes[u].reset();
+const loop = (u: Upstream) => fakes[u].reset({ toolCalls: [WEATHER], toolCallsUntilResult: true });
+const calls = (u: Upstream) => fakes[u].generationRequests().length;
+
+async function chargeRows(): Promise<number> {
+  const [r] = await server.query<{ n: number }>(
+    "select count(*)::int as n from ledger_entries l join users u on u.account_id = l.account_id where u.email = $1 and l.delta_micro_usd < 0",
+    [email],
+  );
+  return r!.n;
+}
+
+/** Each client: answer, stream, and a tool loop; `calls` = upstream answers it needed. */
+interface Client {
+  plain(model: string): Promise<string>;
+  stream(model: string): Promise<string>;
+  toolLoop(model: string, seen: string[]): Promise<string>;
+}
+
+const weatherTool = (seen: string[]) => ({
+  description: "Weather of a city",
+  run: async ({ city }: { city: string }) => {
+    seen.push(city);
+    return `Sunny in ${city}`;
+  },
+});
+
+const vercel = (provider: (id: string) => Parameters<typeof generateText>[0]["model"]): Client => ({
+  plain: async (m) => (await generateText({ model: provider(m), prompt: "Say hi", maxRetries: 0 })).text,
+  async stream(m) {
+    let text = "";
+    for await (const t of streamText({ model: provider(m), prompt: "Say hi", maxRetries: 0 }).textStream) text += t;
+    return text;
+  },
+  async toolLoop(m, seen) {
+    const w = weatherTool(seen);
+    const r = await generateText({
+      model: provider(m),
+      prompt: "Weather in Paris?",
+      maxRetries: 0,
+      tools: { get_weather: tool({ description: w.description, inputSchema: z.object({ city: z.string() }), execute: w.run }) },
+      stopWhen: isStepCount(3),
+    });
+    return r.text;
+  },
+});
+
+const langchain = (make: (model: string) => ChatOpenAI | ChatAnthropic | ChatGoogleGenerativeAI): Client => ({
+  plain: async (m) => String((await make(m).invoke("Say hi")).content),
+  async stream(m) {
+    let text = "";
+    for await (const c of await make(m).stream("Say hi")) text += typeof c.content === "string" ? c.content : c.content.map((p) => ("text" in p ? p.text : "")).join("");
+    return text;
+  },
+  async toolLoop(m, seen) {
+    const w = weatherTool(seen);
+    const t = lcTool(w.run, { name: "get_weather", description: w.description, schema: z.object({ city: z.string() }) });
+    const chat = make(m).bindTools([t]);
+    const history: Parameters<typeof chat.invoke>[0] = [{ role: "user", content: "Weather in Paris?" }];
+    const first = await chat.invoke(history);
+    expect(first.tool_calls?.[0]).toMatchObject({ name: "get_weather", args: { city: "Paris" } });
+    const result = await t.invoke(first.tool_calls![0]!);
+    const second = await chat.invoke([...(history as never[]), first, result]);
+    return String(second.content);
+  },
+});
+
+const agents: Client = {
+  async plain(m) {
+    return String((await run(new Agent({ name: "a", instructions: "Be brief.", model: m }), "Say hi")).finalOutput);
+  },
+  async stream(m) {
+    const r = await run(new Agent({ name: "a", model: m }), "Say hi", { stream: true });
+    let text = "";
+    for await (const t of r.toTextStream()) text += t;
+    await r.completed;
+    return text;
+  },
+  async toolLoop(m, seen) {
+    const w = weatherTool(seen);
+    const t = agentTool({ name: "get_weather", description: w.description, parameters: z.object({ city: z.string() }), execute: w.run });
+    return String((await run(new Agent({ name: "a", model: m, tools: [t] }), "Weather in Paris?")).finalOutput);
+  },
+};
+
+const CLIENTS: Record<string, () => Client> = {
+  "Vercel AI SDK · @ai-sdk/openai (chat)": () => {
+    const p = createOpenAI({ apiKey: key, baseURL: `${server.url}/v1` });
+    return vercel((id) => p.chat(id));
+  },
+  "Vercel AI SDK · @ai-sdk/anthropic": () => vercel(createAnthropic({ apiKey: key, baseURL: `${server.url}/v1` })),
+  "Vercel AI SDK · @ai-sdk/google": () => vercel(createGoogleGenerativeAI({ apiKey: key, baseURL: `${server.url}/v1beta` })),
+  "LangChain · @langchain/openai": () => langchain((model) => new ChatOpenAI({ model, apiKey: key, maxRetries: 0, configuration: { baseURL: `${server.url}/v1` } })),
+  "LangChain · @langchain/anthropic": () => langchain((model) => new ChatAnthropic({ model, apiKey: key, maxRetries: 0, anthropicApiUrl: server.url })),
+  "LangChain · @langchain/google-genai": () => langchain((model) => new ChatGoogleGenerativeAI({ model, apiKey: key, maxRetries: 0, baseUrl: server.url })),
+  "OpenAI Agents SDK (chat completions)": () => {
+    setDefaultOpenAIClient(new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 }));
+    setOpenAIAPI("chat_completions");
+    return agents;
+  },
+};
+
+describe.each(Object.keys(CLIENTS))("%s", (name) => {
+  it.each(UPSTREAMS)("answers, streams and runs a tool loop on the %s upstream", async (u) => {
+    const client = CLIENTS[name]!();
+    const model = modelOf(u);
+    const charges = await chargeRows();
+    plain(u);
+    expect(await client.plain(model)).toBe(TEXT);
+    expect(calls(u)).toBe(1);
+    plain(u);
+    expect(await client.stream(model)).toBe(TEXT);
+    expect(calls(u)).toBe(1);
+    loop(u);
+    const seen: string[] = [];
+    expect(await client.toolLoop(model, seen)).toBe(TEXT);
+    expect(seen).toEqual(["Paris"]);
+    // Call, then answer: two upstream answers, and the second carried the tool's result.
+    expect(calls(u)).toBe(2);
+    expect(JSON.stringify(fakes[u].generationRequests()[1]!.body)).toContain("Sunny in Paris");
+    // One charge per upstream answer (settlements may commit just after the reply), and the
+    // balance is its ledger.
+    const books = await idleBooks(server, email);
+    for (let i = 0; i < 50 && (await chargeRows()) - charges < 4; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await chargeRows()) - charges).toBe(4);
+    expect(books).toMatchObject({ balance: books.ledger, held: 0, holds: 0 });
+  });
+});
