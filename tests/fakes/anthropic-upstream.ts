@@ -27,7 +27,7 @@ const amUsage = (s: TextScript): Record<string, unknown> => {
   };
 };
 
-const protocol: Protocol = {
+export const anthropicProtocol: Protocol = {
   match: (path, body) => (path.split("?")[0] === "/v1/messages" ? { stream: body?.stream === true } : null),
   keyOf: (req) => req.headers["x-api-key"] as string | undefined,
   errorBody: (status, message) => ({ type: "error", error: { type: TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"), message }, request_id: "req_fake" }),
@@ -37,8 +37,9 @@ const protocol: Protocol = {
     role: "assistant",
     model: body.model,
     content: [
+      ...(s.thinking ? [{ type: "thinking", ...s.thinking }] : []),
       ...(s.text ? [{ type: "text", text: s.text }] : []),
-      ...s.toolCalls.map((t, i) => ({ type: "tool_use", id: `toolu_fake${i}`, name: t.name, input: JSON.parse(t.arguments) })),
+      ...s.toolCalls.map((t, i) => ({ type: "tool_use", id: t.id ?? `toolu_fake${i}`, name: t.name, input: JSON.parse(t.arguments) })),
     ],
     stop_reason: stop(s),
     stop_sequence: null,
@@ -52,6 +53,13 @@ const protocol: Protocol = {
       }),
     ];
     let index = 0;
+    if (s.thinking) {
+      out.push(ev("content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } }));
+      out.push(ev("content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: s.thinking.thinking } }));
+      out.push(ev("content_block_delta", { type: "content_block_delta", index, delta: { type: "signature_delta", signature: s.thinking.signature } }));
+      out.push(ev("content_block_stop", { type: "content_block_stop", index }));
+      index++;
+    }
     if (s.text) {
       out.push(ev("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } }));
       out.push(ev("ping", { type: "ping" }));
@@ -60,7 +68,7 @@ const protocol: Protocol = {
       index++;
     }
     s.toolCalls.forEach((t, i) => {
-      out.push(ev("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: `toolu_fake${i}`, name: t.name, input: {} } }));
+      out.push(ev("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: t.id ?? `toolu_fake${i}`, name: t.name, input: {} } }));
       const mid = Math.floor(t.arguments.length / 2);
       for (const piece of ["", t.arguments.slice(0, mid), t.arguments.slice(mid)])
         out.push(ev("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }));
@@ -75,5 +83,5 @@ const protocol: Protocol = {
 };
 
 export function startFakeAnthropic(): Promise<FakeTextUpstream> {
-  return startFake(protocol, ANTHROPIC_FAKE_KEY, "");
+  return startFake(anthropicProtocol, ANTHROPIC_FAKE_KEY, "");
 }

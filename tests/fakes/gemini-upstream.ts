@@ -18,10 +18,11 @@ const usage = (s: TextScript, final: boolean): Record<string, unknown> | null =>
   const thoughts = u.reasoning ?? 0;
   return { promptTokenCount: u.input, candidatesTokenCount: u.output - thoughts, totalTokenCount: u.input + u.output, ...cached, ...(thoughts ? { thoughtsTokenCount: thoughts } : {}) };
 };
-const calls = (s: TextScript) => s.toolCalls.map((t) => ({ functionCall: { name: t.name, args: JSON.parse(t.arguments) } }));
+const calls = (s: TextScript) =>
+  s.toolCalls.map((t) => ({ functionCall: { ...(t.id ? { id: t.id } : {}), name: t.name, args: JSON.parse(t.arguments) }, ...(t.signature ? { thoughtSignature: t.signature } : {}) }));
 const modelOf = (path: string) => decodeURIComponent(path.split("/models/")[1]?.split(":")[0] ?? "");
 
-const protocol: Protocol = {
+export const geminiProtocol: Protocol = {
   match: (path) => {
     const p = path.split("?")[0]!;
     if (!p.startsWith("/v1beta/models/")) return null;
@@ -56,7 +57,7 @@ const protocol: Protocol = {
 };
 
 export function startFakeGemini(): Promise<FakeTextUpstream> {
-  return startFake(protocol, GEMINI_FAKE_KEY, "");
+  return startFake(geminiProtocol, GEMINI_FAKE_KEY, "");
 }
 
 export { modelOf as geminiModelOf };

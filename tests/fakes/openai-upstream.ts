@@ -18,7 +18,7 @@ const usage = (s: TextScript) =>
     completion_tokens_details: { reasoning_tokens: s.usage.reasoning ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   });
 
-const protocol: Protocol = {
+export const chatProtocol: Protocol = {
   match: (path, body) => (path === "/v1/chat/completions" ? { stream: body?.stream === true } : null),
   keyOf: (req) => req.headers.authorization?.replace(/^Bearer /, ""),
   errorBody: (status, message) => ({
@@ -40,7 +40,7 @@ const protocol: Protocol = {
           refusal: null,
           annotations: [],
           ...(s.toolCalls.length
-            ? { tool_calls: s.toolCalls.map((t, i) => ({ id: `call_fake${i}`, type: "function", function: { name: t.name, arguments: t.arguments } })) }
+            ? { tool_calls: s.toolCalls.map((t, i) => ({ id: t.id ?? `call_fake${i}`, type: "function", function: { name: t.name, arguments: t.arguments } })) }
             : {}),
         },
       },
@@ -57,7 +57,7 @@ const protocol: Protocol = {
     const out = [ev({ role: "assistant", content: "", refusal: null })];
     if (s.text) for (const w of words(s.text)) out.push(ev({ content: w }));
     s.toolCalls.forEach((t, i) => {
-      out.push(ev({ tool_calls: [{ index: i, id: `call_fake${i}`, type: "function", function: { name: t.name, arguments: "" } }] }));
+      out.push(ev({ tool_calls: [{ index: i, id: t.id ?? `call_fake${i}`, type: "function", function: { name: t.name, arguments: "" } }] }));
       const mid = Math.floor(t.arguments.length / 2);
       for (const piece of [t.arguments.slice(0, mid), t.arguments.slice(mid)])
         if (piece) out.push(ev({ tool_calls: [{ index: i, function: { arguments: piece } }] }));
@@ -71,5 +71,5 @@ const protocol: Protocol = {
 };
 
 export function startFakeOpenAI(apiKey = OPENAI_FAKE_KEY): Promise<FakeTextUpstream> {
-  return startFake(protocol, apiKey, "/v1");
+  return startFake(chatProtocol, apiKey, "/v1");
 }

@@ -15,13 +15,23 @@ export interface RecordedRequest {
   body: any;
   /** The client (the gateway) closed the connection before the answer was complete. */
   aborted?: boolean;
+  /** The vendor rule the request broke (answered with this status and message). */
+  refused?: { status: number; message: string };
+  /** The script the request was answered with (a 200). */
+  answered?: TextScript;
 }
 
 export interface TextScript {
   /** Reply text, streamed one word per event. */
   text: string;
-  /** Tool calls to make instead of (or after) the text; arguments as a JSON string. */
-  toolCalls: Array<{ name: string; arguments: string }>;
+  /**
+   * Tool calls to make instead of (or after) the text; arguments as a JSON string (the raw input
+   * for a Responses `custom` tool). `id` defaults to a fixed one per position; `signature` is the
+   * Gemini thoughtSignature put on the call's part.
+   */
+  toolCalls: Array<{ name: string; arguments: string; id?: string; signature?: string }>;
+  /** Anthropic: a signed thinking block before the content. */
+  thinking?: { thinking: string; signature: string };
   /** A tool loop: make the tool calls only while the request carries no tool result yet, then answer text. */
   toolCallsUntilResult?: boolean;
   /**
@@ -95,6 +105,10 @@ export interface Protocol {
   events(script: TextScript, body: any): string[];
   /** The event an unterminated stream ends on (everything before the final events). */
   truncateAt(events: string[]): number;
+  /** A documented refusal of the vendor (status and message), checked before the script runs. */
+  refuse?(req: IncomingMessage, body: any, path: string): { status: number; message: string } | null;
+  /** The script for this request (default: the fake's current script). */
+  scriptFor?(script: TextScript, body: any, path: string): TextScript;
 }
 
 /** A tool result in any of the vendors' request shapes. */
@@ -144,14 +158,21 @@ export async function startFake(protocol: Protocol, apiKey: string, baseSuffix: 
     }
     if (script.errorStatus) return send(res, script.errorStatus, protocol.errorBody(script.errorStatus, script.errorMessage));
     const turn = script.toolCallsUntilResult && TOOL_RESULT.test(raw) ? { ...script, toolCalls: [] } : script;
+    const refusal = protocol.refuse?.(req, body, rec.path);
+    if (refusal) {
+      rec.refused = refusal;
+      return send(res, refusal.status, protocol.errorBody(refusal.status, refusal.message));
+    }
+    const s = protocol.scriptFor ? protocol.scriptFor(turn, body, rec.path) : turn;
+    rec.answered = s;
     if (!m.stream) {
       if (script.malformed === "json") {
         res.writeHead(200, { "content-type": "application/json" });
         return res.end("{not json");
       }
-      return send(res, 200, protocol.json(turn, body));
+      return send(res, 200, protocol.json(s, body));
     }
-    let events = protocol.events(turn, body);
+    let events = protocol.events(s, body);
     if (script.malformed === "json") events = [events[0]!, "data: {not json\n\n", ...events.slice(1)];
     if (script.malformed === "truncate") events = events.slice(0, protocol.truncateAt(events));
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
