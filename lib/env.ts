@@ -52,6 +52,8 @@ const envSchema = z.object({
   S3_REGION: z.string().optional().transform((v) => v || undefined),
   S3_ACCESS_KEY_ID: z.string().optional().transform((v) => v || undefined),
   S3_SECRET_ACCESS_KEY: z.string().optional().transform((v) => v || undefined),
+  /** Seconds; above 0, video downloads redirect to a presigned bucket URL instead of streaming through. */
+  S3_PRESIGNED_DOWNLOAD_TTL_S: int(0),
   GITHUB_ID: z.string().optional().transform((v) => v || undefined),
   GITHUB_SECRET: z.string().optional().transform((v) => v || undefined),
   GOOGLE_ID: z.string().optional().transform((v) => v || undefined),

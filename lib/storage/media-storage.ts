@@ -29,6 +29,8 @@ export interface MediaStorage {
   read(key: string, range?: ByteRange): Promise<Readable | null>;
   /** Idempotent: deleting a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /** A time-limited URL the store answers itself (S3 presigned GET), or null to stream through us. */
+  downloadUrl?(key: string, opts: { filename: string; contentType: string }): Promise<string | null>;
 }
 
 /** Keys are ours (`videos/<task id>/<n>.mp4`), but refuse anything that could escape a folder. */
@@ -58,8 +60,9 @@ export function getMediaStorage(): MediaStorage {
           bucket: e.S3_BUCKET,
           endpoint: e.S3_ENDPOINT,
           region: e.S3_REGION ?? "us-east-1",
-          accessKeyId: e.S3_ACCESS_KEY_ID ?? "",
-          secretAccessKey: e.S3_SECRET_ACCESS_KEY ?? "",
+          accessKeyId: e.S3_ACCESS_KEY_ID,
+          secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+          presignTtlS: e.S3_PRESIGNED_DOWNLOAD_TTL_S,
         })
       : new LocalStorage(path.join(e.DATA_DIR, "media"));
   }

@@ -1,7 +1,9 @@
 /**
  * Streams a stored media file as an HTTP answer with `Range` support (single ranges; a
  * multi-range request gets the whole file, which RFC 9110 allows), so browsers can seek.
- * The body is the storage stream itself: a video is never held whole in memory.
+ * The body is the storage stream itself: a video is never held whole in memory. When the store
+ * can presign (S3 with S3_PRESIGNED_DOWNLOAD_TTL_S > 0) the answer is instead a 302 to the
+ * bucket, which then serves the bytes and the ranges itself; the caller has already authorized it.
  */
 import { errorResponse, type ApiError } from "../gateway/errors";
 import type { GatewayResponse } from "../gateway/http";
@@ -36,6 +38,8 @@ export async function serveStoredMedia(
 ): Promise<GatewayResponse> {
   const st = await storage.stat(key);
   if (!st) return errorResponse(opts.missing);
+  const url = await storage.downloadUrl?.(key, { filename: opts.filename, contentType: "video/mp4" });
+  if (url) return { status: 302, headers: { location: url, "cache-control": "no-store" }, body: "" };
   const base: Record<string, string> = {
     "content-type": "video/mp4",
     "accept-ranges": "bytes",

@@ -36,3 +36,12 @@ describe("sniffImage", () => {
     expect(sniffImage(new Uint8Array(0))).toBeNull();
   });
 });
+
+describe("sniffImage (formats the image API does not promise)", () => {
+  it("refuses a GIF and a truncated PNG", () => {
+    const gif = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
+    expect(sniffImage(gif)).toBeNull();
+    const png = PNG.sync.write(new PNG({ width: 48, height: 32 }));
+    expect(sniffImage(png.subarray(0, 12))).toBeNull();
+  });
+});
