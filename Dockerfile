@@ -1,14 +1,16 @@
 # Generation Gateway: the custom server (public API without Next's per-request cost) and the
 # console, from a full build. Next's `standalone` output would drop server.ts, so it is not
-# used here (docs/deploy.md). Not built on the development machines (no Docker engine there).
-FROM node:22-bookworm-slim AS build
+# used here (docs/deploy.md). NODE_IMAGE swaps the base (any Debian-based image with Node >= 20.18
+# and a `node` user), e.g. one built locally where no registry of images can be reached.
+ARG NODE_IMAGE=node:22-bookworm-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN NODE_ENV=production npx next build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:22-bookworm-slim
+FROM ${NODE_IMAGE}
 WORKDIR /app
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
 COPY --from=build /app /app
