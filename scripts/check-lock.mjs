@@ -9,11 +9,14 @@
  * imports beyond node: it runs before `npm ci`, with no node_modules.
  *
  * Usage: node scripts/check-lock.mjs [path/to/package-lock.json]   (fix: npm run lock)
+ *        node scripts/check-lock.mjs --record-unpublished FILE     (npm run lock does this)
  */
 import fs from "node:fs";
 import path from "node:path";
 
-const lockPath = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, "..", "package-lock.json"));
+const recordUnpublished = process.argv.includes("--record-unpublished");
+const fileArg = process.argv.slice(2).find((a) => !a.startsWith("--"));
+const lockPath = path.resolve(fileArg ?? path.join(import.meta.dirname, "..", "package-lock.json"));
 const lock = JSON.parse(fs.readFileSync(lockPath, "utf8"));
 const packages = lock.packages ?? {};
 
@@ -31,23 +34,40 @@ function resolve(from, name) {
 
 /**
  * Packages whose other-platform builds the project's registry does not publish at all (no version
- * has them), so no lock can record them: their optional builds are reported, not fatal. Only the
- * dev-only coding-agent CLIs of tests/agents (their linux-x64 build is locked and used by CI).
+ * has them), so npm cannot write their entries. `npm ci` still refuses a lock without them, on
+ * every platform; with a bare entry (version, optional) it accepts the lock and skips a build it
+ * cannot fetch like any failed optional dependency (tried: npm 11.19, linux-x64). So `npm run
+ * lock` records such bare entries (--record-unpublished); a registry that has the builds serves
+ * them by name and version. Only the dev-only coding-agent CLIs of tests/agents.
  */
 const UNPUBLISHED_BUILDS = new Set(["node_modules/opencode-ai"]);
 
+if (recordUnpublished) {
+  let added = 0;
+  for (const where of UNPUBLISHED_BUILDS) {
+    const entry = packages[where];
+    for (const [name, version] of Object.entries(entry?.optionalDependencies ?? {})) {
+      if (resolve(where, name)) continue;
+      packages[`node_modules/${name}`] = { version, ...(entry.dev ? { dev: true } : {}), optional: true };
+      added++;
+    }
+  }
+  if (added) {
+    lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a < b ? -1 : a > b ? 1 : 0)));
+    fs.writeFileSync(lockPath, `${JSON.stringify(lock, null, 2)}\n`);
+    console.error(`  recorded ${added} unpublished platform build(s) as bare entries`);
+  }
+  process.exit(0);
+}
+
 const missing = [];
-const unpublished = [];
 for (const [where, entry] of Object.entries(packages)) {
   if (where === "" || entry.link) continue;
   const wanted = { ...entry.dependencies, ...entry.optionalDependencies };
   for (const [name, range] of Object.entries(wanted)) {
-    if (resolve(where, name)) continue;
-    if (UNPUBLISHED_BUILDS.has(where) && entry.optionalDependencies?.[name]) unpublished.push(`${name}@${range}`);
-    else missing.push(`${name}@${range} (wanted by ${where})`);
+    if (!resolve(where, name)) missing.push(`${name}@${range} (wanted by ${where})`);
   }
 }
-if (unpublished.length) console.error(`  (not in the registry, not locked: ${unpublished.join(", ")})`);
 for (const [name, range] of Object.entries({ ...lock.packages?.[""]?.dependencies, ...lock.packages?.[""]?.devDependencies, ...lock.packages?.[""]?.optionalDependencies })) {
   if (!packages[`node_modules/${name}`]) missing.push(`${name}@${range} (wanted by package.json)`);
 }

@@ -15,7 +15,10 @@ trap 'rm -rf "$tmp"' EXIT
 cp "$root/package.json" "$tmp/"
 [ -f "$root/package-lock.json" ] && cp "$root/package-lock.json" "$tmp/"
 
-npm_lock() { (cd "$tmp" && npm install --package-lock-only --ignore-scripts --no-audit --no-fund --loglevel=error); }
+npm_lock() {
+  (cd "$tmp" && npm install --package-lock-only --ignore-scripts --no-audit --no-fund --loglevel=error)
+  node "$root/scripts/check-lock.mjs" --record-unpublished "$tmp/package-lock.json"
+}
 
 npm_lock
 if ! node "$root/scripts/check-lock.mjs" "$tmp/package-lock.json"; then
