@@ -11,6 +11,7 @@ import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./fakes/anthropic-upstre
 import { GEMINI_FAKE_KEY, startFakeGemini } from "./fakes/gemini-upstream";
 import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
+import { signUp } from "./console-helpers";
 import { createAccount } from "./support/accounts";
 import { startTestServer, type TestServer } from "./support/server";
 import { textGatewayConfig } from "./text-config";
@@ -213,6 +214,22 @@ describe("stored responses", () => {
     await until(async () => (await server.query("select 1 from stored_responses where id = $1", [old.id])).length > 0); // written just after the reply
     await server.query("update stored_responses set created_at = now() - interval '31 days' where id = $1", [old.id]);
     expect((await status(other.key, "GET", `/v1/responses/${old.id}`)).status).toBe(404);
+  });
+
+  it("the console switch turns storing off for every key of the account at once, and shows the retention", async () => {
+    const s = await signUp(server);
+    const got = await s.json("/api/console/billing/responses-storage");
+    expect(got.body).toEqual({ storeResponses: true, responsesRetentionDays: 30 });
+    await server.admin("credit", "--email", s.email, "--usd", "1");
+    const key = (await server.admin("key", "create", "--email", s.email)).stdout.at(-1)!;
+    server.secrets.add(key);
+    expect(((await client(key).responses.create({ model: "chat-openai", input: "hi" })) as any).store).toBe(true); // the key is cached now
+    const put = await s.json("/api/console/billing/responses-storage", { method: "PUT", body: { storeResponses: false } });
+    expect(put.body.storeResponses).toBe(false);
+    const r = await client(key).responses.create({ model: "chat-openai", input: "hi" });
+    expect((r as any).store).toBe(false);
+    expect((await status(key, "GET", `/v1/responses/${r.id}`)).status).toBe(404);
+    expect((await s.json("/api/console/billing/responses-storage", { method: "PUT", body: { storeResponses: "no" } })).status).toBe(400);
   });
 
   it("refuses a bad previous_response_id clearly", async () => {

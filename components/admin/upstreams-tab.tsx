@@ -11,7 +11,7 @@ import { FormError, SelectField, TextField } from "../ui/field";
 import { Empty, QueryState } from "../ui/states";
 import { Mono, Table, Td, Th } from "../ui/table";
 
-const PROTOCOLS = ["openai", "anthropic", "gemini", "openai-video", "demo"];
+const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"];
 const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs"];
 
 function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: AdminUpstream | null; onClose: () => void }) {

@@ -5,6 +5,7 @@ import { Stat } from "../ui/card";
 import { PageHeader } from "../ui/page-header";
 import { QueryState } from "../ui/states";
 import { LedgerTable } from "./ledger-table";
+import { ResponsesStorageCard } from "./responses-storage-card";
 import { TopUpCard } from "./top-up-card";
 
 export function BillingPage() {
@@ -26,6 +27,7 @@ export function BillingPage() {
             </div>
           )}
         </QueryState>
+        <ResponsesStorageCard />
         <LedgerTable />
       </div>
     </>

@@ -97,6 +97,18 @@ export function useBilling() {
   return useQuery({ queryKey: ["billing"], queryFn: () => api<T.Billing>("/api/console/billing") });
 }
 
+export function useResponsesStorage() {
+  return useQuery({ queryKey: ["responses-storage"], queryFn: () => api<T.ResponsesStorage>("/api/console/billing/responses-storage") });
+}
+
+export function useSetResponsesStorage() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (storeResponses: boolean) => api<T.ResponsesStorage>("/api/console/billing/responses-storage", { method: "PUT", body: { storeResponses } }),
+    onSuccess: () => invalidate("responses-storage"),
+  });
+}
+
 export function useCheckout() {
   return useMutation({
     mutationFn: (amountCents: number) => api<{ id: string; url: string }>("/api/console/billing/checkout", { method: "POST", body: { amountCents } }),

@@ -129,6 +129,11 @@ export interface Billing extends Balance {
   presetsCents: number[];
 }
 
+export interface ResponsesStorage {
+  storeResponses: boolean;
+  responsesRetentionDays: number;
+}
+
 export interface CheckoutStatus extends Balance {
   state: "paid" | "pending" | "failed";
   amountMicroUsd: number | null;
@@ -149,7 +154,7 @@ export interface AdminUser {
 
 export interface AdminUpstream {
   id: string;
-  protocol: "openai" | "anthropic" | "gemini" | "openai-video" | "demo";
+  protocol: "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "demo";
   baseUrl: string;
   hasApiKey: boolean;
   timeoutMs: number | null;
