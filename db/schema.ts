@@ -138,7 +138,7 @@ export const upstreams = pgTable("upstreams", {
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 
-export type UpstreamProtocol = "openai" | "anthropic" | "gemini" | "openai-video" | "demo";
+export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "demo";
 export type ModelKind = "text" | "embedding" | "image" | "video";
 export type VideoFamily = "t2v" | "i2v" | "r2v" | "extend" | "second" | "third";
 

@@ -1,13 +1,14 @@
 /** The gateway config file (GATEWAY_CONFIG): format in the README and DESIGN.md. Prices in USD here. */
 import { z } from "zod";
 
-export const PROTOCOLS = ["openai", "anthropic", "gemini", "openai-video", "demo"] as const;
+export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"] as const;
 export const KINDS = ["text", "embedding", "image", "video"] as const;
 export const FAMILIES = ["t2v", "i2v", "r2v", "extend", "second", "third"] as const;
 
 /** Which model kinds each upstream protocol can serve. */
 export const PROTOCOL_KINDS: Record<(typeof PROTOCOLS)[number], readonly (typeof KINDS)[number][]> = {
   openai: ["text", "embedding", "image"],
+  "openai-responses": ["text"],
   anthropic: ["text"],
   gemini: ["text", "embedding"],
   "openai-video": ["video"],

@@ -15,7 +15,7 @@ import { recordAudit } from "./audit";
 import { AppError } from "./errors";
 import { newId } from "../ids";
 
-const PROTOCOLS = ["openai", "anthropic", "gemini", "openai-video", "demo"] as const;
+const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"] as const;
 const KINDS = ["text", "embedding", "image", "video"] as const;
 const FAMILIES = ["t2v", "i2v", "r2v", "extend", "second", "third"] as const;
 

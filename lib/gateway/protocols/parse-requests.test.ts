@@ -109,10 +109,14 @@ describe("responses → canonical", () => {
     [{ model: "m", input: "x", previous_response_id: "resp_1" }, "previous_response_id"],
     [{ model: "m", input: "x", background: true }, "background"],
     [{ model: "m", input: "x", tools: [{ type: "web_search" }] }, "tools[0].type"],
-    [{ model: "m", input: [{ type: "item_reference", id: "msg_1" }] }, "input[0].type"],
   ])("400 naming %j", (body, field) => {
     const r = responses.parseRequest(body);
     expect(!r.ok && r.error.param).toBe(field);
+  });
+
+  it("keeps input item types it cannot convert for a Responses upstream, named for any other", () => {
+    const r = responses.parseRequest({ model: "m", input: [{ type: "custom_tool_call_output", call_id: "c", output: "x" }] });
+    expect(r.ok && r.value.unconvertible).toEqual(["input[0].type"]);
   });
   it("store is accepted and ignored", () => {
     expect(responses.parseRequest({ model: "m", input: "x", store: true }).ok).toBe(true);

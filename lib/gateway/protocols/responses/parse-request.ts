@@ -18,6 +18,7 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
   const system: string[] = [];
   if (b.instructions) system.push(b.instructions);
   const messages: CanonicalMessage[] = [];
+  const unconvertible: string[] = [];
   const items = typeof b.input === "string" ? [{ role: "user" as const, content: b.input }] : b.input;
   for (let i = 0; i < items.length; i++) {
     const it = items[i]! as (typeof items)[number] & { type?: string; call_id?: string; name?: string; arguments?: string; output?: unknown };
@@ -41,7 +42,8 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
       // Reasoning items cannot be replayed into another vendor (conversion.md, "Pitfalls").
       continue;
     } else {
-      return { ok: false, error: bad(`${where}.type`, `input item type "${type}" is not supported`) };
+      // Kept for a Responses upstream (passthrough); any converted route refuses it, naming the item.
+      unconvertible.push(`${where}.type`);
     }
   }
 
@@ -82,6 +84,7 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
       parallelToolCalls: b.parallel_tool_calls ?? undefined,
       responseFormat,
       user: b.user,
+      unconvertible: unconvertible.length ? unconvertible : undefined,
     },
   };
 }

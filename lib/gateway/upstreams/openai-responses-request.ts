@@ -1,0 +1,77 @@
+/** Canonical request → OpenAI Responses wire body (reference/responses.md), for converted clients. */
+import { imageToUrl, partsText, type CanonicalRequest } from "../canonical";
+import type { Inexpressible } from "./text-types";
+
+export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: string): { ok: true; value: Record<string, unknown> } | Inexpressible {
+  // Responses has no stop sequences, top_k, seed or penalties: refused, never dropped.
+  if (req.stop?.length) return { ok: false, field: "stop", message: "stop sequences are not supported by this model's upstream" };
+  if (req.topK !== undefined) return { ok: false, field: "top_k", message: "not supported by this model" };
+  if (req.seed !== undefined) return { ok: false, field: "seed", message: "not supported by this model" };
+  if (req.presencePenalty !== undefined) return { ok: false, field: "presence_penalty", message: "not supported by this model" };
+  if (req.frequencyPenalty !== undefined) return { ok: false, field: "frequency_penalty", message: "not supported by this model" };
+
+  const input: Record<string, unknown>[] = [];
+  for (const m of req.messages) {
+    if (m.role === "assistant") {
+      let text = "";
+      const flush = () => {
+        if (text !== "") input.push({ role: "assistant", content: text });
+        text = "";
+      };
+      for (const p of m.parts) {
+        if (p.type === "text") text += p.text;
+        else if (p.type === "tool_call") {
+          flush();
+          input.push({ type: "function_call", call_id: p.id, name: p.name, arguments: p.arguments });
+        } else return { ok: false, field: "messages", message: `a ${p.type} part cannot appear in an assistant turn` };
+      }
+      flush();
+      continue;
+    }
+    let content: Record<string, unknown>[] = [];
+    const flush = () => {
+      if (content.length) input.push({ role: "user", content });
+      content = [];
+    };
+    for (const p of m.parts) {
+      if (p.type === "text") content.push({ type: "input_text", text: p.text });
+      else if (p.type === "image") content.push({ type: "input_image", image_url: imageToUrl(p.source), detail: "auto" });
+      else if (p.type === "tool_result") {
+        flush();
+        const images = p.content.filter((c) => c.type === "image");
+        const text = partsText(p.content);
+        const output = images.length
+          ? p.content.map((c) => (c.type === "text" ? { type: "input_text", text: c.text } : { type: "input_image", image_url: imageToUrl(c.source), detail: "auto" }))
+          : p.isError
+            ? `Error: ${text}`
+            : text;
+        input.push({ type: "function_call_output", call_id: p.callId, output });
+      } else return { ok: false, field: "messages", message: "a tool call cannot appear in a user turn" };
+    }
+    flush();
+  }
+
+  // Converted requests are not stored upstream: the gateway is the store (stored-responses/).
+  const body: Record<string, unknown> = { model: upstreamModel, input, store: false };
+  if (req.system) body.instructions = req.system;
+  if (req.maxOutputTokens !== undefined) body.max_output_tokens = req.maxOutputTokens;
+  if (req.temperature !== undefined) body.temperature = req.temperature;
+  if (req.topP !== undefined) body.top_p = req.topP;
+  if (req.user !== undefined) body.user = req.user;
+  if (req.tools?.length)
+    body.tools = req.tools.map((t) => ({
+      type: "function",
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      parameters: t.parameters ?? { type: "object", properties: {} },
+      strict: false,
+    }));
+  if (req.toolChoice) body.tool_choice = req.toolChoice.type === "tool" ? { type: "function", name: req.toolChoice.name } : req.toolChoice.type;
+  if (req.parallelToolCalls !== undefined && req.tools?.length) body.parallel_tool_calls = req.parallelToolCalls;
+  const rf = req.responseFormat;
+  if (rf?.type === "json_object") body.text = { format: { type: "json_object" } };
+  else if (rf?.type === "json_schema")
+    body.text = { format: { type: "json_schema", name: rf.name ?? "response", schema: rf.schema, ...(rf.strict !== undefined ? { strict: rf.strict } : {}) } };
+  if (req.stream) body.stream = true;
+  return { ok: true, value: body };
+}

@@ -1,0 +1,59 @@
+/**
+ * The `openai-responses` text upstream: POST {baseUrl}/responses with a Bearer key. Responses
+ * clients pass through (their JSON, unknown fields and item types kept; still metered from the
+ * terminal event's usage); the other protocols are converted to it. A reasoning item replayed
+ * from the store goes back only to the upstream that produced it: its encrypted content means
+ * nothing to another one.
+ */
+import { replayOrigin } from "../stored-responses/history";
+import { createOpenAIResponsesDecoder, fromOpenAIResponsesResponse } from "./openai-responses-response";
+import { toOpenAIResponsesBody } from "./openai-responses-request";
+import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
+import { joinUrl } from "./text-http";
+import type { PreparedCall, TextAdapter, TextRoute } from "./text-types";
+
+function target(route: TextRoute): HttpTarget {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+  if (route.upstream.apiKey) headers.authorization = `Bearer ${route.upstream.apiKey}`;
+  return { url: joinUrl(route.upstream.baseUrl, "responses"), headers };
+}
+
+/** Drops replayed reasoning items produced by another upstream. */
+function inputFor(route: TextRoute, input: unknown): unknown {
+  if (!Array.isArray(input)) return input;
+  return input.filter((it) => {
+    if (!it || typeof it !== "object" || (it as { type?: unknown }).type !== "reasoning") return true;
+    const origin = replayOrigin(it);
+    return origin === undefined || origin === route.upstream.id;
+  });
+}
+
+export const openaiResponses: TextAdapter = {
+  passthroughFor: "responses",
+  prepare(route, req, raw) {
+    if (raw) {
+      const body: Record<string, unknown> = { ...raw, model: route.upstreamModel, input: inputFor(route, raw.input) };
+      // The cap bounds the hold, so it must bound the upstream too.
+      if (req.maxOutputTokens !== undefined && raw.max_output_tokens == null) body.max_output_tokens = req.maxOutputTokens;
+      const call: PreparedCall = { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true };
+      return { ok: true, value: call };
+    }
+    const body = toOpenAIResponsesBody(req, route.upstreamModel);
+    if (!body.ok) return body;
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false } };
+  },
+  complete(call, opts) {
+    return httpComplete(call, opts, target(call.route), fromOpenAIResponsesResponse, (j) => {
+      j.model = call.publicModel;
+    });
+  },
+  stream(call, opts) {
+    const d = createOpenAIResponsesDecoder(call.publicModel);
+    return httpStream(call, opts, target(call.route), { push: (data, event) => d.push(data, event), end: () => d.end() });
+  },
+  injectCost(json, costMicroUsd) {
+    const holder = json.response && typeof json.response === "object" ? (json.response as Record<string, unknown>) : json;
+    const u = holder.usage as Record<string, unknown> | null | undefined;
+    if (u && typeof u === "object") u.cost_usd = costMicroUsd / 1_000_000;
+  },
+};
