@@ -10,6 +10,7 @@ import type { DB } from "../../db/client";
 import { apiKeys, auditLog, models, users } from "../../db/schema";
 import { createUser, findUserByEmail, normalizeEmail } from "../auth/users";
 import { hashPassword, passwordProblem } from "../auth/password";
+import { adminDebit, waitForSpendable } from "../billing/admin-debit";
 import { applyLedgerChange } from "../billing/ledger";
 import { formatUsd, parseUsd } from "../billing/money";
 import { notifyInvalidation } from "../gateway/invalidation";
@@ -131,17 +132,23 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
       const note = typeof values.note === "string" ? values.note : undefined;
       if (cmd === "debit" && !note?.trim()) throw new UsageError("--note is required for a debit");
       const u = await userByEmail(db, e);
-      const r = await applyLedgerChange(db, {
+      const change = {
         accountId: u.accountId,
-        deltaMicroUsd: cmd === "credit" ? amount : -amount,
-        kind: cmd === "credit" ? "admin_credit" : "admin_debit",
         idempotencyKey: `cli:${cmd}:${randomUUID()}`,
         note: note ?? "admin credit",
-        floor: "zero",
-      });
+      };
+      // A debit takes only money no request is using (admin-debit.ts); a credit is never refused.
+      const r =
+        cmd === "credit"
+          ? await applyLedgerChange(db, { ...change, deltaMicroUsd: amount, kind: "admin_credit" })
+          : await waitForSpendable(db, u.accountId, amount).then(() => adminDebit(db, { ...change, deltaMicroUsd: -amount }));
       if (!r.ok) {
         throw new CommandError(
-          r.reason === "insufficient_balance" ? `debit of ${formatUsd(amount)} USD would take the balance below zero` : "account not found",
+          r.reason === "held"
+            ? `debit of ${formatUsd(amount)} USD refused: ${r.message}`
+            : r.reason === "insufficient_balance"
+              ? `debit of ${formatUsd(amount)} USD would take the balance below zero`
+              : "account not found",
         );
       }
       if (!r.applied) throw new CommandError("duplicate change");

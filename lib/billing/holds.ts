@@ -90,7 +90,8 @@ export async function settleInTx(tx: DbOrTx, input: SettleInput): Promise<Settle
     return { chargedMicroUsd: 0, balanceAfterMicroUsd: row?.balance ?? 0, settled: false };
   }
   const held = removed[0]!.amount;
-  const cost = Math.min(Math.max(0, Math.ceil(input.costMicroUsd)), held);
+  // A cost that is not a number means the work was done at an unknown price: the hold is charged.
+  const cost = Number.isFinite(input.costMicroUsd) ? Math.min(Math.max(0, Math.ceil(input.costMicroUsd)), held) : held;
   if (cost > 0) balanceView().forget(input.accountId);
   const moved = await moveMoney(tx, { accountId: input.accountId, keyId: input.keyId, balance: -cost, held: -held, spent: cost });
   const balanceAfter = moved.ok ? moved.balanceAfterMicroUsd : 0;

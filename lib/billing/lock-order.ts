@@ -35,9 +35,16 @@ export interface MoneyMove {
    * key's limit covers it (limit − spent − held ≥ it). Checked before the change.
    */
   require?: number;
+  /**
+   * With `require` and no `held`: hold `require` plus up to `extra` more, but never more than
+   * `share` of what would still be spendable after `require` (text leases, text-lease.ts).
+   */
+  grow?: { extra: number; share: number };
 }
 
-export type MoveResult = { ok: true; balanceAfterMicroUsd: number } | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" };
+export type MoveResult =
+  | { ok: true; balanceAfterMicroUsd: number; /** What was added to held (with `grow`). */ heldMicroUsd: number }
+  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" };
 
 /**
  * Applies one change to an account and its key, account first. A refusal leaves the account
@@ -45,6 +52,22 @@ export type MoveResult = { ok: true; balanceAfterMicroUsd: number } | { ok: fals
  */
 export async function moveMoney(tx: DbOrTx, m: MoneyMove): Promise<MoveResult> {
   const balance = m.balance ?? 0;
+  if (m.grow && m.require !== undefined) {
+    // The account row is locked first (FOR UPDATE), so the share is taken of its current state.
+    const res = (await tx.execute(sql`
+      with cur as (
+        select balance_micro_usd - held_micro_usd - ${m.require} as rest from accounts where id = ${m.accountId} for update),
+      g as (
+        select (${m.require}::bigint + least(${Math.max(0, m.grow.extra)}::bigint, floor(greatest(0, rest) * ${m.grow.share}::float8)::bigint)) as v from cur)
+      update accounts a set held_micro_usd = a.held_micro_usd + g.v from g
+       where a.id = ${m.accountId} and a.balance_micro_usd - a.held_micro_usd >= g.v and a.balance_micro_usd >= 0
+      returning g.v as moved, a.balance_micro_usd as balance`)) as unknown as { rows: { moved: string | number; balance: string | number }[] };
+    const row = res.rows[0];
+    if (!row) return { ok: false, reason: "insufficient_balance" };
+    const moved = Number(row.moved);
+    if (m.keyId && !(await keyPart(tx, m.keyId, 0, moved, moved))) return { ok: false, reason: "key_limit_exceeded" };
+    return { ok: true, balanceAfterMicroUsd: Number(row.balance), heldMicroUsd: moved };
+  }
   const held = m.held ?? 0;
   const conds: SQL[] = [eq(accounts.id, m.accountId)];
   if (m.require !== undefined) {
@@ -58,21 +81,23 @@ export async function moveMoney(tx: DbOrTx, m: MoneyMove): Promise<MoveResult> {
     .where(and(...conds))
     .returning({ balance: accounts.balanceMicroUsd });
   if (!a) return { ok: false, reason: "insufficient_balance" };
-  if (m.keyId) {
-    const spent = m.spent ?? 0;
-    const kconds: SQL[] = [eq(apiKeys.id, m.keyId)];
-    if (m.require !== undefined)
-      kconds.push(sql`(${apiKeys.limitMicroUsd} is null or ${apiKeys.limitMicroUsd} - ${apiKeys.spentMicroUsd} - ${apiKeys.heldMicroUsd} >= ${m.require})`);
-    const k = await tx
-      .update(apiKeys)
-      .set({
-        // A refund never takes the key's spend below zero.
-        spentMicroUsd: spent < 0 ? sql`greatest(0, ${apiKeys.spentMicroUsd} + ${spent})` : sql`${apiKeys.spentMicroUsd} + ${spent}`,
-        heldMicroUsd: sql`${apiKeys.heldMicroUsd} + ${held}`,
-      })
-      .where(and(...kconds))
-      .returning({ id: apiKeys.id });
-    if (!k.length && m.require !== undefined) return { ok: false, reason: "key_limit_exceeded" };
-  }
-  return { ok: true, balanceAfterMicroUsd: a.balance };
+  if (m.keyId && !(await keyPart(tx, m.keyId, m.spent ?? 0, held, m.require)) && m.require !== undefined) return { ok: false, reason: "key_limit_exceeded" };
+  return { ok: true, balanceAfterMicroUsd: a.balance, heldMicroUsd: held };
+}
+
+/** The key's side of a move (after the account's); false when its limit does not cover `require`. */
+async function keyPart(tx: DbOrTx, keyId: string, spent: number, held: number, require: number | undefined): Promise<boolean> {
+  const conds: SQL[] = [eq(apiKeys.id, keyId)];
+  if (require !== undefined)
+    conds.push(sql`(${apiKeys.limitMicroUsd} is null or ${apiKeys.limitMicroUsd} - ${apiKeys.spentMicroUsd} - ${apiKeys.heldMicroUsd} >= ${require})`);
+  const k = await tx
+    .update(apiKeys)
+    .set({
+      // A refund never takes the key's spend below zero.
+      spentMicroUsd: spent < 0 ? sql`greatest(0, ${apiKeys.spentMicroUsd} + ${spent})` : sql`${apiKeys.spentMicroUsd} + ${spent}`,
+      heldMicroUsd: sql`${apiKeys.heldMicroUsd} + ${held}`,
+    })
+    .where(and(...conds))
+    .returning({ id: apiKeys.id });
+  return k.length > 0;
 }

@@ -7,11 +7,12 @@ import { performance } from "node:perf_hooks";
 import type { DB } from "../../db/client";
 import { requestLogs } from "../../db/schema";
 import { errors } from "../gateway/errors";
+import { env } from "../env";
 import { logger } from "../logger";
 import type { TextBilling, TextSettlement } from "../gateway/routes/text-types";
 import type { RouteContext } from "../gateway/types";
 import { reserveOnce } from "./text-reserve";
-import { LeaseManager } from "./text-lease";
+import { DEFAULT_LEASE, LeaseManager } from "./text-lease";
 import { settleBatcher } from "./text-settle-batch";
 
 const LEASES = Symbol.for("gateway.textLeases");
@@ -26,7 +27,7 @@ export function textLeases(db: DB): LeaseManager | null {
   const cur = g[LEASES];
   if (cur && cur.db === db) return cur.m;
   cur?.m.stop();
-  const m = new LeaseManager(db);
+  const m = new LeaseManager(db, DEFAULT_LEASE, !!env().DATABASE_URL);
   g[LEASES] = { db, m };
   return m;
 }

@@ -13,9 +13,10 @@
  *   expires and the hold sweeper returns it. A settlement whose lease row is gone charges the
  *   balance only (the sweeper or the idle release already took the rest out of held).
  */
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
 import { holds } from "../../db/schema";
+import { notifyInvalidation, onInvalidation } from "../gateway/invalidation";
 import { newId, randomBase62 } from "../ids";
 import { moveMoney } from "./lock-order";
 import { relaxCommit } from "./text-settle-batch";
@@ -27,9 +28,27 @@ export interface LeaseOptions {
   idleMs: number;
   /** An extension asks for this many times the request's hold, falling back to what is needed. */
   chunkFactor: number;
+  /**
+   * ...but beyond what the request needs it never takes more than this share of what the account
+   * could still spend, so other instances and keys always find money left (decision 0010).
+   */
+  share?: number;
 }
 
-export const DEFAULT_LEASE: LeaseOptions = { ttlMs: 10 * 60_000, idleMs: 500, chunkFactor: 8 };
+export const DEFAULT_LEASE: LeaseOptions = { ttlMs: 10 * 60_000, idleMs: 500, chunkFactor: 8, share: 0.25 };
+
+/** After a claim on an account, its leases take only what each request needs for this long. */
+const TIGHT_MS = 5_000;
+/** How long a refused request waits for other instances to hand back their unused leases. */
+const CLAIM_WAIT_MS = 500;
+
+/**
+ * Asks every instance (this one included) to hand back the unused part of the account's leases
+ * at once (the admin debit does, before it refuses).
+ */
+export async function askLeasesBack(accountId: string): Promise<void> {
+  await notifyInvalidation({ kind: "lease-claim", accountId, claim: randomBase62(12), from: "" });
+}
 
 export type LeaseGrant = { ok: true; leaseId: string; amountMicroUsd: number } | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" };
 
@@ -57,13 +76,30 @@ export class LeaseManager {
   private readonly leases = new Map<string, Lease>();
   readonly instanceId = `inst_${randomBase62(12)}`;
   private renewTimer: NodeJS.Timeout;
+  /** Accounts whose leases take only what is needed (epoch ms until when). */
+  private readonly tight = new Map<string, number>();
+  /** This instance's claims in progress, per account. */
+  private readonly claims = new Map<string, Promise<void>>();
+  /** Claims waiting for other instances' answers: claim id → instances still to answer. */
+  private readonly waiting = new Map<string, { left: Set<string>; done: () => void }>();
+  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly db: DB,
     private readonly opts: LeaseOptions = DEFAULT_LEASE,
+    /** Whether other processes can share the database (PostgreSQL): then claims ask them too. */
+    private readonly shared = false,
   ) {
     this.renewTimer = setInterval(() => void this.renewAll(), Math.max(1000, opts.ttlMs / 4));
     this.renewTimer.unref();
+    this.unsubscribe = onInvalidation((msg) => {
+      if (msg.kind === "lease-claim" && msg.from !== this.instanceId) void this.answerClaim(msg.accountId, msg.claim);
+      else if (msg.kind === "lease-returned") {
+        const w = this.waiting.get(msg.claim);
+        w?.left.delete(msg.from);
+        if (w && !w.left.size) w.done();
+      }
+    });
   }
 
   private leaseFor(accountId: string, keyId: string | null): Lease {
@@ -110,17 +146,89 @@ export class LeaseManager {
       l.inUse += amt;
       return { ok: true, leaseId: l.id, amountMicroUsd: amt } as const;
     }
-    const need = amt - (l.id ? l.amount - l.inUse : 0);
-    let reason: "insufficient_balance" | "key_limit_exceeded" = "insufficient_balance";
-    for (const x of [...new Set([Math.max(need, amt * this.opts.chunkFactor), need])]) {
-      const r = await this.extend(l, x);
-      if (r === true) {
-        l.inUse += amt;
-        return { ok: true, leaseId: l.id!, amountMicroUsd: amt } as const;
-      }
-      reason = r;
+    let r = await this.tryExtend(l, amt);
+    // 402 only if the balance cannot cover it: first take back the unused money of this
+    // account's other leases, here and in every other instance, then try again (twice: a claim
+    // joined while in progress may have been answered before this request needed it).
+    for (let round = 0; r !== true && round < 2; round++) {
+      await this.claim(l);
+      r = await this.tryExtend(l, amt);
     }
-    return { ok: false, reason } as const;
+    if (r !== true) return { ok: false, reason: r } as const;
+    l.inUse += amt;
+    return { ok: true, leaseId: l.id!, amountMicroUsd: amt } as const;
+  }
+
+  /** Grows the lease so that `amt` fits: what is missing, plus a chunk unless the account is tight. */
+  private async tryExtend(l: Lease, amt: number): Promise<true | "insufficient_balance" | "key_limit_exceeded"> {
+    const need = amt - (l.id ? Math.max(0, l.amount - l.inUse) : 0);
+    const extra = (this.tight.get(l.accountId) ?? 0) > Date.now() ? 0 : Math.max(0, amt * this.opts.chunkFactor - need);
+    let r = await this.extend(l, need, extra);
+    // A key limit may refuse the chunk but not what is needed.
+    if (r === "key_limit_exceeded" && extra > 0) r = await this.extend(l, need, 0);
+    return r;
+  }
+
+  /**
+   * Hands back the unused part of this account's other leases in this process and asks the other
+   * instances holding leases of the account to do the same, waiting (briefly) for their answers.
+   * Concurrent claims on one account share one round.
+   */
+  private claim(l: Lease): Promise<void> {
+    const accountId = l.accountId;
+    let p = this.claims.get(accountId);
+    if (p) return p;
+    p = (async () => {
+      this.tight.set(accountId, Date.now() + TIGHT_MS);
+      await Promise.all([...this.leases.values()].filter((o) => o !== l && o.accountId === accountId).map((o) => this.shrink(o)));
+      if (!this.shared) return;
+      const r = (await this.db.execute(
+        sql`select distinct instance_id as id from holds where account_id = ${accountId} and instance_id is not null and instance_id <> ${this.instanceId}`,
+      )) as unknown as { rows: { id: string }[] };
+      if (!r.rows.length) return;
+      const claim = randomBase62(12);
+      let timer: NodeJS.Timeout | undefined;
+      const answered = new Promise<void>((done) => {
+        this.waiting.set(claim, { left: new Set(r.rows.map((x) => x.id)), done });
+        // An instance that died holds its lease until the sweeper returns it: do not wait for it.
+        timer = setTimeout(done, CLAIM_WAIT_MS);
+      });
+      await notifyInvalidation({ kind: "lease-claim", accountId, claim, from: this.instanceId });
+      await answered;
+      clearTimeout(timer);
+      this.waiting.delete(claim);
+    })().finally(() => this.claims.delete(accountId));
+    this.claims.set(accountId, p);
+    return p;
+  }
+
+  /** Another instance (or an admin debit) wants this account's unused lease money back. */
+  private async answerClaim(accountId: string, claim: string): Promise<void> {
+    this.tight.set(accountId, Date.now() + TIGHT_MS);
+    const mine = [...this.leases.values()].filter((l) => l.accountId === accountId);
+    await Promise.all(mine.map((l) => this.shrink(l).catch(() => undefined)));
+    await notifyInvalidation({ kind: "lease-returned", claim, from: this.instanceId });
+  }
+
+  /**
+   * Gives back what no request of this process uses (lease row, account and key held), keeping
+   * the lease for the requests in flight. Not serialized with the lease's extensions: it only
+   * subtracts, and the statement acts only while the row still holds that much.
+   */
+  private async shrink(l: Lease): Promise<void> {
+    const id = l.id;
+    const unused = l.amount - l.inUse;
+    if (!id || unused <= 0) return;
+    l.amount -= unused;
+    await this.db.transaction(async (tx) => {
+      await relaxCommit(tx);
+      const h = await tx
+        .update(holds)
+        .set({ amountMicroUsd: sql`${holds.amountMicroUsd} - ${unused}` })
+        .where(and(eq(holds.id, id), sql`${holds.amountMicroUsd} >= ${unused}`))
+        .returning({ id: holds.id });
+      if (h.length) await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, held: -unused });
+    });
   }
 
   /** Far enough from expiry (a lease is renewed every ttl/4) that the sweeper cannot have it. */
@@ -146,29 +254,33 @@ export class LeaseManager {
     l.idle.unref();
   }
 
-  /** Moves `x` more into the lease; true, or why not. */
-  private async extend(l: Lease, x: number): Promise<true | "insufficient_balance" | "key_limit_exceeded"> {
+  /**
+   * Moves `need` more into the lease, plus up to `extra` within the account's share (lock-order.ts
+   * `grow`); true, or why not.
+   */
+  private async extend(l: Lease, need: number, extra: number): Promise<true | "insufficient_balance" | "key_limit_exceeded"> {
     const expires = new Date(Date.now() + this.opts.ttlMs);
     try {
       // Lock order hold row → account → key (lock-order.ts).
-      const id = await this.db.transaction(async (tx) => {
+      const [id, x] = await this.db.transaction(async (tx) => {
         await relaxCommit(tx);
         let live = false;
         if (l.id) {
-          const h = await tx
-            .update(holds)
-            .set({ amountMicroUsd: sql`${holds.amountMicroUsd} + ${x}`, expiresAt: expires })
-            .where(eq(holds.id, l.id))
-            .returning({ id: holds.id });
+          // Locks the lease row first; its amount grows below, once the account said how much.
+          const h = await tx.update(holds).set({ expiresAt: expires }).where(eq(holds.id, l.id)).returning({ id: holds.id });
           live = h.length > 0;
         }
-        const moved = await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, held: x, require: x });
+        const moved = await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, require: need, grow: { extra, share: this.opts.share ?? DEFAULT_LEASE.share! } });
         if (!moved.ok) throw new Rejected(moved.reason);
-        if (live) return l.id!;
+        const x = moved.heldMicroUsd;
+        if (live) {
+          await tx.update(holds).set({ amountMicroUsd: sql`${holds.amountMicroUsd} + ${x}` }).where(eq(holds.id, l.id!));
+          return [l.id!, x] as const;
+        }
         // No lease yet, or it was swept or released under us: start a new one.
         const newIdValue = newId("hold");
         await tx.insert(holds).values({ id: newIdValue, accountId: l.accountId, keyId: l.keyId, amountMicroUsd: x, instanceId: this.instanceId, expiresAt: expires });
-        return newIdValue;
+        return [newIdValue, x] as const;
       });
       if (id !== l.id) {
         // A replaced lease: requests still in flight on the old one settle against the balance only.
@@ -221,5 +333,6 @@ export class LeaseManager {
 
   stop(): void {
     clearInterval(this.renewTimer);
+    this.unsubscribe();
   }
 }

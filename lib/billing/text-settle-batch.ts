@@ -12,6 +12,7 @@ import type { requestLogs } from "../../db/schema";
 import { logger } from "../logger";
 import { balanceView, type BalanceView } from "./balance-view";
 import { accountsFirst } from "./lock-order";
+import { retryTransient, settleWithRepair } from "./settle-retry";
 
 export interface BatchSettlement {
   /** The request's own hold row, or (with `lease`) the lease row its hold was taken from. */
@@ -66,7 +67,7 @@ export class SettleBatcher {
   }
 
   submit(item: BatchSettlement): Submitted {
-    const issued = Math.min(Math.max(0, Math.ceil(item.costMicroUsd)), item.lease?.heldMicroUsd ?? Infinity);
+    const issued = Math.min(chargeOf(item), item.lease?.heldMicroUsd ?? Infinity);
     const balanceAfter = this.view.charge(item.accountId, issued);
     const result = new Promise<BatchResult>((resolve, reject) => {
       this.queue.push({ item, issued, resolve, reject });
@@ -92,20 +93,28 @@ export class SettleBatcher {
     while (this.queue.length) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        const results = await settleBatch(this.db, batch.map((p) => p.item));
+        const results = await retryTransient(() => settleBatch(this.db, batch.map((p) => p.item)));
         batch.forEach((p, i) => this.done(p, results[i]!));
       } catch (err) {
         // One bad row must not fail its neighbours: settle them one by one.
         logger().warn({ err, size: batch.length }, "text settlement batch failed; settling one by one");
-        for (const p of batch) {
-          try {
-            this.done(p, (await settleBatch(this.db, [p.item]))[0]!);
-          } catch (e) {
-            this.view.settled(p.item.accountId, p.issued, null);
-            p.reject(e);
-          }
-        }
+        for (const p of batch) await this.settleAlone(p);
       }
+    }
+  }
+
+  /**
+   * One settlement, retried (settle-retry.ts): unchanged after a transient failure, with its log
+   * row repaired after a refusal. Only if both fail for good is the request left uncharged
+   * (logged with its request id); its lease money goes back when the lease is returned.
+   */
+  private async settleAlone(p: Pending): Promise<void> {
+    try {
+      this.done(p, (await settleWithRepair(p.item.log, (log) => settleBatch(this.db, [{ ...p.item, log }])))[0]!);
+    } catch (err) {
+      logger().error({ err, requestId: p.item.requestId }, "text settlement failed for good: the request stays uncharged, its hold goes back");
+      this.view.settled(p.item.accountId, p.issued, null);
+      p.reject(err);
     }
   }
 
@@ -143,6 +152,16 @@ export async function relaxCommit(tx: Tx): Promise<void> {
   await tx.execute(sql`set local synchronous_commit to off`);
 }
 
+/**
+ * What to charge (the statements clamp it to the hold): a cost that is not a finite number means
+ * the work was done but its price is unknown, so the whole hold is charged (never nothing).
+ */
+function chargeOf(i: BatchSettlement): number {
+  const c = i.costMicroUsd;
+  if (Number.isFinite(c)) return Math.max(0, Math.ceil(c));
+  return i.lease?.heldMicroUsd ?? Number.MAX_SAFE_INTEGER;
+}
+
 /** One settlement's fields as the statements read them (name, SQL type). */
 const COLUMNS = [
   ["n", "int"], ["hold_id", "text"], ["lease_held", "bigint"], ["account_id", "text"], ["key_id", "text"], ["cost", "bigint"],
@@ -164,7 +183,7 @@ function record(i: BatchSettlement, n: number): Record<Column, unknown> {
     lease_held: i.lease ? i.lease.heldMicroUsd : null,
     account_id: i.accountId,
     key_id: i.keyId,
-    cost: Math.max(0, Math.ceil(i.costMicroUsd)),
+    cost: chargeOf(i),
     idempotency_key: i.idempotencyKey,
     request_id: i.requestId,
     note: i.note ?? null,

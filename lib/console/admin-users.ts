@@ -5,6 +5,7 @@ import { asc, eq, ilike, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { DB } from "../../db/client";
 import { accounts, apiKeys, users } from "../../db/schema";
+import { adminDebit, waitForSpendable } from "../billing/admin-debit";
 import { applyLedgerChange } from "../billing/ledger";
 import { parseUsd } from "../billing/money";
 import { notifyInvalidation } from "../gateway/invalidation";
@@ -94,17 +95,21 @@ export async function adjustBalance(db: DB, actor: Actor, userId: string, body: 
   if (!target) throw new AppError("not_found", "No such user.");
   const micro = parseUsd(body.usd)!;
   const delta = body.direction === "credit" ? micro : -micro;
+  if (body.direction === "debit") await waitForSpendable(db, target.accountId, micro);
   return db.transaction(async (tx) => {
-    const r = await applyLedgerChange(tx, {
+    const change = {
       accountId: target.accountId,
-      deltaMicroUsd: delta,
-      kind: body.direction === "credit" ? "admin_credit" : "admin_debit",
       idempotencyKey: `admin:${target.accountId}:${body.idempotencyKey ?? randomUUID()}`,
       actorUserId: actor.id,
       note: body.note || undefined,
-      floor: "zero",
-    });
+    };
+    // A debit takes only money no request is using (admin-debit.ts); a credit is never refused.
+    const r =
+      body.direction === "credit"
+        ? await applyLedgerChange(tx, { ...change, deltaMicroUsd: delta, kind: "admin_credit" })
+        : await adminDebit(tx, { ...change, deltaMicroUsd: delta });
     if (!r.ok) {
+      if (r.reason === "held") throw new AppError("invalid_request", `Cannot debit that much now: ${r.message}.`, { field: "usd" });
       if (r.reason === "insufficient_balance") throw new AppError("invalid_request", "A debit cannot take the balance below zero.", { field: "usd" });
       throw new AppError("not_found", "No such account.");
     }

@@ -13,7 +13,11 @@ import { logger } from "../logger";
 export type Invalidation =
   | { kind: "keys"; hashes?: string[] }
   | { kind: "accounts"; ids?: string[] }
-  | { kind: "catalog" };
+  | { kind: "catalog" }
+  /** Text leases (lib/billing/text-lease.ts): hand back the unused part of an account's leases… */
+  | { kind: "lease-claim"; accountId: string; claim: string; from: string }
+  /** …and the answer of one instance to that claim. */
+  | { kind: "lease-returned"; claim: string; from: string };
 
 type Listener = (msg: Invalidation) => void;
 const CHANNEL = "gateway_invalidate";

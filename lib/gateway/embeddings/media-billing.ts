@@ -8,6 +8,7 @@ import type { DB } from "../../../db/client";
 import { requestLogs, type ModelPrice } from "../../../db/schema";
 import { formatUsd } from "../../billing/money";
 import { reserve, settleInTx } from "../../billing/holds";
+import { settleWithRepair } from "../../billing/settle-retry";
 import { errors, type ApiError } from "../errors";
 import type { RouteContext } from "../types";
 
@@ -61,19 +62,22 @@ export async function settleMedia(
   costMicroUsd: number,
   log: MediaLogFields,
 ): Promise<{ chargedMicroUsd: number; headers: Record<string, string> }> {
-  const result = await db.transaction(async (tx) => {
-    const s = await settleInTx(tx, {
-      holdId: hold.holdId,
-      accountId: ctx.principal.accountId,
-      keyId: ctx.principal.keyId,
-      costMicroUsd,
-      idempotencyKey: `charge:${ctx.requestId}`,
-      requestId: ctx.requestId,
-      note: log.model ?? undefined,
-    });
-    await tx.insert(requestLogs).values(logRow(ctx, { ...log, costMicroUsd: s.chargedMicroUsd })).onConflictDoNothing();
-    return s;
-  });
+  // Retried, and with a repaired log row if the row was refused (settle-retry.ts): never a lost charge.
+  const result = await settleWithRepair(logRow(ctx, log), (row) =>
+    db.transaction(async (tx) => {
+      const s = await settleInTx(tx, {
+        holdId: hold.holdId,
+        accountId: ctx.principal.accountId,
+        keyId: ctx.principal.keyId,
+        costMicroUsd,
+        idempotencyKey: `charge:${ctx.requestId}`,
+        requestId: ctx.requestId,
+        note: log.model ?? undefined,
+      });
+      await tx.insert(requestLogs).values({ ...row, costMicroUsd: s.chargedMicroUsd }).onConflictDoNothing();
+      return s;
+    }),
+  );
   return {
     chargedMicroUsd: result.chargedMicroUsd,
     headers: {
@@ -85,17 +89,19 @@ export async function settleMedia(
 
 /** Returns the whole hold (nothing charged) and logs the failure, in one transaction. */
 export async function releaseMedia(db: DB, ctx: RouteContext, hold: Hold, log: MediaLogFields): Promise<void> {
-  await db.transaction(async (tx) => {
-    await settleInTx(tx, {
-      holdId: hold.holdId,
-      accountId: ctx.principal.accountId,
-      keyId: ctx.principal.keyId,
-      costMicroUsd: 0,
-      idempotencyKey: `release:${hold.holdId}`,
-      requestId: ctx.requestId,
-    });
-    await tx.insert(requestLogs).values(logRow(ctx, { ...log, costMicroUsd: 0 })).onConflictDoNothing();
-  });
+  await settleWithRepair(logRow(ctx, { ...log, costMicroUsd: 0 }), (row) =>
+    db.transaction(async (tx) => {
+      await settleInTx(tx, {
+        holdId: hold.holdId,
+        accountId: ctx.principal.accountId,
+        keyId: ctx.principal.keyId,
+        costMicroUsd: 0,
+        idempotencyKey: `release:${hold.holdId}`,
+        requestId: ctx.requestId,
+      });
+      await tx.insert(requestLogs).values(row).onConflictDoNothing();
+    }),
+  );
 }
 
 /** A request that never reached billing (bad input, unknown model, 402). */
