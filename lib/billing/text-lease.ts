@@ -79,7 +79,7 @@ export class LeaseManager {
   /** Accounts whose leases take only what is needed (epoch ms until when). */
   private readonly tight = new Map<string, number>();
   /** This instance's claims in progress, per account. */
-  private readonly claims = new Map<string, Promise<void>>();
+  private readonly claims = new Map<string, Promise<"own" | "hopeless">>();
   /** Claims waiting for other instances' answers: claim id → instances still to answer. */
   private readonly waiting = new Map<string, { left: Set<string>; done: () => void }>();
   private readonly unsubscribe: () => void;
@@ -151,8 +151,10 @@ export class LeaseManager {
     // account's other leases, here and in every other instance, then try again (twice: a claim
     // joined while in progress may have been answered before this request needed it).
     for (let round = 0; r !== true && round < 2; round++) {
-      await this.claim(l);
+      const claimed = await this.claim(l, amt);
+      if (claimed === "hopeless") break;
       r = await this.tryExtend(l, amt);
+      if (claimed === "own") break;
     }
     if (r !== true) return { ok: false, reason: r } as const;
     l.inUse += amt;
@@ -172,24 +174,30 @@ export class LeaseManager {
   /**
    * Hands back the unused part of this account's other leases in this process and asks the other
    * instances holding leases of the account to do the same, waiting (briefly) for their answers.
-   * Concurrent claims on one account share one round.
+   * Concurrent claims on one account share one round. "hopeless": even every lease of the
+   * account given back could not cover `amt` (an empty account answers 402 without asking).
    */
-  private claim(l: Lease): Promise<void> {
+  private claim(l: Lease, amt: number): Promise<"own" | "joined" | "hopeless"> {
     const accountId = l.accountId;
-    let p = this.claims.get(accountId);
-    if (p) return p;
-    p = (async () => {
+    const running = this.claims.get(accountId);
+    if (running) return running.then((r) => (r === "hopeless" ? r : "joined"));
+    const p = (async (): Promise<"own" | "hopeless"> => {
+      // What could come back at most: the account's free money and every lease of it. When even
+      // that is short (an empty account), refuse at once and ask nobody.
+      const r = (await this.db.execute(sql`
+        select (select balance_micro_usd - held_micro_usd from accounts where id = ${accountId}) as free,
+               coalesce(sum(amount_micro_usd) filter (where instance_id is not null), 0) as leased,
+               coalesce(array_agg(distinct instance_id) filter (where instance_id is not null and instance_id <> ${this.instanceId}), '{}') as others
+          from holds where account_id = ${accountId}`)) as unknown as { rows: { free: string | number | null; leased: string | number; others: string[] }[] };
+      const row = r.rows[0];
+      if (!row || Number(row.free ?? 0) + Number(row.leased) < amt) return "hopeless";
       this.tight.set(accountId, Date.now() + TIGHT_MS);
-      await Promise.all([...this.leases.values()].filter((o) => o !== l && o.accountId === accountId).map((o) => this.shrink(o)));
-      if (!this.shared) return;
-      const r = (await this.db.execute(
-        sql`select distinct instance_id as id from holds where account_id = ${accountId} and instance_id is not null and instance_id <> ${this.instanceId}`,
-      )) as unknown as { rows: { id: string }[] };
-      if (!r.rows.length) return;
+      await Promise.all([...this.leases.values()].filter((o) => o !== l && o.accountId === accountId).map((o) => this.shrink(o).catch(() => undefined)));
+      if (!this.shared || !row.others.length) return "own";
       const claim = randomBase62(12);
       let timer: NodeJS.Timeout | undefined;
       const answered = new Promise<void>((done) => {
-        this.waiting.set(claim, { left: new Set(r.rows.map((x) => x.id)), done });
+        this.waiting.set(claim, { left: new Set(row.others), done });
         // An instance that died holds its lease until the sweeper returns it: do not wait for it.
         timer = setTimeout(done, CLAIM_WAIT_MS);
       });
@@ -197,6 +205,7 @@ export class LeaseManager {
       await answered;
       clearTimeout(timer);
       this.waiting.delete(claim);
+      return "own";
     })().finally(() => this.claims.delete(accountId));
     this.claims.set(accountId, p);
     return p;
