@@ -78,8 +78,8 @@ export function textBilling(db: DB, ctx: RouteContext, routePath: string): TextB
       // The request's hold returns to the lease; its charge (the batcher's, clamped to the hold) leaves it.
       if (lease) textLeases(db)?.released(lease.leaseId, p.accountId, p.keyId, lease.amount, submitted.chargedMicroUsd);
       if (opts?.early && ctx.settleAfterReply && submitted.balanceAfterMicroUsd !== null) {
-        // The reply goes now; the settlement commits a moment later (a failure is logged, the
-        // hold then goes back uncharged).
+        // The reply goes now; the settlement commits a moment later (retried, settle-retry.ts; if
+        // the database refuses it for good, that is logged and the hold goes back uncharged).
         submitted.result.catch((err) => logger().error({ err, requestId: ctx.requestId }, "text settlement failed after the reply"));
         return { chargedMicroUsd: submitted.chargedMicroUsd, balanceAfterMicroUsd: submitted.balanceAfterMicroUsd };
       }

@@ -104,4 +104,23 @@ describe("LeaseManager", () => {
     expect(g2.ok && g2.leaseId !== g.leaseId).toBe(true);
     m.stop();
   });
+
+  it("a lease takes at most a share of what else is spendable, and another key's idle lease is claimed back before a refusal", async () => {
+    const a = await account(10_000);
+    const keyB = newId("key");
+    await db.insert(apiKeys).values({ id: keyB, accountId: a.accountId, hash: keyB, prefix: "sk-x", last4: "efgh" });
+    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8, share: 0.25 });
+    // 1000 needed + a quarter of the 9000 left (not 8000).
+    const g1 = await m.reserve(a.accountId, a.keyId, 1000);
+    expect((await acct(a.accountId)).heldMicroUsd).toBe(1000 + 2250);
+    if (!g1.ok) throw new Error("refused");
+    m.released(g1.leaseId, a.accountId, a.keyId, 1000, 0);
+    // Key B needs 8000: only 6750 is free, so key A's unused 3250 is claimed back first.
+    const g2 = await m.reserve(a.accountId, keyB, 8000);
+    expect(g2.ok).toBe(true);
+    expect((await acct(a.accountId)).heldMicroUsd).toBe(8000);
+    // Beyond the balance it is still a refusal.
+    expect(await m.reserve(a.accountId, a.keyId, 2001)).toEqual({ ok: false, reason: "insufficient_balance" });
+    m.stop();
+  });
 });

@@ -320,6 +320,7 @@ export class LeaseManager {
 
   private async renewAll(): Promise<void> {
     const expires = new Date(Date.now() + this.opts.ttlMs);
+    for (const [accountId, until] of this.tight) if (until < Date.now()) this.tight.delete(accountId);
     for (const l of this.leases.values()) {
       const id = l.id;
       this.scheduleIdle(l); // belt and braces: an unused lease never stays out
