@@ -17,6 +17,7 @@ import { startInvalidationListener } from "./lib/gateway/invalidation";
 import { logger } from "./lib/logger";
 import { stampPeer } from "./lib/net/request-address";
 import { metrics } from "./lib/metrics";
+import { startTracing, stopTracing } from "./lib/tracing";
 import { dataDirSecret } from "./lib/crypto";
 import { ADMIN_PATH, ADMIN_SECRET_FILE, handleAdminRequest } from "./lib/runtime/admin-endpoint";
 import { acquireInstance, updateInstance } from "./lib/runtime/instance-lock";
@@ -103,6 +104,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
   const release = embedded ? acquireInstance({ kind: "server" }) : () => {};
   let jobs: Jobs | null = null;
   try {
+    await startTracing(); // only with OTEL_EXPORTER_OTLP_ENDPOINT set
     const prepared = prepareDatabase();
     markPrepared(prepared);
     await prepared;
@@ -155,6 +157,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           await jobs?.stop();
           await closeRateLimiter();
           await app.close?.();
+          await stopTracing(); // flushes the last spans
           await closeDb();
           release();
         })()),

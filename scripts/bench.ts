@@ -9,7 +9,11 @@
  * the added latency and the gateway's CPU time per request.
  *
  *   npm run bench -- [--seconds 4] [--rounds 3] [--clients 1,16,64] [--modes plain,stream] [--peer portkey] [--json FILE] [--profile DIR]
- *                    [--soak 60] [--rate 200] [--scale on|off]
+ *                    [--soak 60] [--rate 200] [--scale on|off] [--tracing on|off]
+ *
+ * `--tracing on` exports every request's spans over OTLP/HTTP to a sink in the bench process
+ * (it reads and drops them), to measure what tracing costs; off (the default) leaves
+ * OTEL_EXPORTER_OTLP_ENDPOINT unset, as an operator who does not trace runs it.
  *
  * The load generator is pinned to CPU 0 and the servers to CPU 1 when `taskset` exists.
  * DATABASE_URL must point at PostgreSQL (default: the local socket /var/run/postgresql).
@@ -159,6 +163,7 @@ async function startGateway(upstreamPort: number, log: string, share?: Gateway, 
     ENCRYPTION_KEY: encryptionKey,
     // The bench measures the gateway, not the per-key rate limiter.
     DEFAULT_KEY_RPM: "100000000",
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlpSink ?? "",
   };
   const prof = opt("profile", "");
   const nodeArgs = prof ? ["--cpu-prof", "--cpu-prof-interval", "100", "--cpu-prof-dir", path.resolve(prof)] : [];
@@ -286,6 +291,22 @@ function merge(samples: Sample[]): Sample {
 
 // ---------------------------------------------------------------- main
 
+/** `--tracing on`: an OTLP/HTTP endpoint that accepts and drops spans (a collector's cost is not ours). */
+let otlpSink: string | undefined;
+async function startOtlpSink(): Promise<{ url: string; spans: () => number }> {
+  let exports = 0;
+  const s = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      exports++;
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  s.unref();
+  return { url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, spans: () => exports };
+}
+
 async function main() {
   const seconds = Number(opt("seconds", "4"));
   const rounds = Number(opt("rounds", "3"));
@@ -295,6 +316,10 @@ async function main() {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "gw-bench-logs-"));
   if (hasTaskset) spawnSync("taskset", ["-p", "-c", "0", String(process.pid)], { stdio: "ignore" });
 
+  const tracing = opt("tracing", "off") === "on";
+  const sink = tracing ? await startOtlpSink() : null;
+  otlpSink = sink?.url;
+  console.error(`tracing: ${tracing ? `on (OTLP/HTTP to ${sink!.url})` : "off"}`);
   const upstream = await startUpstream(path.join(logDir, "upstream.log"));
   const gw = await startGateway(upstream.port, path.join(logDir, "gateway.log"));
   const targets: Target[] = [
@@ -409,6 +434,7 @@ async function main() {
   const out = opt("json", "");
   if (out) fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), seconds, rounds, rows, invariants, idleCpuMsPerS: Object.fromEntries(idleRate), soak: soakResult, scale: scaleResult }, null, 2));
   peerProc?.kill("SIGTERM");
+  if (sink) console.error(`tracing: the OTLP sink received ${sink.spans()} export requests`);
   await gw.drop();
   upstream.proc.kill("SIGTERM");
 }

@@ -7,6 +7,7 @@ import { performance } from "node:perf_hooks";
 import { logger, sanitizeUrl } from "../logger";
 import { metrics } from "../metrics";
 import { newId } from "../ids";
+import { requestTrace } from "../tracing";
 import { authenticate } from "./auth";
 import { DEFAULT_BODY_LIMIT, parseJsonBody, readBody } from "./body";
 import { errorResponse, errors, type ApiError } from "./errors";
@@ -47,7 +48,8 @@ async function handle(router: Router, req: GatewayRequest, opts: HandleOptions):
   let errorObject: ApiError | undefined;
   let routeLabel = "unmatched";
   let limitHeaders: Record<string, string> | undefined;
-  const observe: RouteContext["observe"] = {};
+  const trace = requestTrace(req.method, requestId); // null unless tracing is on
+  const observe: RouteContext["observe"] = trace ? { span: trace.span } : {};
   try {
     const match = router.match(req.method, req.url.pathname);
     if (match.kind === "not_found") {
@@ -101,7 +103,7 @@ async function handle(router: Router, req: GatewayRequest, opts: HandleOptions):
         observe,
         settleAfterReply: opts.settleAfterReply ?? false,
       };
-      res = await def.handler(ctx);
+      res = await (trace ? trace.run(() => def.handler(ctx)) : def.handler(ctx));
     }
   } catch (err) {
     logger().error({ err, requestId, path: sanitizeUrl(req.url.pathname + req.url.search) }, "unhandled error in gateway");
@@ -131,6 +133,6 @@ async function handle(router: Router, req: GatewayRequest, opts: HandleOptions):
     if (r.status >= 500) logger().warn(line, "request failed");
     else if (r.status >= 400) logger().info(line, "request refused");
     else logger().debug(line, "request");
-    return r;
+    return trace ? trace.finish(r, routeLabel) : r;
   }
 }

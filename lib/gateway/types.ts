@@ -47,7 +47,8 @@ export interface RouteContext {
   /** Renders an ApiError in this route's error style. */
   error(err: ApiError): GatewayResponse;
   /** Filled by handlers for logs and metrics: the public model id once known. */
-  observe: { model?: string };
+  /** `span`: the request's trace span, present only when tracing is on (lib/tracing.ts). */
+  observe: { model?: string; span?: import("@opentelemetry/api").Span };
   /**
    * The process outlives the response (the custom server), so a settlement may commit just
    * after the reply; false where a runtime may freeze the process once it has answered.

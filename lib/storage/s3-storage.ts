@@ -1,6 +1,6 @@
 /**
  * Media in an S3-compatible bucket (AWS, MinIO, R2, …) through the AWS SDK v3
- * (docs/decisions/0011-s3-through-the-aws-sdk.md). Path-style URLs when S3_ENDPOINT is set (what
+ * (docs/decisions/0012-s3-through-the-aws-sdk.md). Path-style URLs when S3_ENDPOINT is set (what
  * MinIO and most self-hosted stores want), AWS's virtual-hosted URLs otherwise.
  *
  * Uploads stream: `@aws-sdk/lib-storage` sends a body of unknown length as a multipart upload,

@@ -1,7 +1,7 @@
 /**
  * Reads the format and pixel size of an image from its bytes (PNG, JPEG, WebP), to check an
  * upstream really returned an image and to learn the size it produced when it does not say.
- * The header parsing is `image-size`'s (docs/decisions/0011-s3-through-the-aws-sdk.md); we keep
+ * The header parsing is `image-size`'s (docs/decisions/0012-s3-through-the-aws-sdk.md); we keep
  * only the three formats the image API promises.
  */
 import { imageSize } from "image-size";

@@ -7,6 +7,7 @@
 import { getDb } from "../../../db/client";
 import { env } from "../../env";
 import { textBilling } from "../../billing/text-billing";
+import { tracedBilling } from "../trace-text";
 import { resolveModel } from "../catalog";
 import { errors } from "../errors";
 import { json } from "../http";
@@ -38,7 +39,7 @@ export function generation(path: string, protocol: InboundProtocol, opts?: (ctx:
       { protocol, body, bodyBytes: raw.value.length, parseOpts: opts?.(ctx), signal: ctx.req.signal, startedAt: ctx.startedAt },
       {
         resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]),
-        billing: textBilling(db, ctx, path),
+        billing: tracedBilling(textBilling(db, ctx, path), ctx.observe.span, () => raw.value.toString("utf8")),
       },
     );
   };

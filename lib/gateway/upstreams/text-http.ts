@@ -5,6 +5,7 @@
  * Messages never carry the upstream's URL or credentials.
  */
 import { Agent, request, type Dispatcher } from "undici";
+import { endSpan, upstreamSpan } from "../../tracing";
 import { errors } from "../errors";
 import type { Outcome, UpstreamFailure } from "./text-types";
 
@@ -32,6 +33,19 @@ export interface OpenResponse {
 
 /** Sends the request and waits for a 2xx head; any other answer is read and classified. */
 export async function openUpstream(input: OpenInput): Promise<Outcome<OpenResponse>> {
+  const span = upstreamSpan(input.url); // null unless tracing is on
+  if (!span) return exchange(input);
+  const r = await exchange(input);
+  if (!r.ok) endSpan(span, { status: r.error.status, code: r.error.code });
+  else {
+    // The span lasts until the upstream's body is read or dropped (a stream ends later).
+    span.setAttribute("http.response.status_code", r.value.statusCode);
+    r.value.body.once("close", () => endSpan(span));
+  }
+  return r;
+}
+
+async function exchange(input: OpenInput): Promise<Outcome<OpenResponse>> {
   if (input.signal.aborted) return clientGone();
   let res: Dispatcher.ResponseData;
   try {
