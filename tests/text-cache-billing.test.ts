@@ -255,6 +255,103 @@ describe("cache and reasoning tokens: usage in the client's shape and the charge
   });
 });
 
+async function post(path: string, headers: Record<string, string>, body: unknown) {
+  const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  return { res, text: await res.text() };
+}
+const bearer = () => ({ authorization: `Bearer ${key}` });
+const EPH_1H = { type: "ephemeral", ttl: "1h" };
+const EPH = { type: "ephemeral" };
+
+describe("caching across protocols", () => {
+  const tool = { type: "function", function: { name: "lookup", description: "find", parameters: { type: "object", properties: {} } }, cache_control: EPH_1H };
+
+  it("chat: cache_control on system parts, tools and content parts reaches an Anthropic upstream where the client put it, TTL included", async () => {
+    const { res, text } = await post("/v1/chat/completions", bearer(), {
+      model: "cache-anthropic",
+      max_tokens: 50,
+      tools: [tool],
+      messages: [
+        { role: "system", content: [{ type: "text", text: "You are terse." }, { type: "text", text: "Long shared rules.", cache_control: EPH_1H }, { type: "text", text: "Today is Monday." }] },
+        { role: "user", content: [{ type: "text", text: "A long document.", cache_control: EPH }, { type: "text", text: "The question?" }] },
+      ],
+    });
+    expect(res.status, text).toBe(200);
+    const sent = fakes.anthropic.generationRequests()[0]!.body;
+    expect(sent.tools[0]).toMatchObject({ name: "lookup", cache_control: EPH_1H });
+    expect(sent.system).toEqual([
+      { type: "text", text: "You are terse." },
+      { type: "text", text: "Long shared rules.", cache_control: EPH_1H },
+      { type: "text", text: "Today is Monday." },
+    ]);
+    expect(sent.messages[0].content).toEqual([{ type: "text", text: "A long document.", cache_control: EPH }, { type: "text", text: "The question?" }]);
+  });
+
+  it("Responses: cache_control on input parts and tools reaches an Anthropic upstream", async () => {
+    const { res, text } = await post("/v1/responses", bearer(), {
+      model: "cache-anthropic",
+      max_output_tokens: 50,
+      instructions: "Be brief.",
+      tools: [{ type: "function", name: "lookup", parameters: { type: "object", properties: {} }, cache_control: EPH_1H }],
+      input: [
+        { role: "developer", content: [{ type: "input_text", text: "Shared rules.", cache_control: EPH_1H }] },
+        { role: "user", content: [{ type: "input_text", text: "Doc.", cache_control: { type: "ephemeral", ttl: "5m" } }, { type: "input_text", text: "Q?" }] },
+      ],
+    });
+    expect(res.status, text).toBe(200);
+    const sent = fakes.anthropic.generationRequests()[0]!.body;
+    expect(sent.tools[0].cache_control).toEqual(EPH_1H);
+    expect(sent.system).toEqual([{ type: "text", text: "Be brief." }, { type: "text", text: "\n\nShared rules.", cache_control: EPH_1H }]);
+    expect(sent.messages[0].content[0]).toEqual({ type: "text", text: "Doc.", cache_control: { type: "ephemeral", ttl: "5m" } });
+  });
+
+  it("a cache_control that is not ephemeral with a 5m/1h ttl is a 400 naming the field, before any upstream call", async () => {
+    const { res, text } = await post("/v1/chat/completions", bearer(), {
+      model: "cache-anthropic",
+      messages: [{ role: "user", content: [{ type: "text", text: "x", cache_control: { type: "ephemeral", ttl: "2h" } }] }],
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(text).error.param).toBe("messages[0].content[0].cache_control.ttl");
+    expect(fakes.anthropic.generationRequests()).toHaveLength(0);
+  });
+
+  it("Messages passthrough keeps cache_control verbatim (the upstream enforces its own rules)", async () => {
+    const body = {
+      model: "cache-anthropic",
+      max_tokens: 50,
+      system: [{ type: "text", text: "Rules.", cache_control: EPH_1H }],
+      messages: [{ role: "user", content: [{ type: "text", text: "Doc.", cache_control: EPH }] }],
+    };
+    const { res, text } = await post("/v1/messages", { "x-api-key": key, "anthropic-version": "2023-06-01" }, body);
+    expect(res.status, text).toBe(200);
+    const sent = fakes.anthropic.generationRequests()[0]!.body;
+    expect(sent.system).toEqual(body.system);
+    expect(sent.messages).toEqual(body.messages);
+  });
+
+  it("prompt_cache_key and prompt_cache_retention go to OpenAI upstreams, from chat (passthrough) and Responses (converted)", async () => {
+    const hints = { prompt_cache_key: "tenant-42", prompt_cache_retention: "24h" };
+    expect((await post("/v1/chat/completions", bearer(), { model: "cache-openai", messages: [{ role: "user", content: "hi" }], ...hints })).res.status).toBe(200);
+    expect((await post("/v1/responses", bearer(), { model: "cache-openai", input: "hi", ...hints })).res.status).toBe(200);
+    const [a, b] = fakes.openai.generationRequests();
+    expect(a!.body).toMatchObject(hints);
+    expect(b!.body).toMatchObject(hints);
+  });
+});
+
+describe("class prices in GET /v1/models", () => {
+  it("lists each text model's class prices in USD per million tokens, the fallbacks resolved", async () => {
+    const res = await fetch(`${server.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+    const { data } = (await res.json()) as { data: Array<{ id: string; pricing?: Record<string, number> }> };
+    expect(data.find((m) => m.id === "cache-anthropic")!.pricing).toEqual({
+      input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3, cache_write_5m_per_mtok: 3.75, cache_write_1h_per_mtok: 6, reasoning_per_mtok: 20,
+    });
+    expect(data.find((m) => m.id === "plain-anthropic")!.pricing).toEqual({
+      input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 3, cache_write_5m_per_mtok: 3, cache_write_1h_per_mtok: 3, reasoning_per_mtok: 15,
+    });
+  });
+});
+
 /** Hostile upstream usage (issue 12 item 2): each form answers 200, is charged and logged, and says so on the row. */
 describe("upstream usage that is not a finite whole number", () => {
   const HOSTILE: Array<[string, Partial<TextScript>, { input?: number; output?: number; estimated: Array<"input" | "output">; note?: RegExp }]> = [

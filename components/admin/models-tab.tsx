@@ -22,6 +22,11 @@ interface Form {
   ownedBy: string;
   inputPerMTok: string;
   outputPerMTok: string;
+  /** Text models: token classes priced apart; empty = the input (or output) price. */
+  cacheReadPerMTok: string;
+  cacheWrite5mPerMTok: string;
+  cacheWrite1hPerMTok: string;
+  reasoningPerMTok: string;
   images: { key: string; usd: string }[];
   videoMode: "perVideo" | "perSecond";
   videoUsd: string;
@@ -38,6 +43,10 @@ const EMPTY: Form = {
   ownedBy: "",
   inputPerMTok: "",
   outputPerMTok: "",
+  cacheReadPerMTok: "",
+  cacheWrite5mPerMTok: "",
+  cacheWrite1hPerMTok: "",
+  reasoningPerMTok: "",
   images: [{ key: "*", usd: "" }],
   videoMode: "perVideo",
   videoUsd: "",
@@ -58,6 +67,10 @@ function fromModel(m: AdminModel): Form {
     ownedBy: m.ownedBy,
     inputPerMTok: microInput(p.inputPerMTok),
     outputPerMTok: microInput(p.outputPerMTok),
+    cacheReadPerMTok: microInput(p.cacheReadPerMTok),
+    cacheWrite5mPerMTok: microInput(p.cacheWrite5mPerMTok),
+    cacheWrite1hPerMTok: microInput(p.cacheWrite1hPerMTok),
+    reasoningPerMTok: microInput(p.reasoningPerMTok),
     images: p.perImage ? Object.entries(p.perImage).map(([key, v]) => ({ key, usd: microInput(v) })) : [{ key: "*", usd: "" }],
     videoMode: p.perSecond !== undefined ? "perSecond" : "perVideo",
     videoUsd: microInput(p.perSecond ?? p.perVideo),
@@ -66,11 +79,24 @@ function fromModel(m: AdminModel): Form {
   };
 }
 
+const CLASS_FIELDS = [
+  ["cacheReadPerMTok", "cache read"],
+  ["cacheWrite5mPerMTok", "5-minute cache write"],
+  ["cacheWrite1hPerMTok", "1-hour cache write"],
+  ["reasoningPerMTok", "reasoning"],
+] as const;
+
 /** Validates and builds the price (USD numbers) for the model's kind. */
 export function buildPrice(f: Form): { price?: Record<string, unknown>; error?: string } {
   if (f.kind === "text") {
     if (!money(f.inputPerMTok) || !money(f.outputPerMTok)) return { error: "Enter input and output prices per million tokens in USD." };
-    return { price: { inputPerMTok: Number(f.inputPerMTok), outputPerMTok: Number(f.outputPerMTok) } };
+    const price: Record<string, number> = { inputPerMTok: Number(f.inputPerMTok), outputPerMTok: Number(f.outputPerMTok) };
+    for (const [k, name] of CLASS_FIELDS) {
+      if (!f[k].trim()) continue;
+      if (!money(f[k])) return { error: `Enter the ${name} price per million tokens in USD, or leave it empty.` };
+      price[k] = Number(f[k]);
+    }
+    return { price };
   }
   if (f.kind === "embedding") {
     if (!money(f.inputPerMTok)) return { error: "Enter the input price per million tokens in USD." };
@@ -169,6 +195,18 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
               <TextField label="Input per 1M tokens" inputMode="decimal" value={form.inputPerMTok} onChange={set("inputPerMTok")} />
               {form.kind === "text" && <TextField label="Output per 1M tokens" inputMode="decimal" value={form.outputPerMTok} onChange={set("outputPerMTok")} />}
               {form.kind === "text" && <TextField label="Default max tokens" inputMode="numeric" value={form.defaultMaxTokens} onChange={set("defaultMaxTokens")} error={err("defaultMaxTokens")} optional />}
+              {form.kind === "text" &&
+                CLASS_FIELDS.map(([k, name]) => (
+                  <TextField
+                    key={k}
+                    label={`${name[0]!.toUpperCase()}${name.slice(1)} per 1M tokens`}
+                    inputMode="decimal"
+                    value={form[k]}
+                    onChange={set(k)}
+                    optional
+                    hint={form[k].trim() ? undefined : `Empty: billed at the ${k === "reasoningPerMTok" ? "output" : "input"} price.`}
+                  />
+                ))}
             </div>
           )}
           {form.kind === "image" && (

@@ -9,6 +9,7 @@ import type { DB } from "../../db/client";
 import { models, upstreams, type ModelPrice } from "../../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { priceToMicro } from "../config/apply";
+import { TEXT_CLASS_PRICES } from "../config/schema";
 import { invalidateCatalog } from "../gateway/catalog";
 import type { Actor } from "./admin-users";
 import { recordAudit } from "./audit";
@@ -137,6 +138,10 @@ const usd = z.coerce.number().min(0, "Prices cannot be negative.").max(1_000_000
 export const priceSchema = z.object({
   inputPerMTok: usd.optional(),
   outputPerMTok: usd.optional(),
+  cacheReadPerMTok: usd.optional(),
+  cacheWrite5mPerMTok: usd.optional(),
+  cacheWrite1hPerMTok: usd.optional(),
+  reasoningPerMTok: usd.optional(),
   perImage: z.record(z.string().regex(/^(\*|[a-z]+:\d+x\d+|\d+x\d+|[a-z]+)$/, "Use quality:WIDTHxHEIGHT, e.g. high:1024x1024, or *."), usd).optional(),
   perVideo: usd.optional(),
   perSecond: usd.optional(),
@@ -152,7 +157,9 @@ function checkPrice(kind: string, price: ModelPrice) {
           ? "An image model needs at least one per-image price."
           : kind === "video" && price.perVideo === undefined && price.perSecond === undefined
             ? "A video model needs a per-video or per-second price."
-            : null;
+            : kind !== "text" && TEXT_CLASS_PRICES.some((f) => price[f] !== undefined)
+              ? "Only text models have cache and reasoning prices."
+              : null;
   if (problem) throw new AppError("invalid_request", problem, { field: "price" });
 }
 

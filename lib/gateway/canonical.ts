@@ -8,14 +8,26 @@
 /** Where an image's bytes live. Data URLs are split into base64 + media type at parse time. */
 export type ImageSource = { kind: "base64"; mediaType: string; data: string } | { kind: "url"; url: string };
 
+/**
+ * A prompt-cache breakpoint: the prompt up to and including this part may be cached upstream
+ * (Anthropic's `cache_control`, which chat/Responses clients send on parts and tools too).
+ * Without a ttl the upstream's default (5 minutes) applies.
+ */
+export interface CacheControl {
+  type: "ephemeral";
+  ttl?: "5m" | "1h";
+}
+
 export interface TextPart {
   type: "text";
   text: string;
+  cacheControl?: CacheControl;
 }
 
 export interface ImagePart {
   type: "image";
   source: ImageSource;
+  cacheControl?: CacheControl;
 }
 
 /** A call the model made. `arguments` is the JSON text (CC/RS carry strings, AM/GC objects). */
@@ -33,6 +45,7 @@ export interface ToolResultPart {
   name?: string;
   content: Array<TextPart | ImagePart>;
   isError?: boolean;
+  cacheControl?: CacheControl;
 }
 
 export type ContentPart = TextPart | ImagePart | ToolCallPart | ToolResultPart;
@@ -48,6 +61,7 @@ export interface CanonicalTool {
   description?: string;
   /** JSON Schema of the arguments object; absent = no parameters. */
   parameters?: Record<string, unknown>;
+  cacheControl?: CacheControl;
 }
 
 export type ToolChoice =
@@ -65,6 +79,14 @@ export interface CanonicalRequest {
   /** The public model id the client asked for (the upstream name is the route's business). */
   model: string;
   system?: string;
+  /**
+   * The system prompt as blocks, set only when one carries a cache breakpoint (their texts
+   * joined are `system`): Anthropic upstreams need the breakpoint where the client put it.
+   */
+  systemBlocks?: TextPart[];
+  /** OpenAI's prompt-cache routing hint and retention (`in_memory` | `24h`); also the sticky-routing key. */
+  promptCacheKey?: string;
+  promptCacheRetention?: string;
   messages: CanonicalMessage[];
   tools?: CanonicalTool[];
   toolChoice?: ToolChoice;

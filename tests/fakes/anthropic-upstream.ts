@@ -27,7 +27,34 @@ const amUsage = (s: TextScript): Record<string, unknown> => {
   };
 };
 
+/**
+ * Anthropic's prompt-caching rules: `cache_control` is `{type:"ephemeral", ttl?: "5m"|"1h"}`, at
+ * most 4 breakpoints per request, and 1-hour entries must come before 5-minute ones (the
+ * prompt is tools → system → messages).
+ */
+function refuseCacheControl(_req: unknown, body: any): { status: number; message: string } | null {
+  const refuse = (message: string) => ({ status: 400, message });
+  const marks: Array<{ ttl?: unknown; type?: unknown }> = [];
+  const visit = (b: any) => {
+    if (b && typeof b === "object" && b.cache_control !== undefined) marks.push(b.cache_control);
+    if (Array.isArray(b?.content)) b.content.forEach(visit);
+  };
+  (body?.tools ?? []).forEach(visit);
+  if (Array.isArray(body?.system)) body.system.forEach(visit);
+  for (const m of body?.messages ?? []) if (Array.isArray(m.content)) m.content.forEach(visit);
+  if (marks.length > 4) return refuse(`A maximum of 4 blocks with cache_control may be provided. Found ${marks.length}.`);
+  let seen5m = false;
+  for (const c of marks) {
+    if (c?.type !== "ephemeral") return refuse("cache_control.type: Input should be 'ephemeral'");
+    if (c.ttl !== undefined && c.ttl !== "5m" && c.ttl !== "1h") return refuse("cache_control.ttl: Input should be '5m' or '1h'");
+    if ((c.ttl ?? "5m") === "5m") seen5m = true;
+    else if (seen5m) return refuse("a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block");
+  }
+  return null;
+}
+
 export const anthropicProtocol: Protocol = {
+  refuse: refuseCacheControl,
   match: (path, body) => (path.split("?")[0] === "/v1/messages" ? { stream: body?.stream === true } : null),
   keyOf: (req) => req.headers["x-api-key"] as string | undefined,
   errorBody: (status, message) => ({ type: "error", error: { type: TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"), message }, request_id: "req_fake" }),

@@ -3,13 +3,35 @@
  * (when the request carries anthropic-version) and Gemini's (`GET /v1beta/models`, and
  * `GET /v1/models` from a Google caller: @google/genai 3.x lists under `v1` with `x-goog-api-key`).
  */
+import { textClassPrices } from "../../billing/text-cost";
 import { listModels, type ModelSummary } from "../catalog";
 import { errorResponse, errors } from "../errors";
 import { header, json } from "../http";
 import type { RouteDef } from "../types";
 import { isGoogleCaller } from "./google";
 
-const openaiModel = (m: ModelSummary) => ({ id: m.id, object: "model", created: m.created, owned_by: m.ownedBy });
+/**
+ * Text models also carry what each token class costs (USD per million tokens, the fallbacks to
+ * the input/output price resolved), so a client can tell what a cache hit saves. Extra fields:
+ * the SDKs keep them.
+ */
+function pricing(m: ModelSummary): Record<string, number> | undefined {
+  if (m.kind !== "text") return undefined;
+  const p = textClassPrices(m.price);
+  const usd = (micro: number) => micro / 1_000_000;
+  return {
+    input_per_mtok: usd(p.inputPerMTok),
+    output_per_mtok: usd(p.outputPerMTok),
+    cache_read_per_mtok: usd(p.cacheReadPerMTok),
+    cache_write_5m_per_mtok: usd(p.cacheWrite5mPerMTok),
+    cache_write_1h_per_mtok: usd(p.cacheWrite1hPerMTok),
+    reasoning_per_mtok: usd(p.reasoningPerMTok),
+  };
+}
+const openaiModel = (m: ModelSummary) => {
+  const p = pricing(m);
+  return { id: m.id, object: "model", created: m.created, owned_by: m.ownedBy, ...(p ? { pricing: p } : {}) };
+};
 const anthropicModel = (m: ModelSummary) => ({
   type: "model",
   id: m.id,

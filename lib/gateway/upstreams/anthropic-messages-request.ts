@@ -1,5 +1,6 @@
 /** Canonical request → Anthropic Messages wire body (reference/messages.md, conversion.md). */
 import { argumentsToObject, type CanonicalRequest, type ImageSource } from "../canonical";
+import { anthropicCacheControl } from "../cache-control";
 import type { Inexpressible } from "./text-types";
 
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
@@ -37,25 +38,25 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): {
     const results: Record<string, unknown>[] = [];
     for (const p of m.parts) {
       if (p.type === "text") {
-        if (p.text !== "") blocks.push({ type: "text", text: p.text });
+        if (p.text !== "") blocks.push({ type: "text", text: p.text, ...anthropicCacheControl(p.cacheControl) });
       } else if (p.type === "image") {
         const b = imageBlock(p.source);
         if (isInexpressible(b)) return b;
-        blocks.push(b);
+        blocks.push({ ...b, ...anthropicCacheControl(p.cacheControl) });
       } else if (p.type === "tool_call") {
         blocks.push({ type: "tool_use", id: anthropicToolId(p.id), name: p.name, input: argumentsToObject(p.arguments) });
       } else {
         const content: Record<string, unknown>[] = [];
         for (const c of p.content) {
           if (c.type === "text") {
-            if (c.text !== "") content.push({ type: "text", text: c.text });
+            if (c.text !== "") content.push({ type: "text", text: c.text, ...anthropicCacheControl(c.cacheControl) });
           } else {
             const b = imageBlock(c.source);
             if (isInexpressible(b)) return b;
-            content.push(b);
+            content.push({ ...b, ...anthropicCacheControl(c.cacheControl) });
           }
         }
-        const r: Record<string, unknown> = { type: "tool_result", tool_use_id: anthropicToolId(p.callId), content };
+        const r: Record<string, unknown> = { type: "tool_result", tool_use_id: anthropicToolId(p.callId), content, ...anthropicCacheControl(p.cacheControl) };
         if (p.isError) r.is_error = true;
         results.push(r);
       }
@@ -69,7 +70,10 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): {
   }
 
   const body: Record<string, unknown> = { model: upstreamModel, max_tokens: req.maxOutputTokens, messages };
-  if (req.system) body.system = req.system;
+  // Cache breakpoints in the system prompt need it as blocks (the TTL included).
+  const systemBlocks = req.systemBlocks?.filter((b) => b.text !== "");
+  if (systemBlocks?.length) body.system = systemBlocks.map((b) => ({ type: "text", text: b.text, ...anthropicCacheControl(b.cacheControl) }));
+  else if (req.system) body.system = req.system;
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.topP !== undefined) body.top_p = req.topP;
   if (req.topK !== undefined) body.top_k = req.topK;
@@ -80,6 +84,7 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): {
       name: t.name,
       ...(t.description ? { description: t.description } : {}),
       input_schema: t.parameters ?? { type: "object", properties: {} },
+      ...anthropicCacheControl(t.cacheControl),
     }));
   if (req.toolChoice && req.tools?.length) {
     const tc = req.toolChoice;

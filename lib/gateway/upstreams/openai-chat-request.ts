@@ -55,6 +55,9 @@ export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): 
   if (req.presencePenalty !== undefined) body.presence_penalty = req.presencePenalty;
   if (req.frequencyPenalty !== undefined) body.frequency_penalty = req.frequencyPenalty;
   if (req.user !== undefined) body.user = req.user;
+  // OpenAI caches prefixes by itself; these route and keep its cache (cache_control is Anthropic's, not sent).
+  if (req.promptCacheKey !== undefined) body.prompt_cache_key = req.promptCacheKey;
+  if (req.promptCacheRetention !== undefined) body.prompt_cache_retention = req.promptCacheRetention;
   if (req.tools?.length)
     body.tools = req.tools.map((t) => ({
       type: "function",

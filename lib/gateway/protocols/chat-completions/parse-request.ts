@@ -2,6 +2,7 @@
 import type {
   CanonicalMessage,
   CanonicalRequest,
+  CanonicalTool,
   ContentPart,
   ImagePart,
   ResponseFormat,
@@ -9,6 +10,7 @@ import type {
   ToolChoice,
 } from "../../canonical";
 import { imageFromUrl } from "../../canonical";
+import { readCacheControl, systemBlocksOf } from "../../cache-control";
 import type { Result } from "../types";
 import { bad, toStringList, zodError } from "../validate";
 import { ccRequest, type CcMessage } from "./schema";
@@ -22,6 +24,7 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
     return { ok: false, error: bad("stream_options", "only allowed when stream is true") };
 
   const system: string[] = [];
+  const systemParts: TextPart[][] = [];
   const messages: CanonicalMessage[] = [];
   for (let i = 0; i < b.messages.length; i++) {
     const m = b.messages[i]!;
@@ -32,6 +35,7 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
         const r = contentParts(m.content, where, false);
         if (!r.ok) return r;
         system.push(r.value.map((p) => (p as TextPart).text).join(""));
+        systemParts.push(r.value as TextPart[]);
         break;
       }
       case "user": {
@@ -73,9 +77,21 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
     responseFormat = { type: "json_schema", name: js.name, schema: js.schema ?? {}, strict: js.strict ?? undefined };
   }
 
+  const tools: CanonicalTool[] = [];
+  for (let i = 0; i < (b.tools ?? []).length; i++) {
+    const t = b.tools![i]!;
+    const cc = readCacheControl((t as { cache_control?: unknown }).cache_control, `tools[${i}]`);
+    if (!cc.ok) return cc;
+    tools.push({ name: t.function.name, description: t.function.description, parameters: t.function.parameters, ...(cc.value ? { cacheControl: cc.value } : {}) });
+  }
+  const cacheHints = b as { prompt_cache_key?: unknown; prompt_cache_retention?: unknown };
+
   const req: CanonicalRequest = {
     model: b.model,
     system: system.length ? system.join("\n\n") : undefined,
+    systemBlocks: systemBlocksOf(systemParts),
+    promptCacheKey: typeof cacheHints.prompt_cache_key === "string" ? cacheHints.prompt_cache_key : undefined,
+    promptCacheRetention: typeof cacheHints.prompt_cache_retention === "string" ? cacheHints.prompt_cache_retention : undefined,
     messages,
     stream: b.stream === true,
     includeUsage: b.stream_options?.include_usage === true,
@@ -88,11 +104,7 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
     presencePenalty: b.presence_penalty ?? undefined,
     frequencyPenalty: b.frequency_penalty ?? undefined,
     user: b.user,
-    tools: b.tools?.map((t) => ({
-      name: t.function.name,
-      description: t.function.description,
-      parameters: t.function.parameters,
-    })),
+    tools: b.tools ? tools : undefined,
     toolChoice,
     parallelToolCalls: b.parallel_tool_calls,
     responseFormat,
@@ -116,10 +128,13 @@ function contentParts(
   if (typeof content === "string") return { ok: true, value: [{ type: "text", text: content }] };
   const out: Array<TextPart | ImagePart> = [];
   for (let j = 0; j < content.length; j++) {
-    const p = content[j] as { type: string; text?: string; image_url?: { url: string } };
-    if (p.type === "text" && typeof p.text === "string") out.push({ type: "text", text: p.text });
+    const p = content[j] as { type: string; text?: string; image_url?: { url: string }; cache_control?: unknown };
+    const cc = readCacheControl(p.cache_control, `${where}.content[${j}]`);
+    if (!cc.ok) return cc;
+    const cache = cc.value ? { cacheControl: cc.value } : {};
+    if (p.type === "text" && typeof p.text === "string") out.push({ type: "text", text: p.text, ...cache });
     else if (p.type === "image_url" && allowImages && p.image_url)
-      out.push({ type: "image", source: imageFromUrl(p.image_url.url) });
+      out.push({ type: "image", source: imageFromUrl(p.image_url.url), ...cache });
     else
       return {
         ok: false,

@@ -1,6 +1,7 @@
 /** Responses wire request → canonical request. Stateful features are refused, not faked. */
 import type { CanonicalMessage, CanonicalRequest, ContentPart, ImagePart, ResponseFormat, TextPart, ToolChoice } from "../../canonical";
 import { imageFromUrl } from "../../canonical";
+import { readCacheControl, systemBlocksOf } from "../../cache-control";
 import type { Result } from "../types";
 import { bad, zodError } from "../validate";
 import { rsRequest } from "./schema";
@@ -16,7 +17,8 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
   if (b.conversation != null) return { ok: false, error: bad("conversation", "conversations are not supported") };
 
   const system: string[] = [];
-  if (b.instructions) system.push(b.instructions);
+  const systemParts: TextPart[][] = [];
+  if (b.instructions) (system.push(b.instructions), systemParts.push([{ type: "text", text: b.instructions }]));
   const messages: CanonicalMessage[] = [];
   const unconvertible: string[] = [];
   const items = typeof b.input === "string" ? [{ role: "user" as const, content: b.input }] : b.input;
@@ -28,7 +30,8 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
       if (!it.role) return { ok: false, error: bad(`${where}.role`, "required") };
       const r = parts(it.content, where, it.role === "user");
       if (!r.ok) return r;
-      if (it.role === "system" || it.role === "developer") system.push(r.value.map((p) => (p as TextPart).text).join(""));
+      if (it.role === "system" || it.role === "developer")
+        (system.push(r.value.map((p) => (p as TextPart).text).join("")), systemParts.push(r.value as TextPart[]));
       else push(messages, it.role, r.value.filter((p) => p.type !== "text" || p.text !== ""));
     } else if (type === "function_call") {
       if (!it.call_id || !it.name) return { ok: false, error: bad(where, "function_call needs call_id and name") };
@@ -52,7 +55,9 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
     const t = b.tools![i]!;
     if (t.type !== "function" || !t.name)
       return { ok: false, error: bad(`tools[${i}].type`, `only function tools are supported, not "${t.type}"`) };
-    tools.push({ name: t.name, description: t.description ?? undefined, parameters: t.parameters ?? undefined });
+    const cc = readCacheControl((t as { cache_control?: unknown }).cache_control, `tools[${i}]`);
+    if (!cc.ok) return cc;
+    tools.push({ name: t.name, description: t.description ?? undefined, parameters: t.parameters ?? undefined, ...(cc.value ? { cacheControl: cc.value } : {}) });
   }
 
   let toolChoice: ToolChoice | undefined;
@@ -69,11 +74,15 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
     responseFormat = { type: "json_schema", name: f.name, schema: f.schema ?? {}, strict: f.strict ?? undefined };
   else if (f && f.type !== "text") return { ok: false, error: bad("text.format.type", `"${f.type}" is not supported`) };
 
+  const cacheHints = b as { prompt_cache_key?: unknown; prompt_cache_retention?: unknown };
   return {
     ok: true,
     value: {
       model: b.model,
       system: system.length ? system.join("\n\n") : undefined,
+      systemBlocks: systemBlocksOf(systemParts),
+      promptCacheKey: typeof cacheHints.prompt_cache_key === "string" ? cacheHints.prompt_cache_key : undefined,
+      promptCacheRetention: typeof cacheHints.prompt_cache_retention === "string" ? cacheHints.prompt_cache_retention : undefined,
       messages,
       stream: b.stream === true,
       maxOutputTokens: b.max_output_tokens ?? undefined,
@@ -101,12 +110,15 @@ function parts(content: unknown, where: string, allowImages: boolean): Result<Ar
   if (!Array.isArray(content)) return { ok: false, error: bad(`${where}.content`, "must be a string or an array") };
   const out: Array<TextPart | ImagePart> = [];
   for (let j = 0; j < content.length; j++) {
-    const p = content[j] as { type?: string; text?: string; image_url?: string; refusal?: string };
+    const p = content[j] as { type?: string; text?: string; image_url?: string; refusal?: string; cache_control?: unknown };
+    const cc = readCacheControl(p.cache_control, `${where}.content[${j}]`);
+    if (!cc.ok) return cc;
+    const cache = cc.value ? { cacheControl: cc.value } : {};
     if ((p.type === "input_text" || p.type === "output_text" || p.type === "text") && typeof p.text === "string")
-      out.push({ type: "text", text: p.text });
+      out.push({ type: "text", text: p.text, ...cache });
     else if (p.type === "refusal" && typeof p.refusal === "string") out.push({ type: "text", text: p.refusal });
     else if (p.type === "input_image" && allowImages && typeof p.image_url === "string")
-      out.push({ type: "image", source: imageFromUrl(p.image_url) });
+      out.push({ type: "image", source: imageFromUrl(p.image_url), ...cache });
     else return { ok: false, error: bad(`${where}.content[${j}].type`, `content type "${p.type}" is not supported here`) };
   }
   return { ok: true, value: out };
