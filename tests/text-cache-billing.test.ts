@@ -23,11 +23,14 @@ const PRICE_USD = { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, c
 
 let server: TestServer;
 let fakes: Record<Up, FakeTextUpstream>;
+/** A second OpenAI upstream: the model "sticky-openai" has two entries (oa first, oa2 second). */
+let backup: FakeTextUpstream;
 let key: string;
 let email: string;
 
 beforeAll(async () => {
   fakes = { openai: await startFakeOpenAI(), anthropic: await startFakeAnthropic(), gemini: await startFakeGemini() };
+  backup = await startFakeOpenAI();
   const model = (id: string, upstream: string, upstreamModel: string, price: Record<string, number> = PRICE_USD) => ({ id, kind: "text", upstream, upstreamModel, price, defaultMaxTokens: 200 });
   server = await startTestServer({
     config: {
@@ -35,6 +38,7 @@ beforeAll(async () => {
         { id: "oa", protocol: "openai", baseUrl: fakes.openai.baseUrl, apiKey: OPENAI_FAKE_KEY, timeoutMs: 3000 },
         { id: "an", protocol: "anthropic", baseUrl: fakes.anthropic.baseUrl, apiKey: ANTHROPIC_FAKE_KEY, timeoutMs: 3000 },
         { id: "ge", protocol: "gemini", baseUrl: fakes.gemini.baseUrl, apiKey: GEMINI_FAKE_KEY, timeoutMs: 3000 },
+        { id: "oa2", protocol: "openai", baseUrl: backup.baseUrl, apiKey: OPENAI_FAKE_KEY, timeoutMs: 3000 },
       ],
       models: [
         model("cache-openai", "oa", "gpt-fake"),
@@ -42,6 +46,8 @@ beforeAll(async () => {
         model("cache-gemini", "ge", "gemini-fake"),
         // No class prices: every class falls back to the input or output price.
         model("plain-anthropic", "an", "claude-fake", { inputPerMTok: 3, outputPerMTok: 15 }),
+        model("sticky-openai", "oa", "gpt-fake"),
+        model("sticky-openai", "oa2", "gpt-fake"),
       ],
     },
   });
@@ -50,9 +56,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.dispose();
   for (const f of Object.values(fakes ?? {})) await f.close();
+  await backup?.close();
 });
 beforeEach(() => {
   for (const f of Object.values(fakes)) f.reset();
+  backup.reset();
 });
 
 // ~2,500 bytes of prompt: its hold bound covers the 2,000 input tokens the fakes report.
@@ -336,6 +344,51 @@ describe("caching across protocols", () => {
     const [a, b] = fakes.openai.generationRequests();
     expect(a!.body).toMatchObject(hints);
     expect(b!.body).toMatchObject(hints);
+  });
+});
+
+describe("prompt-cache affinity across the entries of a model", () => {
+  const ask = (cacheKey: string, stream = false) =>
+    call2("/v1/chat/completions", { model: "sticky-openai", prompt_cache_key: cacheKey, stream, messages: [{ role: "user", content: "hi" }] });
+  async function call2(path: string, body: unknown) {
+    const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+    await res.text();
+    return { status: res.status, requestId: res.headers.get("x-request-id")! };
+  }
+
+  it("a key's requests with the same prompt_cache_key stay on the entry that served them, the choice on the log row", async () => {
+    // The first entry fails: the request fails over to the second, which now holds the cache.
+    fakes.openai.reset({ failTimes: 100, failStatus: 503 });
+    const a = await ask("session-1");
+    expect(a.status).toBe(200);
+    expect(backup.generationRequests()).toHaveLength(1);
+    // The first entry is healthy again, yet the same cache key goes where its cache is — streamed too.
+    fakes.openai.reset();
+    const b = await ask("session-1");
+    const c = await ask("session-1", true);
+    expect([b.status, c.status]).toEqual([200, 200]);
+    expect(backup.generationRequests()).toHaveLength(3);
+    expect(fakes.openai.generationRequests()).toHaveLength(0);
+    // Another cache key follows the configured order.
+    const d = await ask("session-2");
+    expect(d.status).toBe(200);
+    expect(fakes.openai.generationRequests()).toHaveLength(1);
+    if (usesPostgres()) {
+      const routing = async (id: string) => (await logRow(id))!.routing;
+      expect([await routing(a.requestId), await routing(b.requestId), await routing(c.requestId), await routing(d.requestId)]).toEqual(["failover", "sticky", "sticky", "order"]);
+      expect((await logRow(b.requestId))!.upstream_id).toBe("oa2");
+    }
+  });
+
+  it("without a cache key, the same prompt prefix sticks the same way; a model with one entry writes no routing", async () => {
+    fakes.openai.reset({ failTimes: 100, failStatus: 503 });
+    const body = (q: string) => ({ model: "sticky-openai", messages: [{ role: "system", content: "Shared long rules " + "x".repeat(100) }, { role: "user", content: q }] });
+    expect((await call2("/v1/chat/completions", body("first question"))).status).toBe(200);
+    fakes.openai.reset();
+    expect((await call2("/v1/chat/completions", body("first question"))).status).toBe(200);
+    expect(backup.generationRequests()).toHaveLength(2);
+    const single = await call2("/v1/chat/completions", { model: "cache-openai", messages: [{ role: "user", content: "hi" }] });
+    if (usesPostgres()) expect((await logRow(single.requestId))!.routing).toBeNull();
   });
 });
 

@@ -16,6 +16,7 @@ import { UpstreamStreamError } from "../upstreams/sse-reader";
 import { textAdapterFor } from "../upstreams/text-adapters";
 import { withFailover } from "../upstreams/text-failover";
 import type { Inexpressible, PreparedCall, TextAdapter, TextRoute, UpstreamChunk } from "../upstreams/text-types";
+import { affinityKey, orderByAffinity, rememberAffinity } from "./text-affinity";
 import { completeUsage, StreamMeter } from "./text-meter";
 import type { SettlementReason, TextDeps, TextSettlement } from "./text-types";
 
@@ -97,13 +98,27 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     if (prepared.ok) plans.set(route, { adapter, call: prepared.value });
     else firstRefusal ??= prepared;
   }
-  const usable = routes.filter((r) => plans.has(r));
+  let usable = routes.filter((r) => plans.has(r));
   if (!usable.length) {
     const err = firstRefusal
       ? errors.invalidRequest(`${protocol.fieldName(firstRefusal.field as never)}: ${firstRefusal.message}`, protocol.fieldName(firstRefusal.field as never))
       : errors.upstream("No upstream that can serve this model is configured.");
     return reject(err, firstRefusal ? "invalid_request" : "upstream_error", req.model, routes[0]!);
   }
+
+  // Several entries: the one holding this key's prompt prefix in its cache goes first.
+  let affinity: string | null = null;
+  let ordering: "sticky" | "order" | null = null;
+  if (usable.length > 1 && deps.affinityScope) {
+    affinity = affinityKey(deps.affinityScope, req);
+    ({ routes: usable, routing: ordering } = orderByAffinity(affinity, usable));
+  }
+  const first = usable[0]!;
+  /** The log row's `routing`: how the serving entry was chosen (null with a single entry). */
+  const routingOf = (served: TextRoute | null | undefined) => (ordering === null ? null : served && served !== first ? "failover" : ordering);
+  const remember = (served: TextRoute | null | undefined) => {
+    if (affinity && served) rememberAffinity(affinity, served.rowId, req);
+  };
 
   const price: ModelPrice = usable[0]!.price;
   const anyPassthrough = usable.some((r) => plans.get(r)!.call.passthrough);
@@ -116,7 +131,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   const costOf = (u: Usage) => Math.min(hold, textCostMicro(u, price));
   const timeoutOf = (r: TextRoute) => r.upstream.timeoutMs ?? deps.defaultTimeoutMs ?? DEFAULT_TEXT_TIMEOUT_MS;
   const settle = (s: Omit<TextSettlement, "holdId" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">, opts?: { early?: boolean }) =>
-    deps.billing.settle({ ...base, ...s, holdId, model: req.model, priceSnapshot: textPriceSnapshot(price), latencyMs: elapsed() }, opts);
+    deps.billing.settle({ ...base, ...s, holdId, model: req.model, priceSnapshot: textPriceSnapshot(price), latencyMs: elapsed(), routing: routingOf(s.route) }, opts);
 
   if (!req.stream) {
     const r = await withFailover(usable, (route) => plans.get(route)!.adapter.complete(plans.get(route)!.call, { signal, timeoutMs: timeoutOf(route) }), signal, deps.retry);
@@ -128,6 +143,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
       return errorResponse(r.error, style);
     }
     const plan = plans.get(r.route!)!;
+    remember(r.route);
     const resp = r.value.response;
     const usage = completeUsage(resp.usage, req, () => resp.content.map((p) => (p.type === "text" ? p.text : p.arguments)).join(""));
     const cost = costOf(usage);
@@ -171,8 +187,9 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     await settle({ costMicroUsd: gone ? costOf({ inputTokens: input, outputTokens: 0 }) : 0, reason: gone ? "client_disconnect" : "upstream_error", status: opened.error.status, errorCode: opened.error.code, route: opened.route, inputTokens: input, outputTokens: 0, usageEstimated: gone, ttftMs: null });
     return errorResponse(opened.error, style);
   }
-  const { it, first, plan } = opened.value;
+  const { it, first: firstChunk, plan } = opened.value;
   const route = opened.route!;
+  remember(route);
   const meter = new StreamMeter(req);
   const encoder = protocol.createStreamEncoder({ model: req.model, request: req });
   let ttftMs: number | null = null;
@@ -228,7 +245,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
 
   async function* events(): AsyncGenerator<string> {
     try {
-      let chunk: UpstreamChunk = first;
+      let chunk: UpstreamChunk = firstChunk;
       for (;;) {
         for (const s of render(chunk)) {
           ttftMs ??= elapsed();

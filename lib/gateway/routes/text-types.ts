@@ -54,6 +54,8 @@ export interface TextDeps {
   resolveRoutes(model: string): Promise<{ ok: true; routes: TextRoute[] } | { ok: false; error: ApiError }>;
   billing: TextBilling;
   retry?: RetryPolicy;
+  /** Whose prompt-cache affinity this request shares (the API key, or the user in the playground); none = no affinity. */
+  affinityScope?: string;
   /** Default upstream timeout when the route sets none. */
   defaultTimeoutMs?: number;
 }

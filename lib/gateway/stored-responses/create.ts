@@ -71,7 +71,7 @@ export async function createResponse(ctx: RouteContext, path: string): Promise<G
   };
   const res = await handleText(
     { protocol: responses, body, bodyBytes, signal: ctx.req.signal, startedAt: ctx.startedAt },
-    { resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]), billing },
+    { resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]), billing, affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId },
   );
   if (res.status !== 200) return res;
 
