@@ -40,6 +40,11 @@ export interface Totals {
   errors: number;
   inputTokens: number;
   outputTokens: number;
+  /** Usage page totals only (the overview's 30-day totals leave them out). */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+  cacheSavedMicroUsd?: number;
   costMicroUsd: number;
 }
 
@@ -48,6 +53,8 @@ export interface DailySpend {
   model: string;
   costMicroUsd: number;
   requests: number;
+  /** What prompt caching saved (cache reads × (input − cache-read price)). */
+  savedMicroUsd?: number;
 }
 
 export interface Overview extends Balance {

@@ -45,6 +45,14 @@ export function RequestsTable({ rows, keyNames, compact }: { rows: RequestRow[];
             )}
             <Td className="text-right tabular-nums">
               {num(r.inputTokens)} / {num(r.outputTokens)}
+              {(r.cacheReadTokens > 0 || r.cacheWrite5mTokens + r.cacheWrite1hTokens > 0) && (
+                <span className="block text-[11px] text-zinc-500">
+                  {r.cacheReadTokens > 0 && `${num(r.cacheReadTokens)} cached`}
+                  {r.cacheReadTokens > 0 && r.cacheWrite5mTokens + r.cacheWrite1hTokens > 0 && " · "}
+                  {r.cacheWrite5mTokens + r.cacheWrite1hTokens > 0 && `${num(r.cacheWrite5mTokens + r.cacheWrite1hTokens)} written`}
+                </span>
+              )}
+              {r.usageNote && <span className="block text-[11px] text-amber-700" title={r.usageNote}>usage adjusted</span>}
             </Td>
             <Td className="text-right tabular-nums" data-testid="request-cost">
               {usd(r.costMicroUsd, true)}

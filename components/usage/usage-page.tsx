@@ -9,6 +9,7 @@ import { Card, CardBody, CardHeader, Stat } from "../ui/card";
 import { SelectField, TextField } from "../ui/field";
 import { PageHeader } from "../ui/page-header";
 import { Empty, ErrorState, Loading } from "../ui/states";
+import { CacheSavings } from "./cache-savings";
 import { RequestsTable } from "./requests-table";
 import { SpendChart } from "./spend-chart";
 import { TasksCard } from "./tasks-card";
@@ -120,9 +121,18 @@ export function UsagePage() {
       </Card>
       <div className="mb-6 grid grid-cols-2 gap-4 lg:grid-cols-4">
         <Stat label="Requests" value={totals ? num(totals.requests) : "…"} sub={totals ? (totals.errors === 1 ? "1 error" : `${num(totals.errors)} errors`) : undefined} testId="usage-requests" />
-        <Stat label="Spend" value={totals ? usd(totals.costMicroUsd) : "…"} testId="usage-spend" />
-        <Stat label="Input tokens" value={totals ? num(totals.inputTokens) : "…"} />
-        <Stat label="Output tokens" value={totals ? num(totals.outputTokens) : "…"} />
+        <Stat
+          label="Spend"
+          value={totals ? usd(totals.costMicroUsd) : "…"}
+          sub={totals?.cacheSavedMicroUsd ? <span data-testid="usage-cache-saved">{usd(totals.cacheSavedMicroUsd, true)} saved by caching</span> : undefined}
+          testId="usage-spend"
+        />
+        <Stat
+          label="Input tokens"
+          value={totals ? num(totals.inputTokens) : "…"}
+          sub={totals && (totals.cacheReadTokens || totals.cacheWriteTokens) ? `${num(totals.cacheReadTokens)} cache reads · ${num(totals.cacheWriteTokens)} cache writes` : undefined}
+        />
+        <Stat label="Output tokens" value={totals ? num(totals.outputTokens) : "…"} sub={totals?.reasoningTokens ? `${num(totals.reasoningTokens)} reasoning` : undefined} />
       </div>
       <Card className="mb-6">
         <CardHeader title="Daily spend by model" description={filters.from ? undefined : "Last 30 days (UTC)."} />
@@ -132,7 +142,10 @@ export function UsagePage() {
           ) : daily.isError ? (
             <ErrorState error={daily.error} retry={() => daily.refetch()} />
           ) : daily.data.items.length ? (
-            <SpendChart data={daily.data.items} from={filters.from ?? isoDay(29)} to={filters.to ?? isoDay()} />
+            <>
+              <SpendChart data={daily.data.items} from={filters.from ?? isoDay(29)} to={filters.to ?? isoDay()} />
+              <CacheSavings data={daily.data.items} />
+            </>
           ) : (
             <Empty title="No spend in this range" />
           )}

@@ -64,8 +64,16 @@ export interface RequestView {
   status: number;
   errorCode: string | null;
   stream: boolean;
+  /** All prompt tokens; the cache classes are parts of it (docs/billing.md). */
   inputTokens: number;
+  /** All output tokens; reasoning is a part of it. */
   outputTokens: number;
+  cacheReadTokens: number;
+  cacheWrite5mTokens: number;
+  cacheWrite1hTokens: number;
+  reasoningTokens: number;
+  /** What was wrong with the upstream's usage, when something was. */
+  usageNote: string | null;
   costMicroUsd: number;
   latencyMs: number;
   ttftMs: number | null;
@@ -94,6 +102,11 @@ export async function listRequests(db: DbOrTx, accountId: string, f: UsageFilter
     stream: r.stream,
     inputTokens: r.inputTokens,
     outputTokens: r.outputTokens,
+    cacheReadTokens: r.cacheReadTokens,
+    cacheWrite5mTokens: r.cacheWrite5mTokens,
+    cacheWrite1hTokens: r.cacheWrite1hTokens,
+    reasoningTokens: r.reasoningTokens,
+    usageNote: r.usageNote,
     costMicroUsd: r.costMicroUsd,
     latencyMs: r.latencyMs,
     ttftMs: r.ttftMs,
@@ -109,6 +122,10 @@ export async function usageTotals(db: DbOrTx, accountId: string, f: UsageFilter)
       errors: sql<number>`count(*) filter (where ${requestLogs.status} >= 400)::int`,
       inputTokens: sql<string>`coalesce(sum(${requestLogs.inputTokens}), 0)`,
       outputTokens: sql<string>`coalesce(sum(${requestLogs.outputTokens}), 0)`,
+      cacheReadTokens: sql<string>`coalesce(sum(${requestLogs.cacheReadTokens}), 0)`,
+      cacheWriteTokens: sql<string>`coalesce(sum(${requestLogs.cacheWrite5mTokens} + ${requestLogs.cacheWrite1hTokens}), 0)`,
+      reasoningTokens: sql<string>`coalesce(sum(${requestLogs.reasoningTokens}), 0)`,
+      saved: CACHE_SAVED,
       cost: sql<string>`coalesce(sum(${requestLogs.costMicroUsd}), 0)`,
     })
     .from(requestLogs)
@@ -118,18 +135,32 @@ export async function usageTotals(db: DbOrTx, accountId: string, f: UsageFilter)
     errors: row?.errors ?? 0,
     inputTokens: Number(row?.inputTokens ?? 0),
     outputTokens: Number(row?.outputTokens ?? 0),
+    cacheReadTokens: Number(row?.cacheReadTokens ?? 0),
+    cacheWriteTokens: Number(row?.cacheWriteTokens ?? 0),
+    reasoningTokens: Number(row?.reasoningTokens ?? 0),
+    cacheSavedMicroUsd: Number(row?.saved ?? 0),
     costMicroUsd: Number(row?.cost ?? 0),
   };
 }
+
+/**
+ * What caching saved, in µUSD: cache reads × (input price − cache-read price), at the prices
+ * each request was charged at (its price snapshot), rounded down per request.
+ */
+const CACHE_SAVED = sql<string>`coalesce(sum(floor(${requestLogs.cacheReadTokens} * greatest(0,
+  coalesce((${requestLogs.priceSnapshot}->>'inputPerMTok')::numeric, 0)
+  - coalesce((${requestLogs.priceSnapshot}->>'cacheReadPerMTok')::numeric, (${requestLogs.priceSnapshot}->>'inputPerMTok')::numeric, 0)) / 1000000)), 0)`;
 
 export interface DailySpend {
   day: string;
   model: string;
   costMicroUsd: number;
   requests: number;
+  /** What caching saved that day on that model (see CACHE_SAVED). */
+  savedMicroUsd: number;
 }
 
-/** Spend per UTC day and model over the filter (30 days back when no `from`). */
+/** Spend (and what caching saved) per UTC day and model over the filter (30 days back when no `from`). */
 export async function dailySpendByModel(db: DbOrTx, accountId: string, f: UsageFilter, now = new Date()): Promise<DailySpend[]> {
   const from = f.from ?? new Date(now.getTime() - 29 * 86_400_000).toISOString().slice(0, 10);
   const dayExpr = sql<string>`to_char(${requestLogs.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
@@ -139,12 +170,13 @@ export async function dailySpendByModel(db: DbOrTx, accountId: string, f: UsageF
       model: sql<string>`coalesce(${requestLogs.model}, '(none)')`,
       cost: sql<string>`coalesce(sum(${requestLogs.costMicroUsd}), 0)`,
       requests: sql<number>`count(*)::int`,
+      saved: CACHE_SAVED,
     })
     .from(requestLogs)
     .where(conditions(accountId, { ...f, from }))
     .groupBy(dayExpr, requestLogs.model)
     .orderBy(dayExpr);
-  return rows.map((r) => ({ day: r.day, model: r.model, costMicroUsd: Number(r.cost), requests: r.requests }));
+  return rows.map((r) => ({ day: r.day, model: r.model, costMicroUsd: Number(r.cost), requests: r.requests, savedMicroUsd: Number(r.saved) }));
 }
 
 export async function requestsCsv(db: DbOrTx, accountId: string, f: UsageFilter): Promise<string> {
@@ -153,13 +185,15 @@ export async function requestsCsv(db: DbOrTx, accountId: string, f: UsageFilter)
   for (;;) {
     const page = await listRequests(db, accountId, { ...f, before, limit: 200 });
     for (const r of page.items) {
-      rows.push([r.createdAt, r.requestId, r.keyId, r.source, r.method, r.route, r.model, r.status, r.errorCode, r.stream, r.inputTokens, r.outputTokens, usdCell(r.costMicroUsd), r.latencyMs, r.ttftMs, r.settlement]);
+      rows.push([r.createdAt, r.requestId, r.keyId, r.source, r.method, r.route, r.model, r.status, r.errorCode, r.stream, r.inputTokens, r.outputTokens, usdCell(r.costMicroUsd), r.latencyMs, r.ttftMs, r.settlement,
+        r.cacheReadTokens, r.cacheWrite5mTokens, r.cacheWrite1hTokens, r.reasoningTokens, r.usageNote]);
     }
     if (!page.nextCursor || rows.length >= 100_000) break;
     before = page.nextCursor;
   }
   return toCsv(
-    ["created_at", "request_id", "key_id", "source", "method", "route", "model", "status", "error_code", "stream", "input_tokens", "output_tokens", "cost_usd", "latency_ms", "ttft_ms", "settlement"],
+    ["created_at", "request_id", "key_id", "source", "method", "route", "model", "status", "error_code", "stream", "input_tokens", "output_tokens", "cost_usd", "latency_ms", "ttft_ms", "settlement",
+     "cache_read_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens", "reasoning_tokens", "usage_note"],
     rows,
   );
 }
