@@ -16,7 +16,7 @@ const SONNET = { inputPerMTok: 3_000_000, outputPerMTok: 15_000_000, cacheReadPe
 const NO_CACHE_PRICE = { inputPerMTok: 2_000_000, outputPerMTok: 8_000_000, cacheReadPerMTok: 2_000_000, cacheWrite5mPerMTok: 2_000_000, cacheWrite1hPerMTok: 2_000_000, reasoningPerMTok: 8_000_000 };
 
 async function row(accountId: string, v: Partial<typeof requestLogs.$inferInsert>) {
-  await db.insert(requestLogs).values({ requestId: newId("req"), accountId, method: "POST", route: "/v1/messages", status: 200, settlement: "completed", ...v });
+  await db.insert(requestLogs).values({ requestId: newId("request"), accountId, method: "POST", route: "/v1/messages", status: 200, settlement: "completed", ...v });
 }
 
 describe("usage with token classes", () => {
