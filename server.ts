@@ -65,6 +65,22 @@ async function serveApi(req: IncomingMessage, res: ServerResponse): Promise<void
   await writeGatewayResponse(res, r);
 }
 
+/** Next.js answers a path with a malformed %-escape (`/api/…/cs_%FF`) with its HTML 500 page. */
+function decodablePath(url: string): boolean {
+  const q = url.indexOf("?");
+  try {
+    decodeURIComponent(q < 0 ? url : url.slice(0, q));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function badPath(res: ServerResponse): void {
+  res.writeHead(400, { "content-type": "application/json" });
+  res.end(JSON.stringify({ error: { code: "invalid_request", message: "The URL path has a malformed %-escape." } }));
+}
+
 async function health(res: ServerResponse, ready: boolean): Promise<void> {
   let ok = true;
   if (ready) {
@@ -132,6 +148,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       if (url === "/healthz") return void done(health(res, false));
       if (url === "/readyz") return void done(health(res, true));
       if (url === ADMIN_PATH) return void done(handleAdminRequest(req, res));
+      if (!decodablePath(url)) return void badPath(res);
       stampPeer(req); // Next's handlers see headers only; sign-in limits need the peer (lib/net)
       void done(nextHandler(req, res));
     });

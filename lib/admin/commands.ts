@@ -14,7 +14,7 @@ import { adminDebit, waitForSpendable } from "../billing/admin-debit";
 import { applyLedgerChange } from "../billing/ledger";
 import { formatUsd, parseUsd } from "../billing/money";
 import { notifyInvalidation } from "../gateway/invalidation";
-import { createKey, revokeKey } from "../keys/manage";
+import { announceNewKey, createKey, revokeKey } from "../keys/manage";
 
 export interface CommandResult {
   exitCode: number;
@@ -188,6 +188,7 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
       const name = typeof values.name === "string" ? values.name : "";
       const k = await createKey(db, { accountId: u.accountId, name, allowedModels: allowed, limitMicroUsd: limit, rpm, expiresAt });
       await audit(db, "key.create", "key", k.id, { name, via: "cli" });
+      await announceNewKey(k);
       out.push(`created key ${k.id}${name ? ` "${name}"` : ""} for ${u.email}; it is shown once:`);
       out.push(k.key);
     } else if (two === "key revoke") {

@@ -3,7 +3,7 @@
  * announced with a catalog invalidation so running gateways reload without a restart. Upstream
  * API keys are encrypted at rest and never returned: the views only say whether one is set.
  */
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { DB } from "../../db/client";
 import { models, upstreams, type ModelPrice } from "../../db/schema";
@@ -13,7 +13,7 @@ import { TEXT_CLASS_PRICES } from "../config/schema";
 import { invalidateCatalog } from "../gateway/catalog";
 import type { Actor } from "./admin-users";
 import { recordAudit } from "./audit";
-import { AppError } from "./errors";
+import { AppError, pgErrorCode } from "./errors";
 import { newId } from "../ids";
 
 const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"] as const;
@@ -185,6 +185,8 @@ export async function createModel(db: DB, actor: Actor, body: z.infer<typeof cre
   checkPrice(body.kind, price);
   const siblings = await db.select({ kind: models.kind }).from(models).where(eq(models.modelId, body.modelId));
   if (siblings.some((s) => s.kind !== body.kind)) throw new AppError("invalid_request", `"${body.modelId}" already exists with another kind.`, { field: "kind" });
+  const [dup] = await db.select({ id: models.id }).from(models).where(and(eq(models.modelId, body.modelId), eq(models.upstreamId, body.upstreamId)));
+  if (dup) throw new AppError("conflict", `"${body.modelId}" is already served by "${body.upstreamId}".`, { field: "upstreamId" });
   const id = newId("model");
   try {
     await db.transaction(async (tx) => {
@@ -206,7 +208,7 @@ export async function createModel(db: DB, actor: Actor, body: z.infer<typeof cre
       if (siblings.length) await tx.update(models).set({ price, updatedAt: new Date() }).where(eq(models.modelId, body.modelId));
     });
   } catch (err) {
-    if (String((err as Error).message).includes("models_model_upstream_idx") || (err as { code?: string }).code === "23505") {
+    if (pgErrorCode(err) === "23505") {
       throw new AppError("conflict", `"${body.modelId}" is already served by "${body.upstreamId}".`, { field: "upstreamId" });
     }
     throw err;

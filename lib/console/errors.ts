@@ -67,3 +67,11 @@ export function fromZod(error: { issues: { path: PropertyKey[]; message: string 
   const field = issue?.path.map(String).join(".") || undefined;
   return new AppError("invalid_request", issue ? `${field ? `${field}: ` : ""}${issue.message}` : "Invalid request.", { field });
 }
+
+/** The PostgreSQL error code of a failed query (drizzle wraps the driver's error in `cause`). */
+export function pgErrorCode(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
+    if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  }
+  return undefined;
+}

@@ -7,7 +7,7 @@ import { and, desc, eq, gte, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { DB } from "../../db/client";
 import { apiKeys, requestLogs } from "../../db/schema";
-import { createKey, revokeKey } from "../keys/manage";
+import { announceNewKey, createKey, revokeKey } from "../keys/manage";
 import { MAX_ROLL_GRACE_S, rollKey } from "../keys/roll";
 import { notifyInvalidation } from "../gateway/invalidation";
 import { parseUsd } from "../billing/money";
@@ -94,16 +94,21 @@ async function checkModels(db: DB, accountId: string, ids: string[]): Promise<st
 
 export async function createConsoleKey(db: DB, user: { id: string; accountId: string; email: string }, body: CreateKeyBody) {
   const allowedModels = await checkModels(db, user.accountId, body.allowedModels);
-  const created = await createKey(db, {
-    accountId: user.accountId,
-    name: body.name,
-    allowedModels: allowedModels.length ? allowedModels : null,
-    limitMicroUsd: body.limitUsd ? parseUsd(body.limitUsd) : null,
-    rpm: body.rpm === "" || body.rpm === undefined ? null : body.rpm,
-    expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
-    createdByUserId: user.id,
+  // The key and its audit row commit together: a key the user never sees must not exist.
+  const created = await db.transaction(async (tx) => {
+    const key = await createKey(tx, {
+      accountId: user.accountId,
+      name: body.name,
+      allowedModels: allowedModels.length ? allowedModels : null,
+      limitMicroUsd: body.limitUsd ? parseUsd(body.limitUsd) : null,
+      rpm: body.rpm === "" || body.rpm === undefined ? null : body.rpm,
+      expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+      createdByUserId: user.id,
+    });
+    await recordAudit(tx, { actorUserId: user.id, actor: user.email, action: "key.create", targetType: "api_key", targetId: key.id, details: { name: body.name } });
+    return key;
   });
-  await recordAudit(db, { actorUserId: user.id, actor: user.email, action: "key.create", targetType: "api_key", targetId: created.id, details: { name: body.name } });
+  await announceNewKey(created);
   return created;
 }
 

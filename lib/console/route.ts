@@ -6,6 +6,7 @@
 import { checkOrigin } from "../auth/origin";
 import { logger } from "../logger";
 import { userFromCookies, type SessionUser } from "../auth/session";
+import { findUnstorableText, isStorableText, unstorableMessage } from "../validate/text";
 import { AppError, consoleRequestId, errorResponse, fromZod } from "./errors";
 
 export interface ConsoleContext {
@@ -34,7 +35,9 @@ export function consoleRoute(handler: Handler, opts: ConsoleRouteOptions = {}) {
       if (opts.admin && user.role !== "admin") throw new AppError("forbidden", "Admins only.");
       const raw = (await routeCtx?.params) ?? {};
       const params = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
-      const result = await handler({ req, user, url: new URL(req.url), requestId, params });
+      const url = new URL(req.url);
+      checkStorableInputs(url, params);
+      const result = await handler({ req, user, url, requestId, params });
       if (result instanceof Response) return result;
       return new Response(JSON.stringify(result ?? { ok: true }), {
         status: 200,
@@ -51,6 +54,16 @@ export function consoleRoute(handler: Handler, opts: ConsoleRouteOptions = {}) {
   };
 }
 
+/** Query values and route segments go into queries: refuse what PostgreSQL cannot store as text. */
+export function checkStorableInputs(url: URL, params: Record<string, string>): void {
+  for (const [k, v] of url.searchParams) {
+    if (!isStorableText(k) || !isStorableText(v)) throw new AppError("invalid_request", unstorableMessage(isStorableText(k) ? k : "query"), { field: isStorableText(k) ? k : "query" });
+  }
+  for (const [k, v] of Object.entries(params)) {
+    if (!isStorableText(v)) throw new AppError("invalid_request", unstorableMessage(k), { field: k });
+  }
+}
+
 const MAX_BODY_BYTES = 64 * 1024;
 
 /** Parses a JSON body with a zod schema; a bad body is a 400 naming the field. */
@@ -65,6 +78,8 @@ export async function readBody<T>(req: Request, schema: { safeParse(v: unknown):
   } catch {
     throw new AppError("invalid_request", "Body is not valid JSON.");
   }
+  const bad = findUnstorableText(value);
+  if (bad !== null) throw new AppError("invalid_request", unstorableMessage(bad), bad ? { field: bad } : {});
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw fromZod(parsed.error);
   return parsed.data;

@@ -8,8 +8,12 @@ import type { DbOrTx } from "../../db/client";
 import { requestLogs } from "../../db/schema";
 import { toCsv, usdCell } from "./csv";
 import { AppError } from "./errors";
+import { parseInstant } from "./query";
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "Use YYYY-MM-DD.");
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "Use YYYY-MM-DD.")
+  .refine((s) => parseInstant(s) !== null, "Use a real date, YYYY-MM-DD.");
 
 export const usageFilterSchema = z.object({
   keyId: z.string().max(100).optional(),
@@ -21,7 +25,7 @@ export const usageFilterSchema = z.object({
   status: z.union([z.enum(["ok", "error"]), z.string().regex(/^\d{3}$/)]).optional(),
   from: day.optional(),
   to: day.optional(),
-  before: z.coerce.number().int().positive().optional(),
+  before: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   limit: z.coerce.number().int().min(1).max(200).optional(),
 });
 

@@ -1,4 +1,5 @@
 /** Reading request bodies with a size limit; malformed input becomes a ready 400/413 value. */
+import { findUnstorableInJson, unstorableMessage } from "../validate/text";
 import { errors, type ApiError } from "./errors";
 import { header, type GatewayRequest } from "./http";
 
@@ -31,12 +32,16 @@ export function parseJsonBody(buf: Buffer): { ok: true; value: unknown } | { ok:
   if (nestingDepth(text) > MAX_JSON_DEPTH) {
     return { ok: false, error: errors.invalidRequest(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep.`) };
   }
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (err) {
     const detail = err instanceof SyntaxError ? err.message.slice(0, 200) : "nested too deeply";
     return { ok: false, error: errors.invalidRequest(`Request body is not valid JSON: ${detail}`) };
   }
+  const bad = findUnstorableInJson(text, value);
+  if (bad !== null) return { ok: false, error: errors.invalidRequest(unstorableMessage(bad), bad || undefined) };
+  return { ok: true, value };
 }
 
 /** Deeper JSON than any real request needs; walking it later (validation, conversion) could overflow the stack. */

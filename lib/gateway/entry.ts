@@ -15,6 +15,7 @@ import type { GatewayRequest, GatewayResponse } from "./http";
 import { Router } from "./router";
 import { checkRateLimit, rateLimitHeaders } from "./rate-limit";
 import { allRoutes } from "./routes";
+import { isStorableText, unstorableMessage } from "../validate/text";
 import type { Principal, RouteContext, RouteDef } from "./types";
 
 export interface HandleOptions {
@@ -33,6 +34,13 @@ type G = typeof globalThis & { [KEY]?: GatewayHandler };
 export function handleGatewayRequest(req: GatewayRequest, opts: HandleOptions = {}): Promise<GatewayResponse> {
   const g = globalThis as G;
   return (g[KEY] ??= createGatewayHandler(allRoutes()))(req, opts);
+}
+
+/** The first query or path parameter that cannot be stored as text (lib/validate/text), or null. */
+function unstorableParam(query: URLSearchParams, params: Record<string, string>): string | null {
+  for (const [k, v] of query) if (!isStorableText(k) || !isStorableText(v)) return isStorableText(k) ? k : "query";
+  for (const [k, v] of Object.entries(params)) if (!isStorableText(v)) return k;
+  return null;
 }
 
 export function createGatewayHandler(routes: RouteDef[]): GatewayHandler {
@@ -60,6 +68,13 @@ async function handle(router: Router, req: GatewayRequest, opts: HandleOptions):
       const def = match.def;
       routeLabel = def.path;
       const style = def.errorStyle ?? "openai";
+      const badParam = unstorableParam(req.url.searchParams, match.params);
+      if (badParam !== null) {
+        const err = errors.invalidRequest(unstorableMessage(badParam), badParam);
+        errorCode = err.code;
+        errorObject = err;
+        return finish(errorResponse(err, style));
+      }
       let principal = opts.principal;
       if (!principal && def.auth !== false) {
         const auth = await authenticate(req, def.transports);

@@ -44,6 +44,14 @@ export async function createKey(db: DbOrTx, input: CreateKeyInput): Promise<Crea
 }
 
 /**
+ * Tells every instance a key now exists, after its transaction committed: their caches may
+ * hold its hash as unknown (lib/keys/verify.ts caches failed lookups for a moment).
+ */
+export async function announceNewKey(key: { key: string }): Promise<void> {
+  await notifyInvalidation({ kind: "keys", hashes: [hashKey(key.key)] });
+}
+
+/**
  * Revokes by key id or by the full key. `accountId` scopes the lookup for console callers.
  * Returns the revoked key's id, or null when nothing matched.
  */

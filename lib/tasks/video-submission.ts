@@ -3,6 +3,7 @@
  * `openai` SDK always sends it (`client.videos.create`). Both become one plain record of
  * fields, with uploaded files as ImageInput bytes, before validation (video-validate.ts).
  */
+import { findUnstorableText, unstorableMessage } from "../validate/text";
 import { errors, type ApiError } from "../gateway/errors";
 import type { ImageInput } from "./video-types";
 
@@ -25,6 +26,12 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 export async function parseSubmission(body: Buffer, contentType: string | undefined): Promise<Parsed<SubmissionFields>> {
+  const r = await parseSubmissionFields(body, contentType);
+  const bad = r.ok ? findUnstorableText(r.value.fields) : null;
+  return bad === null ? r : { ok: false, error: errors.invalidRequest(unstorableMessage(bad), bad || undefined) };
+}
+
+async function parseSubmissionFields(body: Buffer, contentType: string | undefined): Promise<Parsed<SubmissionFields>> {
   const ct = (contentType ?? "").toLowerCase();
   if (ct.startsWith("multipart/form-data")) return parseMultipart(body, contentType!);
   if (body.byteLength === 0) return { ok: false, error: errors.invalidRequest("Request body is required (JSON or multipart/form-data).") };

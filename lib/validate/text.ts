@@ -32,3 +32,18 @@ export function findUnstorableText(value: unknown, path = "", depth = 0): string
   }
   return null;
 }
+
+// JSON can carry U+0000 and lone surrogates only as \u escapes (raw control characters are
+// invalid JSON and the UTF-8 decoder refuses encoded surrogates), so a body whose text has no
+// such escape needs no walk: the common case costs one scan of the raw text.
+const SUSPECT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})/;
+
+/** findUnstorableText for a value parsed from `jsonText`, skipping the walk when the text cannot hold one. */
+export function findUnstorableInJson(jsonText: string, value: unknown): string | null {
+  return SUSPECT_ESCAPE.test(jsonText) ? findUnstorableText(value) : null;
+}
+
+/** The message every edge answers with (the field is named by the caller's error shape). */
+export function unstorableMessage(field: string): string {
+  return `${field ? `\`${field}\`` : "The body"} contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored.`;
+}

@@ -1,11 +1,12 @@
 import { getDb } from "@/db/client";
 import { listAudit } from "@/lib/console/audit";
+import { queryInt } from "@/lib/console/query";
 import { consoleRoute } from "@/lib/console/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = consoleRoute(
-  async ({ url }) => listAudit(await getDb(), { before: Number(url.searchParams.get("before")) || undefined }),
+  async ({ url }) => listAudit(await getDb(), { before: queryInt(url, "before", { min: 1 }) }),
   { admin: true },
 );

@@ -1,4 +1,5 @@
 import { getDb } from "@/db/client";
+import { queryDate } from "@/lib/console/query";
 import { consoleRoute } from "@/lib/console/route";
 import { listTasks } from "@/lib/console/tasks";
 
@@ -6,5 +7,5 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = consoleRoute(async ({ user, url }) =>
-  listTasks(await getDb(), user.accountId, { before: url.searchParams.get("before") ?? undefined }),
+  listTasks(await getDb(), user.accountId, { before: queryDate(url, "before")?.toISOString() }),
 );

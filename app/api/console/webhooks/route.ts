@@ -1,4 +1,5 @@
 import { getDb } from "@/db/client";
+import { queryDate } from "@/lib/console/query";
 import { consoleRoute } from "@/lib/console/route";
 import { listDeliveries } from "@/lib/console/webhooks";
 
@@ -6,5 +7,5 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const GET = consoleRoute(async ({ user, url }) =>
-  listDeliveries(await getDb(), user.accountId, { taskId: url.searchParams.get("taskId") ?? undefined, before: url.searchParams.get("before") ?? undefined }),
+  listDeliveries(await getDb(), user.accountId, { taskId: url.searchParams.get("taskId") ?? undefined, before: queryDate(url, "before")?.toISOString() }),
 );
