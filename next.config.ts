@@ -1,4 +1,7 @@
 import type { NextConfig } from "next";
+import { API_SECURITY_HEADERS, BASE_SECURITY_HEADERS } from "./lib/security-headers";
+
+const asList = (h: Readonly<Record<string, string>>) => Object.entries(h).map(([key, value]) => ({ key, value }));
 
 const nextConfig: NextConfig = {
   // PGlite, pg and friends must be loaded by Node, not bundled: one PGlite instance per data
@@ -9,6 +12,15 @@ const nextConfig: NextConfig = {
   skipTrailingSlashRedirect: true,
   // Type-checking runs once for the whole repo (`npm run typecheck`, in CI); the build skips it.
   typescript: { ignoreBuildErrors: true },
+  // Pages add their nonce CSP in proxy.ts; routes that answer data get a CSP that allows nothing.
+  async headers() {
+    return [
+      { source: "/:path*", headers: asList(BASE_SECURITY_HEADERS) },
+      { source: "/api/:path*", headers: asList(API_SECURITY_HEADERS) },
+      { source: "/v1/:path*", headers: asList(API_SECURITY_HEADERS) },
+      { source: "/v1beta/:path*", headers: asList(API_SECURITY_HEADERS) },
+    ];
+  },
 };
 
 export default nextConfig;

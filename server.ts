@@ -15,6 +15,7 @@ import { storedResponsesIdle } from "./lib/gateway/stored-responses/store";
 import type { GatewayResponse } from "./lib/gateway/http";
 import { startInvalidationListener } from "./lib/gateway/invalidation";
 import { logger } from "./lib/logger";
+import { API_SECURITY_HEADERS } from "./lib/security-headers";
 import { stampPeer } from "./lib/net/request-address";
 import { metrics } from "./lib/metrics";
 import { startTracing, stopTracing } from "./lib/tracing";
@@ -63,6 +64,10 @@ async function serveApi(req: IncomingMessage, res: ServerResponse): Promise<void
   // An oversized body is left unread; node:http discards the rest after the response, so the
   // client finishes sending and reads its 413 instead of meeting a reset connection.
   await writeGatewayResponse(res, r);
+}
+
+function goesToNext(url: string): boolean {
+  return !isApiPath(url) && url !== "/metrics" && url !== "/healthz" && url !== "/readyz" && url !== ADMIN_PATH && decodablePath(url);
 }
 
 /** Next.js answers a path with a malformed %-escape (`/api/…/cs_%FF`) with its HTML 500 page. */
@@ -143,6 +148,8 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
           res.end();
         });
+      // Headers Next does not add itself (next.config.ts, proxy.ts) for what never reaches it.
+      if (!goesToNext(url)) for (const [k, v] of Object.entries(API_SECURITY_HEADERS)) res.setHeader(k, v);
       if (isApiPath(url)) return void done(serveApi(req, res));
       if (url === "/metrics") return void done(serveMetrics(req, res));
       if (url === "/healthz") return void done(health(res, false));

@@ -62,3 +62,40 @@ test("a same-site callbackUrl is still followed", async ({ browser }) => {
   await page.waitForURL((u) => u.pathname === "/keys");
   await context.close();
 });
+
+test("every console page renders and hydrates under the CSP with no violation", async ({ browser }) => {
+  const context = await browser.newContext({ baseURL: BASE() });
+  const page = await context.newPage();
+  const violations: string[] = [];
+  page.on("console", (m) => {
+    if (/Content Security Policy|Refused to (load|execute|apply|connect|frame)/i.test(m.text())) violations.push(m.text());
+  });
+  await page.goto("/signin");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((u) => u.pathname === "/overview");
+  for (const path of ["/overview", "/keys", "/usage", "/billing", "/webhooks", "/docs", "/playground", "/"]) {
+    await page.goto(path);
+    await page.waitForLoadState("networkidle");
+    // Hydrated: client navigation works (a script without the nonce would not have run).
+    expect(await page.evaluate(() => typeof (window as unknown as { next?: unknown }).next)).toBe("object");
+  }
+  expect(violations).toEqual([]);
+  await context.close();
+});
+
+test("the console cannot be framed by another site", async ({ browser }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const blocked: string[] = [];
+  page.on("console", (m) => {
+    if (/frame-ancestors|X-Frame-Options|refused to (display|connect)/i.test(m.text())) blocked.push(m.text());
+  });
+  await page.setContent(`<iframe id="f" src="${BASE()}/signin"></iframe>`);
+  await expect.poll(() => blocked.length, { timeout: 10_000 }).toBeGreaterThan(0);
+  const frame = page.frames().find((f) => f !== page.mainFrame());
+  // The frame never gets the sign-in form.
+  expect(await frame?.locator("input[name=email]").count().catch(() => 0)).toBe(0);
+  await context.close();
+});
