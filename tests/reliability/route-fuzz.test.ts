@@ -158,6 +158,58 @@ function realFor(pattern: string): string | undefined {
   return m ? realIds[m[1]!] : undefined;
 }
 
+describe("named refusals (the cases the hostile-input suite found)", () => {
+  it("public API: non-storable text in the body or query is a 400 naming the field", async () => {
+    const chat = (body: unknown, q = "") =>
+      fetch(`${server.url}/v1/chat/completions${q}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    for (const [body, q, param] of [
+      [{ model: "demo-chat\u0000", messages: [{ role: "user", content: "hi" }] }, "", "model"],
+      [{ model: "demo-chat\ud800", messages: [{ role: "user", content: "hi" }] }, "", "model"],
+      [{ model: "demo-chat", messages: [{ role: "user", content: "a\u0000b" }] }, "", "messages.0.content"],
+      [{ model: "demo-chat", messages: [{ role: "user", content: "hi" }] }, "?x=%00", "x"],
+    ] as const) {
+      const r = await chat(body, q);
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as { error: { param?: string } }).error.param).toBe(param);
+    }
+  });
+
+  it("console: out-of-range numbers and impossible dates are 400s naming the parameter", async () => {
+    for (const [path, field] of [
+      ["/api/console/ledger?before=1e30", "before"],
+      ["/api/console/ledger?before=99999999999999999999", "before"],
+      ["/api/admin/users?offset=1e30", "offset"],
+      ["/api/admin/audit?before=1e30", "before"],
+      ["/api/console/usage?from=2024-13-45", "from"],
+      ["/api/console/usage?to=2024-02-30", "to"],
+      ["/api/console/usage?before=1e30", "before"],
+      ["/api/console/tasks?before=2024-13-45", "before"],
+      ["/api/console/webhooks?before=1e30", "before"],
+      ["/api/console/usage?model=%00", "model"],
+    ] as const) {
+      const r = await admin.json(path);
+      expect(r.status, path).toBe(400);
+      expect(r.body.error.field, path).toBe(field);
+    }
+  });
+
+  it("console: a key named with a lone surrogate is refused and nothing is created; a duplicate model route is a 409", async () => {
+    const before = (await admin.json("/api/console/keys")).body.items.length;
+    const r = await admin.json("/api/console/keys", { method: "POST", body: { name: "bad \ud800 name", allowedModels: [] } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.field).toBe("name");
+    expect((await admin.json("/api/console/keys")).body.items.length).toBe(before);
+    const rows = (await admin.json("/api/admin/models")).body.items as { modelId: string; upstreamId: string; kind: string }[];
+    const text = rows.find((m) => m.kind === "text")!;
+    const dup = await admin.json("/api/admin/models", {
+      method: "POST",
+      body: { modelId: text.modelId, upstreamId: text.upstreamId, kind: "text", ownedBy: "x", price: { inputPerMTok: 1, outputPerMTok: 1 } },
+    });
+    expect(dup.status).toBe(409);
+    expect(dup.body.error.code).toBe("conflict");
+  });
+});
+
 describe("route fuzz: 0 × 5xx", () => {
   it("finds the routes", () => {
     expect(consoleRoutes().length).toBeGreaterThan(25);
