@@ -98,11 +98,46 @@ export async function signUpAttempt(ip: string): Promise<number> {
   return hit("up_i", SIGN_UP_RULE, addressBucket(ip));
 }
 
-/** Gateway: is this address refused for too many failed key authentications? (seconds, 0 = no) */
-export async function failedKeyBlockedFor(ip: string): Promise<number> {
-  return blockedFor("key_i", FAILED_KEY_RULE, addressBucket(ip));
+/*
+ * Failed API-key authentications per address. The count is shared (Redis) and touched only when
+ * a key fails; an address over the limit is also remembered in process, so that while it is
+ * refused the check is one Map lookup and its unknown keys cost no database query. A valid
+ * key's request never waits on any of this (lib/gateway/auth.ts).
+ */
+const BLOCKED = Symbol.for("gateway.failedKeyBlocked");
+type GB = typeof globalThis & { [BLOCKED]?: Map<string, number> };
+
+function blockedAddresses(): Map<string, number> {
+  const g = globalThis as GB;
+  return (g[BLOCKED] ??= new Map());
 }
 
-export async function recordFailedKey(ip: string): Promise<void> {
-  await hit("key_i", FAILED_KEY_RULE, addressBucket(ip));
+export function anyFailedKeyBlocks(): boolean {
+  return blockedAddresses().size > 0;
+}
+
+/** Seconds this address stays refused here, 0 when it is not (no I/O). */
+export function failedKeyBlockedFor(ip: string, now = Date.now()): number {
+  const m = blockedAddresses();
+  if (m.size === 0) return 0;
+  const bucket = addressBucket(ip);
+  const until = m.get(bucket);
+  if (until === undefined) return 0;
+  if (until <= now) {
+    m.delete(bucket);
+    return 0;
+  }
+  return Math.ceil((until - now) / 1000);
+}
+
+/** Counts a failed key from `ip`; the seconds to refuse it for when it went over the limit, else 0. */
+export async function recordFailedKey(ip: string, now = Date.now()): Promise<number> {
+  const bucket = addressBucket(ip);
+  const wait = await hit("key_i", FAILED_KEY_RULE, bucket);
+  if (wait > 0) {
+    const m = blockedAddresses();
+    if (m.size >= 10_000) m.clear();
+    m.set(bucket, now + wait * 1000);
+  }
+  return wait;
 }

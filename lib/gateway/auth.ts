@@ -2,7 +2,10 @@
  * Finds the API key in a request and verifies it. `Authorization: Bearer` works everywhere and
  * wins over the other transports a route may accept (x-api-key, x-goog-api-key, ?key=).
  */
+import { anyFailedKeyBlocks, failedKeyBlockedFor, recordFailedKey } from "../auth/rate-limit";
+import { env } from "../env";
 import { stampLastUsed, verifyKey } from "../keys/verify";
+import { clientAddress } from "../net/trust-proxy";
 import { errors, type ApiError } from "./errors";
 import { header, type GatewayRequest } from "./http";
 import type { AuthTransports, Principal } from "./types";
@@ -28,14 +31,30 @@ export function extractCredential(req: GatewayRequest, transports: AuthTransport
   return undefined;
 }
 
+function address(req: GatewayRequest): string {
+  return clientAddress(req.remoteAddress, header(req, "x-forwarded-for"), env().TRUST_PROXY);
+}
+
+/**
+ * Verifies the request's key. Unknown keys are counted per client address (FAILED_KEY_RULE);
+ * over the limit the address gets 429, and while it is refused only keys already in the cache
+ * are accepted from it, so a flood of guesses costs no database query.
+ */
 export async function authenticate(
   req: GatewayRequest,
   transports?: AuthTransports,
 ): Promise<{ ok: true; principal: Principal } | { ok: false; error: ApiError }> {
-  const result = await verifyKey(extractCredential(req, transports));
+  // Computing the address only when some address is refused keeps a valid key's path as it was.
+  const blocked = anyFailedKeyBlocks() ? failedKeyBlockedFor(address(req)) : 0;
+  const result = await verifyKey(extractCredential(req, transports), Date.now(), { cachedOnly: blocked > 0 });
   if (result.ok) {
     stampLastUsed(result.principal.keyId!);
     return result;
+  }
+  if (result.reason === "not_cached") return { ok: false, error: errors.tooManyFailedKeys(blocked) };
+  if (result.reason === "unknown") {
+    const wait = await recordFailedKey(address(req)).catch(() => 0);
+    if (wait > 0) return { ok: false, error: errors.tooManyFailedKeys(wait) };
   }
   return { ok: false, error: result.reason === "account_disabled" ? errors.accountDisabled() : errors.invalidToken() };
 }

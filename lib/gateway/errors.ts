@@ -92,6 +92,13 @@ export const errors = {
     message: `Too many requests; retry after ${retryAfterS} s.`,
     headers: { "retry-after": String(retryAfterS) },
   }),
+  tooManyFailedKeys: (retryAfterS: number): ApiError => ({
+    status: 429,
+    type: "rate_limit_error",
+    code: "too_many_failed_keys",
+    message: `Too many requests with invalid API keys from this address; retry after ${retryAfterS} s.`,
+    headers: { "retry-after": String(retryAfterS) },
+  }),
   internal: (requestId: string): ApiError => ({
     status: 500,
     type: "server_error",

@@ -14,7 +14,7 @@ import { createTestDb } from "../../db/testing";
 import { resetEnvCache } from "../env";
 import { newId } from "../ids";
 import { generateKey } from "./generate";
-import { createKey, revokeKey } from "./manage";
+import { announceNewKey, createKey, revokeKey } from "./manage";
 import { verifyKey } from "./verify";
 
 let db: DB;
@@ -70,6 +70,25 @@ describe("verifyKey", () => {
     expect(await verifyKey(k.key, Date.now() + 120_000)).toEqual({ ok: false, reason: "expired" });
     await revokeKey(db, k.id);
     expect(await verifyKey(k.key)).toEqual({ ok: false, reason: "revoked" });
+  });
+
+  it("caches an unknown key for a moment (no query) and forgets it when a key is announced", async () => {
+    const g = generateKey();
+    expect(await verifyKey(g.key)).toEqual({ ok: false, reason: "unknown" });
+    // Inserted behind the cache's back: still unknown from the negative cache...
+    const acct = await account();
+    await db.insert(apiKeys).values({ id: newId("key"), accountId: acct, name: "late", hash: g.hash, prefix: g.prefix, last4: g.last4 });
+    expect(await verifyKey(g.key)).toEqual({ ok: false, reason: "unknown" });
+    // ...and answered from the caches only when asked to.
+    expect(await verifyKey(generateKey().key, Date.now(), { cachedOnly: true })).toEqual({ ok: false, reason: "not_cached" });
+    // Creating a key announces it, which empties the negative cache everywhere.
+    await announceNewKey(g);
+    expect((await verifyKey(g.key)).ok).toBe(true);
+    // And after the TTL even without an announcement.
+    const h = generateKey();
+    expect((await verifyKey(h.key)).ok).toBe(false);
+    await db.insert(apiKeys).values({ id: newId("key"), accountId: acct, name: "later", hash: h.hash, prefix: h.prefix, last4: h.last4 });
+    expect((await verifyKey(h.key, Date.now() + 11_000)).ok).toBe(true);
   });
 
   it("stops a cached key on the very next call after revocation", async () => {

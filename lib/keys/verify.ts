@@ -12,7 +12,7 @@ import { hashKey, looksLikeKey } from "./generate";
 
 export type VerifyResult =
   | { ok: true; principal: Principal }
-  | { ok: false; reason: "malformed" | "unknown" | "revoked" | "expired" | "account_disabled" };
+  | { ok: false; reason: "malformed" | "unknown" | "revoked" | "expired" | "account_disabled" | "not_cached" };
 
 interface CachedKey {
   keyId: string;
@@ -86,17 +86,54 @@ async function load(hash: string): Promise<CachedKey | "unknown"> {
   };
 }
 
-export async function verifyKey(candidate: string | undefined | null, now = Date.now()): Promise<VerifyResult> {
+/**
+ * Hashes that matched no key, for a moment: a client retrying with a wrong key (or a flood of
+ * the same one) costs no query. Kept apart from the valid keys so a flood of random keys can
+ * only ever clear this map, never push valid keys out of theirs. A key created after its hash
+ * was cached here is announced (lib/keys/manage.ts announceNewKey), which empties this map on
+ * every instance; the TTL bounds the wait if that message is lost.
+ */
+const NEGATIVE_TTL_MS = 10_000;
+const MAX_NEGATIVE = 10_000;
+const NEG_KEY = Symbol.for("gateway.keyNegativeCache");
+type GN = typeof globalThis & { [NEG_KEY]?: Map<string, number> };
+
+function negatives(): Map<string, number> {
+  const g = globalThis as GN;
+  if (!g[NEG_KEY]) {
+    const m = new Map<string, number>();
+    g[NEG_KEY] = m;
+    onInvalidation((msg) => {
+      if (msg.kind === "keys") m.clear();
+    });
+  }
+  return g[NEG_KEY]!;
+}
+
+export interface VerifyOptions {
+  /** Only hashes the cache has seen valid are looked up ("not_cached" otherwise): for addresses refused for failing too often. */
+  cachedOnly?: boolean;
+}
+
+export async function verifyKey(candidate: string | undefined | null, now = Date.now(), opts: VerifyOptions = {}): Promise<VerifyResult> {
   if (!candidate || !looksLikeKey(candidate)) return { ok: false, reason: "malformed" };
   const hash = hashKey(candidate);
   const c = cache();
   let entry = c.get(hash);
   if (!entry || (entry !== "unknown" && now - entry.cachedAt > TTL_MS) || entry === "unknown") {
-    // Unknown keys are not cached: a key created a moment ago must work at once.
+    const neg = negatives();
+    const missAt = neg.size ? neg.get(hash) : undefined;
+    if (missAt !== undefined && now - missAt < NEGATIVE_TTL_MS) return { ok: false, reason: "unknown" };
+    // A hash never seen valid here is refused; one seen valid (even if stale) is looked up again.
+    if (opts.cachedOnly && !entry) return { ok: false, reason: "not_cached" };
     entry = await load(hash);
     if (entry !== "unknown") {
       if (c.size >= MAX_ENTRIES) c.clear();
       c.set(hash, entry);
+      neg.delete(hash);
+    } else {
+      if (neg.size >= MAX_NEGATIVE) neg.clear();
+      neg.set(hash, now);
     }
   }
   if (entry === "unknown") return { ok: false, reason: "unknown" };

@@ -9,6 +9,7 @@
  * and on an instance with no proxy configured, XFF is not believed at all; SIGNUP=closed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount } from "../support/accounts";
 import { startTestServer, usesPostgres, type TestServer } from "../support/server";
 
 const REDIS_URL = "redis://127.0.0.1:6379/0";
@@ -88,6 +89,33 @@ describe("behind a trusted proxy, on two instances", () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(20);
     expect(statuses.slice(20)).toEqual([429, 429, 429, 429, 429]);
     expect((await signUp(a, uniqueEmail("other"), addr(78))).status).toBe(201);
+  });
+});
+
+describe("unknown-key floods (issue 12, item 12)", () => {
+  it("refuses an address after 30 unknown keys a minute on any instance, while valid keys keep working", async () => {
+    const { key } = await createAccount(a, { usd: 1 });
+    const models = (server: TestServer, k: string, from: string) =>
+      fetch(`${server.url}/v1/models`, { headers: { authorization: `Bearer ${k}`, "x-forwarded-for": `${forged()}, ${from}` } });
+    const flooder = addr(90);
+    // The valid key is used (and cached) from the flooding address before the flood.
+    expect((await models(a, key, flooder)).status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const guess = `sk-${Buffer.from(String(Math.random())).toString("base64url").padEnd(43, "A").slice(0, 43)}`;
+      const r = await models(i % 2 ? b : a, guess, flooder);
+      statuses.push(r.status);
+      if (r.status === 429) {
+        const body = (await r.json()) as { error: { code: string } };
+        expect(body.error.code).toBe("too_many_failed_keys");
+        expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+      } else await r.body?.cancel();
+    }
+    expect(statuses.filter((s) => s === 401)).toHaveLength(30);
+    expect(statuses.slice(30).every((s) => s === 429)).toBe(true);
+    // Another address is not affected; the valid key (cached on a) still works from the refused one.
+    expect((await models(b, key, addr(91))).status).toBe(200);
+    expect((await models(a, key, flooder)).status).toBe(200);
   });
 });
 
