@@ -165,9 +165,9 @@ export class LeaseManager {
   private async tryExtend(l: Lease, amt: number): Promise<true | "insufficient_balance" | "key_limit_exceeded"> {
     const need = amt - (l.id ? Math.max(0, l.amount - l.inUse) : 0);
     const extra = (this.tight.get(l.accountId) ?? 0) > Date.now() ? 0 : Math.max(0, amt * this.opts.chunkFactor - need);
-    let r = await this.extend(l, need, extra);
+    let r = await this.extend(l, need, extra, amt);
     // A key limit may refuse the chunk but not what is needed.
-    if (r === "key_limit_exceeded" && extra > 0) r = await this.extend(l, need, 0);
+    if (r === "key_limit_exceeded" && extra > 0) r = await this.extend(l, need, 0, amt);
     return r;
   }
 
@@ -267,7 +267,7 @@ export class LeaseManager {
    * Moves `need` more into the lease, plus up to `extra` within the account's share (lock-order.ts
    * `grow`); true, or why not.
    */
-  private async extend(l: Lease, need: number, extra: number): Promise<true | "insufficient_balance" | "key_limit_exceeded"> {
+  private async extend(l: Lease, need: number, extra: number, amt = need): Promise<true | "insufficient_balance" | "key_limit_exceeded"> {
     const expires = new Date(Date.now() + this.opts.ttlMs);
     try {
       // Lock order hold row → account → key (lock-order.ts).
@@ -279,7 +279,9 @@ export class LeaseManager {
           const h = await tx.update(holds).set({ expiresAt: expires }).where(eq(holds.id, l.id)).returning({ id: holds.id });
           live = h.length > 0;
         }
-        const moved = await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, require: need, grow: { extra, share: this.opts.share ?? DEFAULT_LEASE.share! } });
+        // A lease gone under us (swept) no longer has the slack `need` counted on: ask for `amt`.
+        const require = live || !l.id ? need : amt;
+        const moved = await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, require, grow: { extra, share: this.opts.share ?? DEFAULT_LEASE.share! } });
         if (!moved.ok) throw new Rejected(moved.reason);
         const x = moved.heldMicroUsd;
         if (live) {
@@ -308,14 +310,23 @@ export class LeaseManager {
   private async release(l: Lease): Promise<void> {
     if (!l.id || l.inUse > 0) return;
     const id = l.id;
+    const amount = l.amount;
     l.id = null;
     l.amount = 0;
-    await this.db.transaction(async (tx) => {
-      await relaxCommit(tx);
-      const removed = await tx.delete(holds).where(eq(holds.id, id)).returning({ amount: holds.amountMicroUsd });
-      if (!removed.length) return;
-      await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, held: -removed[0]!.amount });
-    });
+    try {
+      await this.db.transaction(async (tx) => {
+        await relaxCommit(tx);
+        const removed = await tx.delete(holds).where(eq(holds.id, id)).returning({ amount: holds.amountMicroUsd });
+        if (!removed.length) return;
+        await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, held: -removed[0]!.amount });
+      });
+    } catch (err) {
+      // Still ours (this runs on the lease's serial chain): keep it, and try again when idle.
+      l.id = id;
+      l.amount = amount;
+      this.scheduleIdle(l);
+      throw err;
+    }
   }
 
   private async renewAll(): Promise<void> {
