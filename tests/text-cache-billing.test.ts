@@ -9,6 +9,7 @@ import { formatUsd } from "../lib/billing/money";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./fakes/anthropic-upstream";
 import { GEMINI_FAKE_KEY, startFakeGemini } from "./fakes/gemini-upstream";
+import { OPENAI_RESPONSES_FAKE_KEY, startFakeOpenAIResponses } from "./fakes/openai-responses-upstream";
 import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream, TextScript } from "./fakes/text-fake-core";
 import { createAccount } from "./support/accounts";
@@ -25,12 +26,14 @@ let server: TestServer;
 let fakes: Record<Up, FakeTextUpstream>;
 /** A second OpenAI upstream: the model "sticky-openai" has two entries (oa first, oa2 second). */
 let backup: FakeTextUpstream;
+let responsesUp: FakeTextUpstream;
 let key: string;
 let email: string;
 
 beforeAll(async () => {
   fakes = { openai: await startFakeOpenAI(), anthropic: await startFakeAnthropic(), gemini: await startFakeGemini() };
   backup = await startFakeOpenAI();
+  responsesUp = await startFakeOpenAIResponses();
   const model = (id: string, upstream: string, upstreamModel: string, price: Record<string, number> = PRICE_USD) => ({ id, kind: "text", upstream, upstreamModel, price, defaultMaxTokens: 200 });
   server = await startTestServer({
     config: {
@@ -39,6 +42,7 @@ beforeAll(async () => {
         { id: "an", protocol: "anthropic", baseUrl: fakes.anthropic.baseUrl, apiKey: ANTHROPIC_FAKE_KEY, timeoutMs: 3000 },
         { id: "ge", protocol: "gemini", baseUrl: fakes.gemini.baseUrl, apiKey: GEMINI_FAKE_KEY, timeoutMs: 3000 },
         { id: "oa2", protocol: "openai", baseUrl: backup.baseUrl, apiKey: OPENAI_FAKE_KEY, timeoutMs: 3000 },
+        { id: "rs", protocol: "openai-responses", baseUrl: responsesUp.baseUrl, apiKey: OPENAI_RESPONSES_FAKE_KEY, timeoutMs: 3000 },
       ],
       models: [
         model("cache-openai", "oa", "gpt-fake"),
@@ -46,6 +50,7 @@ beforeAll(async () => {
         model("cache-gemini", "ge", "gemini-fake"),
         // No class prices: every class falls back to the input or output price.
         model("plain-anthropic", "an", "claude-fake", { inputPerMTok: 3, outputPerMTok: 15 }),
+        model("cache-responses", "rs", "gpt-fake"),
         model("sticky-openai", "oa", "gpt-fake"),
         model("sticky-openai", "oa2", "gpt-fake"),
       ],
@@ -57,10 +62,12 @@ afterAll(async () => {
   await server?.dispose();
   for (const f of Object.values(fakes ?? {})) await f.close();
   await backup?.close();
+  await responsesUp?.close();
 });
 beforeEach(() => {
   for (const f of Object.values(fakes)) f.reset();
   backup.reset();
+  responsesUp.reset();
 });
 
 // ~2,500 bytes of prompt: its hold bound covers the 2,000 input tokens the fakes report.
@@ -344,6 +351,10 @@ describe("caching across protocols", () => {
     const [a, b] = fakes.openai.generationRequests();
     expect(a!.body).toMatchObject(hints);
     expect(b!.body).toMatchObject(hints);
+    // A chat client converted to an OpenAI Responses upstream.
+    const c = await post("/v1/chat/completions", bearer(), { model: "cache-responses", messages: [{ role: "user", content: "hi" }], ...hints });
+    expect(c.res.status, c.text).toBe(200);
+    expect(responsesUp.generationRequests()[0]!.body).toMatchObject(hints);
   });
 });
 

@@ -58,6 +58,9 @@ export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: stri
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.topP !== undefined) body.top_p = req.topP;
   if (req.user !== undefined) body.user = req.user;
+  // Prompt-cache routing and retention (cache_control is Anthropic's: OpenAI caches prefixes by itself).
+  if (req.promptCacheKey !== undefined) body.prompt_cache_key = req.promptCacheKey;
+  if (req.promptCacheRetention !== undefined) body.prompt_cache_retention = req.promptCacheRetention;
   if (req.tools?.length)
     body.tools = req.tools.map((t) => ({
       type: "function",
