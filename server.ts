@@ -22,6 +22,7 @@ import { startTracing, stopTracing } from "./lib/tracing";
 import { dataDirSecret } from "./lib/crypto";
 import { ADMIN_PATH, ADMIN_SECRET_FILE, handleAdminRequest } from "./lib/runtime/admin-endpoint";
 import { acquireInstance, updateInstance } from "./lib/runtime/instance-lock";
+import { markRunning } from "./lib/runtime/build-state";
 import { startJobs, type Jobs } from "./lib/runtime/jobs";
 import { markPrepared, prepareDatabase } from "./lib/runtime/prepare";
 
@@ -162,6 +163,8 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
     server.listen(opts.port ?? e.PORT, opts.hostname);
     await once(server, "listening");
     const port = (server.address() as { port: number }).port;
+    // `npm run build` and `npm start` refuse to rebuild the console under a running server.
+    const unmark = opts.dev ? () => {} : markRunning(process.cwd());
     dataDirSecret(ADMIN_SECRET_FILE); // created before the CLI or a test harness looks for it
     if (embedded) updateInstance({ port });
     logger().info({ port, database: embedded ? "pglite" : "postgres", publicBaseUrl: e.publicBaseUrl }, "gateway listening");
@@ -183,6 +186,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           await app.close?.();
           await stopTracing(); // flushes the last spans
           await closeDb();
+          unmark();
           release();
         })()),
     };

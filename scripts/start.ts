@@ -1,18 +1,27 @@
 /**
- * `npm start`: builds the web console on first run (or with --build), then starts the server on
- * its embedded defaults. `--dev` runs Next in development mode instead.
+ * `npm start`: builds the web console when there is no build, when the sources changed since
+ * it was made, or with --build — unless a server is running from that build (it would break:
+ * scripts/build-state.ts), then says so and refuses — and starts the server on its embedded
+ * defaults. `--dev` runs Next in development mode instead.
  */
 import { spawnSync } from "node:child_process";
-import fs from "node:fs";
+import { startPlan } from "../lib/runtime/build-state";
 
 const dev = process.argv.includes("--dev");
 const forceBuild = process.argv.includes("--build");
 (process.env as Record<string, string>).NODE_ENV ??= dev ? "development" : "production";
 
-if (!dev && (forceBuild || !fs.existsSync(".next/BUILD_ID"))) {
-  console.error("Building the web console (first start only; `npm run build` rebuilds)…");
-  const r = spawnSync("npx", ["next", "build"], { stdio: "inherit", env: process.env });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+if (!dev) {
+  const plan = startPlan(process.cwd(), { force: forceBuild });
+  if (plan.action === "refuse") {
+    console.error(`error: ${plan.why}`);
+    process.exit(1);
+  }
+  if (plan.action === "build") {
+    console.error(`Building the web console (${plan.why})…`);
+    const r = spawnSync("npx", ["next", "build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
 }
 
 const { startServer } = await import("../server");

@@ -7,6 +7,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { buildIsStale } from "../lib/runtime/build-state";
 
 const root = path.resolve(import.meta.dirname, "..");
 const bin = (name: string) => path.join(root, "node_modules/.bin", name);
@@ -20,33 +21,11 @@ function run(label: string, cmd: string, args: string[], env: NodeJS.ProcessEnv 
   }
 }
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      if (e.name === "node_modules" || e.name.startsWith(".")) continue;
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/\.(tsx?|css|json|mjs)$/.test(e.name) && !e.name.endsWith(".test.ts")) newest = Math.max(newest, fs.statSync(p).mtimeMs);
-    }
-  };
-  if (fs.existsSync(dir)) walk(dir);
-  return newest;
-}
-
-function buildIsStale(): boolean {
-  const id = path.join(root, ".next/BUILD_ID");
-  if (!fs.existsSync(id)) return true;
-  const built = fs.statSync(id).mtimeMs;
-  const sources = ["app", "components", "lib", "db"].map((d) => newestMtime(path.join(root, d)));
-  return Math.max(...sources, fs.statSync(path.join(root, "next.config.ts")).mtimeMs) > built;
-}
-
 const onlyUnit = process.argv.includes("--unit");
 run("type-check", bin("tsc"), ["--noEmit", "-p", "."]);
 run("unit tests", bin("vitest"), ["run", "--project", "unit"]);
 if (!onlyUnit) {
-  if (buildIsStale()) run("build (sources changed since the last build)", bin("next"), ["build"], { ...process.env, NODE_ENV: "production" });
+  if (buildIsStale(root)) run("build (sources changed since the last build)", bin("next"), ["build"], { ...process.env, NODE_ENV: "production" });
   if (process.env.DATABASE_URL) {
     run("integration tests (PostgreSQL)", bin("vitest"), ["run", "--project", "integration"]);
     run("reliability suite (PostgreSQL, Redis)", bin("vitest"), ["run", "--project", "reliability"]);

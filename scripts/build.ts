@@ -1,0 +1,14 @@
+/**
+ * `npm run build`: `next build`, refused while a server runs from this folder's build (rebuilding
+ * under it makes its pages answer 500 until a restart: scripts/build-state.ts).
+ */
+import { spawnSync } from "node:child_process";
+import { runningServers } from "../lib/runtime/build-state";
+
+const running = runningServers(process.cwd());
+if (running.length) {
+  console.error(`error: a server (pid ${running.join(", ")}) is running from this build; rebuilding under it would break its pages. Stop it first (npm start then rebuilds by itself when sources changed), or build in another checkout.`);
+  process.exit(1);
+}
+const r = spawnSync("npx", ["next", "build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
+process.exit(r.status ?? 1);
