@@ -4,6 +4,7 @@
  */
 import { getDb } from "../../db/client";
 import { sweepExpiredHolds } from "../billing/holds";
+import { sweepBackgroundResponses } from "../gateway/stored-responses/background";
 import { deleteExpiredResponses } from "../gateway/stored-responses/store";
 import { logger } from "../logger";
 import { startWorker } from "../tasks/worker";
@@ -32,6 +33,8 @@ export async function startJobs(): Promise<Jobs> {
   stops.push(every(30_000, "hold-sweeper", async () => sweepExpiredHolds(await getDb())));
   // Stored Responses past RESPONSES_RETENTION_DAYS (reads already hide them; this frees the rows).
   stops.push(every(10 * 60_000, "responses-retention", async () => deleteExpiredResponses(await getDb())));
+  // Background responses whose instance stopped: queued ones are run here, running ones failed.
+  stops.push(every(10_000, "background-responses", async () => sweepBackgroundResponses(await getDb())));
   const ac = new AbortController();
   const worker = startWorker({ signal: ac.signal });
   stops.push(async () => {

@@ -4,7 +4,7 @@
  * object says `store` and `previous_response_id` truthfully; stored ones are written after the
  * reply (store.ts says why that is safe).
  */
-import { getDb } from "../../../db/client";
+import { getDb, type DB } from "../../../db/client";
 import type { StoredResponseStatus } from "../../../db/schema";
 import { textBilling } from "../../billing/text-billing";
 import { resolveModel } from "../catalog";
@@ -14,6 +14,7 @@ import { responses } from "../protocols";
 import { handleText } from "../routes/text-handler";
 import type { TextBilling } from "../routes/text-types";
 import type { RouteContext } from "../types";
+import { startBackground } from "./background";
 import { expandInput, normalizeItem, type Expanded } from "./history";
 import { queueStoredResponse, type Item, type NewStoredResponse } from "./store";
 
@@ -57,6 +58,41 @@ export async function createResponse(ctx: RouteContext, path: string): Promise<G
     }
   }
 
+  if (body.background === true) {
+    if (!store) return ctx.error(errors.invalidRequest("background: a background response must be stored (store: true, and storing on for the account).", "background"));
+    if (!expanded) return ctx.error(errors.invalidRequest("input: must be a string or an array of input items.", "input"));
+    const { background: _bg, ...rest } = body;
+    return startBackground(db, ctx, path, { body: rest, bodyBytes, expanded, previousId, replayedCounted: previousId !== null || hasRefs });
+  }
+  if (body.background !== undefined) {
+    const { background: _bg, ...rest } = body;
+    body = rest; // false or null: the plain path
+  }
+  return runResponse({ db, ctx, path, body, bodyBytes, expanded, previousId, store, replayedCounted: previousId !== null || hasRefs, signal: ctx.req.signal });
+}
+
+export interface RunInput {
+  db: DB;
+  ctx: RouteContext;
+  path: string;
+  /** The stateless body (history expanded, previous_response_id and background removed). */
+  body: Record<string, unknown>;
+  bodyBytes: number;
+  expanded: Expanded | null;
+  previousId: string | null;
+  store: boolean;
+  /** Whether the log row counts replayed items (the request replayed some). */
+  replayedCounted: boolean;
+  signal: AbortSignal;
+  /** Background runs: the id the client was given, shown in every event; the stored write is theirs. */
+  id?: string;
+  /** Background runs keep the terminal response themselves; the upstream is known once the stream has ended. */
+  onTerminal?: (response: Record<string, unknown>, upstreamId: () => string | null) => void;
+}
+
+/** Runs one stateless Responses request through the text handler, shows and keeps what came back. */
+export async function runResponse(r: RunInput): Promise<GatewayResponse> {
+  const { db, ctx, path, body, bodyBytes, expanded, previousId, store } = r;
   const base = textBilling(db, ctx, path);
   let upstreamId: string | null = null;
   let settledNow!: () => void;
@@ -66,17 +102,19 @@ export async function createResponse(ctx: RouteContext, path: string): Promise<G
     settle: (s, o) => {
       if (s.route) upstreamId = s.route.upstream.id;
       settledNow();
-      return base.settle(expanded && (previousId !== null || hasRefs) ? { ...s, replayedItems: expanded.replayed } : s, o);
+      return base.settle(expanded && r.replayedCounted ? { ...s, replayedItems: expanded.replayed } : s, o);
     },
   };
   const res = await handleText(
-    { protocol: responses, body, bodyBytes, signal: ctx.req.signal, startedAt: ctx.startedAt },
+    { protocol: responses, body, bodyBytes, signal: r.signal, startedAt: ctx.startedAt },
     { resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]), billing, affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId },
   );
   if (res.status !== 200) return res;
 
-  const shown = { previous_response_id: previousId, store };
+  const shown: Record<string, unknown> = { previous_response_id: previousId, store };
+  if (r.id) Object.assign(shown, { id: r.id, background: true });
   const keep = (response: Record<string, unknown>) => {
+    if (r.onTerminal) return r.onTerminal(response, () => upstreamId);
     if (!store || !expanded || !TERMINAL.has(response.status as string)) return;
     const output = (response.output as Item[] | undefined) ?? [];
     const record: NewStoredResponse = {

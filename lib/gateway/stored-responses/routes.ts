@@ -7,6 +7,8 @@ import { getDb } from "../../../db/client";
 import { errors, type ApiError } from "../errors";
 import { json } from "../http";
 import type { RouteContext, RouteDef } from "../types";
+import { SSE_HEADERS } from "../protocols/sse";
+import { cancelBackground, follow } from "./background";
 import { deleteStoredResponse, getStoredResponse, type Item } from "./store";
 
 function notFound(id: string): ApiError {
@@ -15,8 +17,24 @@ function notFound(id: string): ApiError {
 
 async function retrieve(ctx: RouteContext) {
   const id = ctx.params.id!;
-  const r = await getStoredResponse(await getDb(), ctx.principal.accountId, id);
+  const db = await getDb();
+  const r = await getStoredResponse(db, ctx.principal.accountId, id);
   if (!r) return ctx.error(notFound(id));
+  const q = ctx.req.url.searchParams;
+  if (q.get("stream") === "true") {
+    if (!r.background) return ctx.error(errors.invalidRequest(`Response '${id}' was not created in background mode; only background responses can be streamed again.`, "stream"));
+    const after = q.get("starting_after");
+    const n = after === null ? -1 : Number(after);
+    if (!Number.isInteger(n) || n < -1) return ctx.error(errors.invalidRequest("starting_after: must be a sequence number.", "starting_after"));
+    return { status: 200, headers: { ...SSE_HEADERS }, body: follow(db, ctx.principal.accountId, id, n) };
+  }
+  // The row's status is the truth for background runs (queued → in_progress → …).
+  return json(200, { ...r.response, status: r.status });
+}
+
+async function cancel(ctx: RouteContext) {
+  const r = await cancelBackground(await getDb(), ctx.principal.accountId, ctx.params.id!);
+  if (!r.ok) return ctx.error(r.error);
   return json(200, r.response);
 }
 
@@ -71,5 +89,6 @@ async function inputItems(ctx: RouteContext) {
 export const storedResponseRoutes: RouteDef[] = [
   { method: "GET", path: "/v1/responses/{id}", handler: retrieve },
   { method: "DELETE", path: "/v1/responses/{id}", handler: remove },
+  { method: "POST", path: "/v1/responses/{id}/cancel", handler: cancel },
   { method: "GET", path: "/v1/responses/{id}/input_items", handler: inputItems },
 ];

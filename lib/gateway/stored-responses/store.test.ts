@@ -8,6 +8,7 @@ import type { DB } from "../../../db/client";
 import { accounts, storedResponses } from "../../../db/schema";
 import { createTestDb } from "../../../db/testing";
 import { resetEnvCache } from "../../env";
+import { sweepBackgroundResponses } from "./background";
 import { pageItems } from "./routes";
 import { deleteExpiredResponses, findStoredItems, getStoredResponse, queueStoredResponse, storedResponsesIdle, writeStoredResponse } from "./store";
 
@@ -65,6 +66,15 @@ describe("stored responses store", () => {
     expect(await getStoredResponse(db, "acct_a", "resp_old", { retryMiss: false })).toBeNull();
     expect(await deleteExpiredResponses(db)).toBe(1);
     expect(await getStoredResponse(db, "acct_a", "resp_1", { retryMiss: false })).not.toBeNull();
+  });
+
+  it("fails a background run whose instance stopped touching it", async () => {
+    await writeStoredResponse(db, { ...record("resp_bg", "acct_a", "bg"), status: "in_progress", background: true });
+    await db.update(storedResponses).set({ updatedAt: new Date(Date.now() - 60_000) }).where(eqId("resp_bg"));
+    await writeStoredResponse(db, { ...record("resp_bg2", "acct_a", "bg"), status: "in_progress", background: true });
+    expect(await sweepBackgroundResponses(db)).toBe(1);
+    expect((await getStoredResponse(db, "acct_a", "resp_bg", { retryMiss: false }))!.status).toBe("failed");
+    expect((await getStoredResponse(db, "acct_a", "resp_bg2", { retryMiss: false }))!.status).toBe("in_progress");
   });
 
   it("pages input items as OpenAI's list", () => {
