@@ -272,13 +272,15 @@ export class LeaseManager {
     try {
       // Lock order hold row → account → key (lock-order.ts).
       const [id, x] = await this.db.transaction(async (tx) => {
-        await relaxCommit(tx);
         let live = false;
         if (l.id) {
-          // Locks the lease row first; its amount grows below, once the account said how much.
-          const h = await tx.update(holds).set({ expiresAt: expires }).where(eq(holds.id, l.id)).returning({ id: holds.id });
-          live = h.length > 0;
-        }
+          // Locks the lease row first (its amount grows below, once the account said how much),
+          // relaxing the commit in the same round trip (see relaxCommit).
+          const h = (await tx.execute(sql`
+            with relaxed as (select set_config('synchronous_commit', 'off', true))
+            update holds set expires_at = ${expires.toISOString()}::timestamptz from relaxed where id = ${l.id} returning id`)) as unknown as { rows: unknown[] };
+          live = h.rows.length > 0;
+        } else await relaxCommit(tx);
         // A lease gone under us (swept) no longer has the slack `need` counted on: ask for `amt`.
         const require = live || !l.id ? need : amt;
         const moved = await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, require, grow: { extra, share: this.opts.share ?? DEFAULT_LEASE.share! } });
