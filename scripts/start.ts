@@ -2,17 +2,20 @@
  * `npm start`: builds the web console when there is no build, when the sources changed since
  * it was made, or with --build — unless a server is running from that build (it would break:
  * scripts/build-state.ts), then says so and refuses — and starts the server on its embedded
- * defaults. `--dev` runs Next in development mode instead.
+ * defaults. `--dev` runs Next in development mode instead. `--no-rebuild` starts a stale build as
+ * it is (builds only when there is none): the test harness, whose servers run side by side
+ * from one build that `npm test` or the tests' global setup made.
  */
 import { spawnSync } from "node:child_process";
 import { startPlan } from "../lib/runtime/build-state";
 
 const dev = process.argv.includes("--dev");
 const forceBuild = process.argv.includes("--build");
+const noRebuild = process.argv.includes("--no-rebuild");
 (process.env as Record<string, string>).NODE_ENV ??= dev ? "development" : "production";
 
 if (!dev) {
-  const plan = startPlan(process.cwd(), { force: forceBuild });
+  const plan = startPlan(process.cwd(), { force: forceBuild, keepStale: noRebuild });
   if (plan.action === "refuse") {
     console.error(`error: ${plan.why}`);
     process.exit(1);

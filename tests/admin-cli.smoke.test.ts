@@ -95,7 +95,7 @@ describe("server start", () => {
       );
       const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dir, GATEWAY_CONFIG: file, PORT: "0", NODE_ENV: "production" };
       delete env.DATABASE_URL;
-      const r = await run("scripts/start.ts", [], env);
+      const r = await run("scripts/start.ts", ["--no-rebuild"], env);
       expect(r.code).toBe(1);
       const errorLines = r.stderr.split("\n").filter((l) => l.startsWith("error:"));
       expect(errorLines).toEqual([`error: Invalid gateway config ${file}: models[0].price.outputPerMTok: required for text models`]);

@@ -53,6 +53,7 @@ describe("build state", () => {
     expect(startPlan(checkout(60, 120))).toEqual({ action: "build", why: "sources changed since the last build" });
     expect(startPlan(checkout(60, null))).toEqual({ action: "build", why: "there is no build yet" });
     expect(startPlan(checkout(120, 60), { force: true })).toMatchObject({ action: "build" });
+    expect(startPlan(checkout(60, 120), { keepStale: true })).toEqual({ action: "start" });
     const busy = checkout(60, 120);
     markRunning(busy);
     expect(startPlan(busy)).toMatchObject({ action: "refuse", why: expect.stringContaining(`pid ${process.pid}`) });

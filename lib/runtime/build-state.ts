@@ -74,8 +74,14 @@ export function markRunning(root: string, pid = process.pid): () => void {
 export type StartPlan = { action: "start" } | { action: "build"; why: string } | { action: "refuse"; why: string };
 
 /** What `npm start` does: build first when asked or stale, unless a running server uses the build. */
-export function startPlan(root: string, opts: { force?: boolean } = {}): StartPlan {
-  const why = opts.force ? "--build was given" : !hasBuild(root) ? "there is no build yet" : buildIsStale(root) ? "sources changed since the last build" : null;
+export function startPlan(root: string, opts: { force?: boolean; keepStale?: boolean } = {}): StartPlan {
+  const why = opts.force
+    ? "--build was given"
+    : !hasBuild(root)
+      ? "there is no build yet"
+      : !opts.keepStale && buildIsStale(root)
+        ? "sources changed since the last build"
+        : null;
   if (!why) return { action: "start" };
   const running = runningServers(root);
   if (running.length && hasBuild(root))

@@ -156,7 +156,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     const args =
       opts.mount === "next"
         ? [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"]
-        : ["--import", "tsx", path.join(ROOT, "scripts/start.ts")];
+        : ["--import", "tsx", path.join(ROOT, "scripts/start.ts"), "--no-rebuild"]; // servers share one build
     const proc: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ["ignore", out, out] as const });
     fs.closeSync(out);
     child = proc;
