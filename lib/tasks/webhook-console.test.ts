@@ -78,3 +78,26 @@ describe("webhook console functions", () => {
     expect(await listWebhookDeliveries(db, "acct_other")).toEqual([]);
   });
 });
+
+describe("resending a pending delivery", () => {
+  it("retries the pending one (itself or an earlier resend) instead of adding another", async () => {
+    const id = newId("delivery");
+    await db.insert(webhookDeliveries).values({ id, taskId: "task_pend", accountId, url: receiver.url, body: "{}", eventStatus: "completed", state: "pending", attempts: 2, nextAttemptAt: new Date(Date.now() + 3_600_000) });
+    const r = await resendWebhook(db, accountId, id);
+    if (!r.ok) throw new Error(r.reason);
+    expect(r.retried).toBe(true);
+    expect(r.delivery.id).toBe(id);
+    expect(new Date(r.delivery.nextAttemptAt!).getTime()).toBeLessThanOrEqual(Date.now());
+    // A failed delivery resent twice: one new copy, then that copy is retried.
+    const failed = newId("delivery");
+    await db.insert(webhookDeliveries).values({ id: failed, taskId: "task_fail2", accountId, url: receiver.url, body: "{}", eventStatus: "failed", state: "failed", attempts: 7 });
+    const first = await resendWebhook(db, accountId, failed);
+    const second = await resendWebhook(db, accountId, failed);
+    if (!first.ok || !second.ok) throw new Error("resend refused");
+    expect(first.retried).toBe(false);
+    expect(second.retried).toBe(true);
+    expect(second.delivery.id).toBe(first.delivery.id);
+    expect(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.taskId, "task_fail2"))).toHaveLength(2);
+    expect(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.taskId, "task_pend"))).toHaveLength(1);
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * What the console shows and does for webhooks (the owner's view; every function is scoped to
  * one account): the attempt log of each delivery, "resend" (a new delivery of the same signed
- * body with a full retry schedule), and "send test event" (a Task-shaped body with an id
+ * body with a full retry schedule, or a retry now of one still pending), and "send test event" (a Task-shaped body with an id
  * `task_test_…` in state completed, marked `"test": true`, signed like a real delivery and
  * sent at once, one attempt, no retries).
  */
@@ -81,17 +81,56 @@ export async function listWebhookDeliveries(
   return rows.map((r) => view(r, attempts));
 }
 
-/** Queues the same body to the same URL again, as a new delivery with a fresh schedule. */
-export async function resendWebhook(db: DB, accountId: string, deliveryId: string): Promise<{ ok: true; delivery: WebhookDeliveryView } | { ok: false; reason: "not_found" | "test_event" }> {
-  const [d] = await db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.accountId, accountId)));
-  if (!d) return { ok: false, reason: "not_found" };
-  if (d.isTest) return { ok: false, reason: "test_event" };
-  const [copy] = await db
-    .insert(webhookDeliveries)
-    .values({ id: newId("delivery"), taskId: d.taskId, accountId, url: d.url, body: d.body, eventStatus: d.eventStatus, state: "pending", nextAttemptAt: new Date() })
-    .returning();
+/**
+ * Resends a delivery. While a delivery of the same event to the same URL is still pending
+ * (this one, or an earlier resend), that one is retried now instead of queueing another
+ * (each with its own retry schedule); otherwise the same body goes out as a new delivery with a
+ * fresh schedule. The row lock serialises concurrent resends of one delivery.
+ */
+export async function resendWebhook(
+  db: DB,
+  accountId: string,
+  deliveryId: string,
+): Promise<{ ok: true; delivery: WebhookDeliveryView; retried: boolean } | { ok: false; reason: "not_found" | "test_event" }> {
+  const r = await db.transaction(async (tx) => {
+    const [d] = await tx
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.accountId, accountId)))
+      .for("update");
+    if (!d) return { ok: false, reason: "not_found" } as const;
+    if (d.isTest) return { ok: false, reason: "test_event" } as const;
+    const [pending] =
+      d.state === "pending"
+        ? [d]
+        : await tx
+            .select()
+            .from(webhookDeliveries)
+            .where(
+              and(
+                eq(webhookDeliveries.accountId, accountId),
+                eq(webhookDeliveries.taskId, d.taskId),
+                eq(webhookDeliveries.url, d.url),
+                eq(webhookDeliveries.eventStatus, d.eventStatus),
+                eq(webhookDeliveries.state, "pending"),
+              ),
+            )
+            .limit(1);
+    if (pending) {
+      // Due now; an attempt already in flight (lockedUntil) keeps its lease and sets the next time itself.
+      const [row] = await tx.update(webhookDeliveries).set({ nextAttemptAt: new Date() }).where(eq(webhookDeliveries.id, pending.id)).returning();
+      return { ok: true, row: row!, retried: true } as const;
+    }
+    const [copy] = await tx
+      .insert(webhookDeliveries)
+      .values({ id: newId("delivery"), taskId: d.taskId, accountId, url: d.url, body: d.body, eventStatus: d.eventStatus, state: "pending", nextAttemptAt: new Date() })
+      .returning();
+    return { ok: true, row: copy!, retried: false } as const;
+  });
+  if (!r.ok) return r;
   wakeWorkers();
-  return { ok: true, delivery: view(copy!, []) };
+  const attempts = await db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, r.row.id));
+  return { ok: true, delivery: view(r.row, attempts), retried: r.retried };
 }
 
 export interface TestEventInput {
