@@ -15,9 +15,9 @@ let accountId: string;
 
 beforeAll(async () => {
   if (!usesPostgres()) throw new Error("needs PostgreSQL (DATABASE_URL)");
-  // The receiver never acknowledges, so real deliveries stay pending with retries to come.
+  // The receiver never acknowledges and the schedule is long, so a delivery stays pending however often it is retried.
   receiver = await startWebhookReceiver({ fallback: { status: 503 } });
-  server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: receiver.hostPort, WEBHOOK_RETRY_SCHEDULE_S: "3600,3600" } });
+  server = await startTestServer({ env: { WEBHOOK_ALLOW_HOSTS: receiver.hostPort, WEBHOOK_RETRY_SCHEDULE_S: Array(60).fill("3600").join(",") } });
   user = await signUp(server);
   const [row] = await server.query<{ account_id: string }>("select account_id from users where email = $1", [user.email]);
   accountId = row!.account_id;
