@@ -56,6 +56,8 @@ describe("openai-responses upstream", () => {
     const sent = a.generationRequests()[0]!.body;
     expect(sent).toMatchObject({ model: "gpt-up-a", input: "hi", safety_identifier: "user-1", reasoning: { effort: "low" }, metadata: { k: "v" }, max_output_tokens: 50 });
     expect(data.model).toBe("resp-a");
+    expect(data.id).not.toMatch(/^resp_upstream/); // the gateway's own id, not the upstream's
+    expect((await oa().responses.retrieve(data.id)).output_text).toBe("Native answer.");
     expect(data.output_text).toBe("Native answer.");
     expect(data.usage).toMatchObject({ input_tokens: 30, output_tokens: 7 });
     expect(Number(response.headers.get("x-gateway-cost-usd"))).toBeCloseTo((30 * 1 + 7 * 2) / 1e6, 9);
@@ -73,6 +75,7 @@ describe("openai-responses upstream", () => {
     expect(types[0]).toBe("response.created");
     expect(types.filter((t) => t === "response.output_text.delta")).toHaveLength(3);
     expect(done.model).toBe("resp-a");
+    expect(done.id).not.toMatch(/^resp_upstream/);
     expect(done.usage.cost_usd).toBeCloseTo((12 + 3 * 2) / 1e6, 9);
     // Unknown item types go through as they are.
     a.reset();

@@ -31,7 +31,8 @@ const config = () =>
 
 beforeAll(async () => {
   fakes = { openai: await startFakeOpenAI(), anthropic: await startFakeAnthropic(), gemini: await startFakeGemini() };
-  server = await startTestServer({ config: config() });
+  // A 1 MiB text body limit, so that an oversized replayed history is quick to build.
+  server = await startTestServer({ config: config(), env: { TEXT_BODY_LIMIT_MB: "1" } });
 });
 afterAll(async () => {
   await server?.dispose();
@@ -232,8 +233,15 @@ describe("stored responses", () => {
     expect((await s.json("/api/console/billing/responses-storage", { method: "PUT", body: { storeResponses: "no" } })).status).toBe(400);
   });
 
-  it("refuses a bad previous_response_id clearly", async () => {
+  it("refuses a bad previous_response_id clearly, and a replayed history over the body limit", async () => {
     const { key } = await createAccount(server, { usd: 1 });
+    const big = "x ".repeat(300_000); // 600 kB: each request fits, both together do not
+    const first = await client(key).responses.create({ model: "chat-openai", input: big });
+    fakes.openai.reset();
+    const tooBig = await client(key).responses.create({ model: "chat-openai", input: big, previous_response_id: first.id }).catch((x) => x);
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.code).toBe("history_too_large");
+    expect(fakes.openai.generationRequests()).toHaveLength(0);
     const e = await client(key).responses.create({ model: "chat-openai", input: "hi", previous_response_id: "resp_nope" }).catch((x) => x);
     expect(e.status).toBe(404);
     expect(e.message).toContain("resp_nope");
@@ -241,7 +249,7 @@ describe("stored responses", () => {
   });
 
   it("a next turn sent at once to another instance finds the response", async () => {
-    const second = await startTestServer({ config: config(), shareWith: server });
+    const second = await startTestServer({ config: config(), shareWith: server, env: { TEXT_BODY_LIMIT_MB: "1" } });
     try {
       const { key } = await createAccount(server, { usd: 1 });
       for (let i = 0; i < 5; i++) {

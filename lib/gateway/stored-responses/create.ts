@@ -11,6 +11,7 @@ import { resolveModel } from "../catalog";
 import { errors } from "../errors";
 import type { GatewayResponse } from "../http";
 import { responses } from "../protocols";
+import { protocolId } from "../protocols/ids";
 import { handleText } from "../routes/text-handler";
 import type { TextBilling } from "../routes/text-types";
 import type { RouteContext } from "../types";
@@ -111,8 +112,9 @@ export async function runResponse(r: RunInput): Promise<GatewayResponse> {
   );
   if (res.status !== 200) return res;
 
-  const shown: Record<string, unknown> = { previous_response_id: previousId, store };
-  if (r.id) Object.assign(shown, { id: r.id, background: true });
+  // Our own id always: an upstream's (passthrough) could collide with another account's.
+  const shown: Record<string, unknown> = { id: r.id ?? protocolId.response(), previous_response_id: previousId, store };
+  if (r.id) shown.background = true;
   const keep = (response: Record<string, unknown>) => {
     if (r.onTerminal) return r.onTerminal(response, () => upstreamId);
     if (!store || !expanded || !TERMINAL.has(response.status as string)) return;
