@@ -112,4 +112,33 @@ describe("upstream faults", () => {
     const after = await books();
     expect(before - after).toBe(5 * 1 + 1 * 2);
   });
+
+  // Issue 12 item 2: usage that is not a finite whole number used to throw before the
+  // settlement (500, the lease held for the life of the process) or fail it (32-bit columns).
+  const HOSTILE: Array<[string, Record<string, unknown>, number | null]> = [
+    ["numeric strings", { prompt_tokens: "5", completion_tokens: "1" }, 5 * 1 + 1 * 2],
+    ["1e999", { prompt_tokens: "__raw:1e999", completion_tokens: 1 }, null],
+    ['"many"', { prompt_tokens: 5, completion_tokens: "many" }, null],
+    ["7.5", { prompt_tokens: 7.5, completion_tokens: 1 }, null],
+    ["negative", { prompt_tokens: -5, completion_tokens: 1 }, null],
+    ["above 2³¹ (clamped to the hold)", { prompt_tokens: 2 ** 31 + 5, completion_tokens: 1 }, null],
+  ];
+  it.each(HOSTILE.flatMap(([name, usage, cost]) => [false, true].map((stream) => [name, usage, cost, stream] as const)))(
+    "upstream usage %s %j (exact cost %s, stream %s): 200, charged, logged, nothing held",
+    async (_name, usage, cost, stream) => {
+      const before = await books();
+      upstream.reset({ text: "fine", rawUsage: { ...usage, total_tokens: 0 } });
+      if (stream) {
+        let text = "";
+        for await (const c of await client.chat.completions.create({ ...askStream(), stream_options: { include_usage: true } })) text += c.choices[0]?.delta.content ?? "";
+        expect(text).toBe("fine");
+      } else expect((await client.chat.completions.create(ask())).choices[0]!.message.content).toBe("fine");
+      const after = await books();
+      const log = await lastLog();
+      expect(log.status).toBe(200);
+      expect(Number(log.cost)).toBe(before - after);
+      if (cost !== null) expect(before - after).toBe(cost);
+      else expect(before - after).toBeGreaterThan(0);
+    },
+  );
 });
