@@ -50,6 +50,14 @@ test("sign up lands on the overview", async ({}, info) => {
 test("top up $10 through Stripe Checkout", async ({}, info) => {
   await page.getByRole("link", { name: "Billing" }).first().click();
   await expect(page.getByRole("heading", { name: "Billing" })).toBeVisible();
+  // Stored responses: the operator's retention, and the account switch (off, then on again).
+  await expect(page.getByText(/encrypted, for 30 days/)).toBeVisible();
+  const store = page.getByTestId("store-responses");
+  await expect(store).toBeChecked();
+  await store.uncheck();
+  await expect(page.getByText(/Nothing is stored/)).toBeVisible();
+  await store.check();
+  await expect(store).toBeChecked();
   await page.getByLabel("Or another amount (USD)").fill("3");
   await page.getByTestId("checkout-button").click();
   await expect(page.getByText("The minimum top-up is $5.")).toBeVisible();

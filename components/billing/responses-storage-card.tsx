@@ -24,7 +24,7 @@ export function ResponsesStorageCard() {
             <input
               type="checkbox"
               data-testid="store-responses"
-              checked={s.storeResponses}
+              checked={set.isPending ? set.variables : s.storeResponses}
               disabled={set.isPending}
               onChange={(e) => set.mutate(e.target.checked)}
             />

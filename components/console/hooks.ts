@@ -102,10 +102,10 @@ export function useResponsesStorage() {
 }
 
 export function useSetResponsesStorage() {
-  const invalidate = useInvalidate();
+  const qc = useQueryClient();
   return useMutation({
     mutationFn: (storeResponses: boolean) => api<T.ResponsesStorage>("/api/console/billing/responses-storage", { method: "PUT", body: { storeResponses } }),
-    onSuccess: () => invalidate("responses-storage"),
+    onSuccess: (data) => qc.setQueryData(["responses-storage"], data),
   });
 }
 
