@@ -236,6 +236,11 @@ describe("cache and reasoning tokens: usage in the client's shape and the charge
     const { res, text, requestId } = await call(inbound, `cache-${up}`, stream);
     expect(res.status, text).toBe(200);
     expect(clientUsage(inbound, stream, text)).toMatchObject(expectedUsage(inbound, c));
+    if (inbound === "messages" && stream) {
+      // message_start already says how big the prompt is (an estimate until message_delta's exact count).
+      const start = sseEvents(text).find((e) => e.data.type === "message_start")!.data.message.usage;
+      expect(start.input_tokens).toBeGreaterThan(0);
+    }
     if (!stream) expect(res.headers.get("x-gateway-cost-usd")).toBe(formatUsd(CHARGE[scenario]));
     const row = await logRow(requestId);
     if (row) {

@@ -1,6 +1,7 @@
 /** Canonical response and stream events → Messages wire JSON and SSE (event: lines required). */
 import { argumentsToObject, type CanonicalResponse, type StopReason, type StreamEvent, type Usage } from "../../canonical";
 import type { ApiError } from "../../errors";
+import { estimatePromptTokens } from "../../tokens";
 import { usageClasses } from "../../usage";
 import { costUsd, protocolId } from "../ids";
 import { sseEvent } from "../sse";
@@ -67,7 +68,9 @@ export function createMessagesStreamEncoder(ctx: RenderContext): StreamEncoder {
   const start = (id?: string, input?: number): string[] => {
     if (started) return [];
     started = true;
-    inputTokens = input ?? 0;
+    // Clients size their context from message_start (Claude Code shows 0 otherwise): without the
+    // upstream's count yet, our estimate of the prompt; message_delta then carries the exact usage.
+    inputTokens = input ?? estimatePromptTokens(ctx.request);
     return [
       sseEvent("message_start", {
         type: "message_start",
