@@ -144,7 +144,7 @@ describe("openai-responses upstream", () => {
     a.reset({ text: "Thought about it." });
     const first = await oa().responses.create({ model: "resp-a", input: "Think." });
     const rs = first.output.find((o) => o.type === "reasoning") as any;
-    expect(rs.encrypted_content).toMatch(/^enc:upstream-a:/);
+    expect(rs.encrypted_content).toMatch(/^gw1\.[\w-]{12}\.enc:upstream-a:/); // tagged with its upstream
 
     // Same upstream: the reasoning item goes back (the fake verifies it); previous_response_id never reaches it.
     a.reset({ text: "Again." });
@@ -165,6 +165,15 @@ describe("openai-responses upstream", () => {
     const fourth = await oa().responses.create({ model: "chat-anthropic", input: "And now?", previous_response_id: second.id });
     expect(fourth.output_text).toBe("From Claude.");
     expect(anthropic.generationRequests()[0]!.body.messages.map((m: any) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
+
+    // Sent back by a stateless client (store: false): unwrapped for its upstream, left out for another.
+    a.reset({ text: "Stateless A." });
+    await oa().responses.create({ model: "resp-a", store: false, input: [{ role: "user", content: "Think." }, rs, { role: "user", content: "Go on." }] });
+    expect(a.generationRequests()[0]!.body.input[1]).toEqual({ id: rs.id, type: "reasoning", summary: [], encrypted_content: rs.encrypted_content.replace(/^gw1\.[\w-]{12}\./, "") });
+    b.reset({ text: "Stateless B." });
+    const toB = await oa().responses.create({ model: "resp-b", store: false, input: [{ role: "user", content: "Think." }, rs, { role: "user", content: "Go on." }] });
+    expect(toB.output_text).toBe("Stateless B.");
+    expect(b.generationRequests()[0]!.body.input.map((i: any) => i.type ?? i.role)).toEqual(["user", "user"]);
 
     // An item_reference to the reasoning item resolves too, with the same rule.
     b.reset({ text: "Ref." });

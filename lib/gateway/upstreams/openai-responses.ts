@@ -1,11 +1,12 @@
 /**
  * The `openai-responses` text upstream: POST {baseUrl}/responses with a Bearer key. Responses
  * clients pass through (their JSON, unknown fields and item types kept; still metered from the
- * terminal event's usage); the other protocols are converted to it. A reasoning item replayed
- * from the store goes back only to the upstream that produced it: its encrypted content means
- * nothing to another one.
+ * terminal event's usage); the other protocols are converted to it. A reasoning item goes back
+ * only to the upstream that produced it (replayed from the store, or sent back by the client:
+ * openai-responses-reasoning.ts): its encrypted content means nothing to another one.
  */
 import { replayOrigin } from "../stored-responses/history";
+import { reasoningFor, wrapReasoning } from "./openai-responses-reasoning";
 import { createOpenAIResponsesDecoder, fromOpenAIResponsesResponse } from "./openai-responses-response";
 import { toOpenAIResponsesBody } from "./openai-responses-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
@@ -18,14 +19,19 @@ function target(route: TextRoute): HttpTarget {
   return { url: joinUrl(route.upstream.baseUrl, "responses"), headers };
 }
 
-/** Drops replayed reasoning items produced by another upstream. */
+/** Reasoning items of another upstream are left out; this upstream's own are unwrapped. */
 function inputFor(route: TextRoute, input: unknown): unknown {
   if (!Array.isArray(input)) return input;
-  return input.filter((it) => {
-    if (!it || typeof it !== "object" || (it as { type?: unknown }).type !== "reasoning") return true;
-    const origin = replayOrigin(it);
-    return origin === undefined || origin === route.upstream.id;
-  });
+  const out: unknown[] = [];
+  for (const it of input) {
+    if (it && typeof it === "object" && (it as { type?: unknown }).type === "reasoning") {
+      const origin = replayOrigin(it);
+      if (origin !== undefined && origin !== route.upstream.id) continue;
+      const own = reasoningFor(it, route.upstream.id);
+      if (own !== null) out.push(own);
+    } else out.push(it);
+  }
+  return out;
 }
 
 export const openaiResponses: TextAdapter = {
@@ -45,11 +51,17 @@ export const openaiResponses: TextAdapter = {
   complete(call, opts) {
     return httpComplete(call, opts, target(call.route), fromOpenAIResponsesResponse, (j) => {
       j.model = call.publicModel;
+      wrapReasoning(j, call.route.upstream.id);
     });
   },
   stream(call, opts) {
     const d = createOpenAIResponsesDecoder(call.publicModel);
-    return httpStream(call, opts, target(call.route), { push: (data, event) => d.push(data, event), end: () => d.end() });
+    const push = (data: string, event: string | undefined) => {
+      const chunk = d.push(data, event);
+      if (chunk.json) wrapReasoning(chunk.json, call.route.upstream.id);
+      return chunk;
+    };
+    return httpStream(call, opts, target(call.route), { push, end: () => d.end() });
   },
   injectCost(json, costMicroUsd) {
     const holder = json.response && typeof json.response === "object" ? (json.response as Record<string, unknown>) : json;
