@@ -91,11 +91,11 @@ const envSchema = z.object({
     .optional()
     .transform((v, ctx) => {
       const mode = (v || "open").trim().toLowerCase();
-      if (mode !== "open" && mode !== "closed") {
-        ctx.addIssue({ code: "custom", message: `must be "open" or "closed", got "${v}"` });
+      if (mode !== "open" && mode !== "closed" && mode !== "invite") {
+        ctx.addIssue({ code: "custom", message: `must be "open", "closed" or "invite", got "${v}"` });
         return z.NEVER;
       }
-      return mode as "open" | "closed";
+      return mode as "open" | "closed" | "invite";
     }),
 });
 

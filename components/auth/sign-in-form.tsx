@@ -11,6 +11,7 @@ const MESSAGES: Record<string, string> = {
   AccountDisabled: "This account is disabled. Contact your administrator.",
   OAuthAccountNotLinked: "This email is already used by another sign-in method.",
   AccessDenied: "Sign-in was refused.",
+  SignupClosed: "There is no account for this sign-in, and new accounts are made by an administrator here.",
 };
 
 export function signInMessage(code: string | null | undefined): string | undefined {

@@ -6,7 +6,8 @@ import { api, ApiError } from "../console/api";
 import { Button } from "../ui/button";
 import { FormError, TextField } from "../ui/field";
 
-export function SignUpForm() {
+/** `invite`: the token of an invite link (SIGNUP=invite), sent along with the form. */
+export function SignUpForm({ invite }: { invite?: string } = {}) {
   const router = useRouter();
   const [form, setForm] = useState({ name: "", email: "", password: "" });
   const [errors, setErrors] = useState<{ name?: string; email?: string; password?: string; form?: string }>({});
@@ -23,7 +24,7 @@ export function SignUpForm() {
     if (Object.keys(next).length) return;
     setBusy(true);
     try {
-      await api("/api/signup", { method: "POST", body: { email: form.email.trim(), password: form.password, name: form.name.trim() || undefined } });
+      await api("/api/signup", { method: "POST", body: { email: form.email.trim(), password: form.password, name: form.name.trim() || undefined, invite } });
       const res = await signIn("credentials", { email: form.email.trim(), password: form.password, redirect: false, callbackUrl: "/overview" });
       if (!res || res.error) throw new Error("Your account was created, but signing in failed. Try signing in.");
       router.replace("/overview?welcome=1");

@@ -15,6 +15,7 @@ import { applyLedgerChange } from "../billing/ledger";
 import { formatUsd, parseUsd } from "../billing/money";
 import { notifyInvalidation } from "../gateway/invalidation";
 import { announceNewKey, createKey, revokeKey } from "../keys/manage";
+import { createInvite, MAX_INVITE_DAYS } from "../auth/invites";
 
 export interface CommandResult {
   exitCode: number;
@@ -29,6 +30,7 @@ export const USAGE = `Usage: npm run admin -- <command>
   credit --email E --usd AMOUNT [--note TEXT]
   debit --email E --usd AMOUNT --note TEXT
   key create --email E [--name N] [--models m1,m2] [--limit-usd X] [--rpm N] [--expires ISO-8601]
+  invite create [--email E] [--days N]     (SIGNUP=invite: prints a one-use sign-up link)
   key revoke KEY_OR_ID
   key list --email E
   balance --email E`;
@@ -191,6 +193,15 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
       await announceNewKey(k);
       out.push(`created key ${k.id}${name ? ` "${name}"` : ""} for ${u.email}; it is shown once:`);
       out.push(k.key);
+    } else if (two === "invite create") {
+      const { values } = parse(rest, { email: { type: "string" }, days: { type: "string" } });
+      const bound = values.email !== undefined ? email(values) : null;
+      const days = values.days === undefined ? 7 : Number(values.days);
+      if (!Number.isInteger(days) || days < 1 || days > MAX_INVITE_DAYS) throw new CommandError(`--days must be a whole number from 1 to ${MAX_INVITE_DAYS}`);
+      const inv = createInvite({ email: bound, days });
+      await audit(db, "invite.create", "invite", inv.nonce, { email: bound, expiresAt: inv.expiresAt });
+      out.push(`invite${bound ? ` for ${bound}` : ""}, valid until ${inv.expiresAt}, one sign-up:`);
+      out.push(inv.url);
     } else if (two === "key revoke") {
       const { positionals } = parse(rest, {}, 1);
       const target = positionals[0];

@@ -97,7 +97,7 @@ export function authOptions(): NextAuthOptions {
         if (!email) return false;
         const db = await getDb();
         const row = await userForOAuth(db, {
-          allowCreate: e.SIGNUP === "open",
+          allowCreate: e.SIGNUP === "open", // closed or by invitation: OAuth signs in existing users only
           provider: account.provider,
           providerAccountId: account.providerAccountId,
           type: account.type,

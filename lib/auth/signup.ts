@@ -1,9 +1,10 @@
-/** Email + password sign-up: open unless SIGNUP=closed, per-address rate limit, then createUser. */
+/** Email + password sign-up: SIGNUP (open, closed, or invite with a valid unused invite), per-address rate limit, then createUser. */
 import { z } from "zod";
 import type { DB } from "../../db/client";
 import { AppError } from "../console/errors";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./password";
 import { env } from "../env";
+import { checkInvite } from "./invites";
 import { signUpAttempt } from "./rate-limit";
 import { createUser, type UserRow } from "./users";
 
@@ -14,15 +15,28 @@ export const signUpSchema = z.object({
     .min(PASSWORD_MIN_LENGTH, `Use at least ${PASSWORD_MIN_LENGTH} characters.`)
     .max(PASSWORD_MAX_LENGTH, `Use at most ${PASSWORD_MAX_LENGTH} characters.`),
   name: z.string().trim().max(100).optional(),
+  /** SIGNUP=invite: the token from the invite link. */
+  invite: z.string().max(1000).optional(),
 });
+
+export const SIGNUP_INVITE_MESSAGE = "Sign-up on this gateway is by invitation. Ask an administrator for an invite link.";
 
 export const SIGNUP_CLOSED_MESSAGE = "Sign-up is closed on this gateway. Ask an administrator to create your account.";
 
 export async function signUp(db: DB, input: z.infer<typeof signUpSchema>, ip: string): Promise<UserRow> {
-  if (env().SIGNUP === "closed") throw new AppError("signup_closed", SIGNUP_CLOSED_MESSAGE);
+  const mode = env().SIGNUP;
+  if (mode === "closed") throw new AppError("signup_closed", SIGNUP_CLOSED_MESSAGE);
+  let inviteNonce: string | undefined;
+  if (mode === "invite") {
+    if (!input.invite) throw new AppError("signup_closed", SIGNUP_INVITE_MESSAGE, { field: "invite" });
+    const inv = checkInvite(input.invite, input.email);
+    if (!inv.ok) throw new AppError("signup_closed", inv.message, { field: inv.message.includes("email") ? "email" : "invite" });
+    inviteNonce = inv.nonce;
+  }
   const wait = await signUpAttempt(ip);
   if (wait > 0) throw new AppError("rate_limited", "Too many sign-ups from this address. Try again later.", { retryAfterS: wait });
-  const result = await createUser(db, { email: input.email, password: input.password, name: input.name || null, via: "signup" });
+  const result = await createUser(db, { email: input.email, password: input.password, name: input.name || null, via: "signup", inviteNonce });
+  if (!result.ok && result.reason === "invite_used") throw new AppError("signup_closed", "This invite has already been used. Ask an administrator for a new one.", { field: "invite" });
   if (!result.ok) throw new AppError("conflict", "An account with this email already exists. Sign in instead.", { field: "email" });
   return result.user;
 }

@@ -39,10 +39,12 @@ export interface CreateUserInput {
   admin?: boolean;
   /** "signup", "oauth:github", "cli", … — recorded in the audit list. */
   via: string;
+  /** SIGNUP=invite: the invite's nonce, refused when already used, recorded as used otherwise. */
+  inviteNonce?: string;
   actorUserId?: string | null;
 }
 
-export type CreateUserResult = { ok: true; user: UserRow } | { ok: false; reason: "email_taken" };
+export type CreateUserResult = { ok: true; user: UserRow } | { ok: false; reason: "email_taken" | "invite_used" };
 
 // Serialises "is this the first user?" across concurrent sign-ups (PostgreSQL and PGlite).
 const FIRST_USER_LOCK = 7_246_114;
@@ -54,6 +56,15 @@ export async function createUser(db: DB, input: CreateUserInput): Promise<Create
     await tx.execute(sql`select pg_advisory_xact_lock(${FIRST_USER_LOCK})`);
     const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
     if (taken) return { ok: false, reason: "email_taken" } as const;
+    if (input.inviteNonce) {
+      // Under the lock above, so two sign-ups cannot both spend one invite.
+      const [used] = await tx
+        .select({ id: auditLog.id })
+        .from(auditLog)
+        .where(sql`${auditLog.action} = 'invite.use' and ${auditLog.targetId} = ${input.inviteNonce}`)
+        .limit(1);
+      if (used) return { ok: false, reason: "invite_used" } as const;
+    }
     const [{ n }] = (await tx.select({ n: sql<number>`count(*)::int` }).from(users)) as [{ n: number }];
     const role = input.admin || n === 0 || isAdminEmail(email) ? "admin" : "user";
     const accountId = newId("account");
@@ -78,6 +89,9 @@ export async function createUser(db: DB, input: CreateUserInput): Promise<Create
       targetId: user!.id,
       details: { via: input.via, role },
     });
+    if (input.inviteNonce) {
+      await tx.insert(auditLog).values({ actorUserId: user!.id, actor: email, action: "invite.use", targetType: "invite", targetId: input.inviteNonce, details: {} });
+    }
     return { ok: true, user: user! } as const;
   });
 }

@@ -2,14 +2,17 @@ import Link from "next/link";
 import { AuthCard } from "@/components/auth/auth-card";
 import { OAuthButtons } from "@/components/auth/oauth-buttons";
 import { SignUpForm } from "@/components/auth/sign-up-form";
-import { SIGNUP_CLOSED_MESSAGE } from "@/lib/auth/signup";
+import { SIGNUP_CLOSED_MESSAGE, SIGNUP_INVITE_MESSAGE } from "@/lib/auth/signup";
 import { env } from "@/lib/env";
 import { enabledOAuthProviders } from "../providers";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Create an account · Generation Gateway" };
 
-export default function SignUpPage() {
+export default async function SignUpPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
+  const mode = env().SIGNUP;
+  const invite = mode === "invite" ? (await searchParams).invite : undefined;
+  const closedMessage = mode === "closed" ? SIGNUP_CLOSED_MESSAGE : mode === "invite" && !invite ? SIGNUP_INVITE_MESSAGE : null;
   return (
     <AuthCard
       title="Create your account"
@@ -23,14 +26,15 @@ export default function SignUpPage() {
         </>
       }
     >
-      {env().SIGNUP === "closed" ? (
+      {closedMessage ? (
         <p role="status" className="text-sm text-zinc-700">
-          {SIGNUP_CLOSED_MESSAGE}
+          {closedMessage}
         </p>
       ) : (
         <>
-          <SignUpForm />
-          <OAuthButtons providers={enabledOAuthProviders()} callbackUrl="/overview" />
+          <SignUpForm invite={invite} />
+          {/* New accounts through OAuth need open sign-up (an invite is spent by the form only). */}
+          {mode === "open" && <OAuthButtons providers={enabledOAuthProviders()} callbackUrl="/overview" />}
         </>
       )}
     </AuthCard>

@@ -1,0 +1,75 @@
+/**
+ * SIGNUP=invite on the real server: sign-up needs an admin-made invite link (CLI or
+ * POST /api/admin/invites), bound to an email when the admin says so, used once, unforgeable
+ * and expiring; the sign-up page shows the form only with an invite.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Session } from "./console-helpers";
+import { startTestServer, type TestServer } from "./support/server";
+
+let server: TestServer;
+let admin: Session;
+const PASSWORD = "correct horse battery staple";
+const unique = (tag: string) => `${tag}-${Date.now()}-${Math.random().toString(36).slice(2)}@example.test`;
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { SIGNUP: "invite" } });
+  const email = unique("admin");
+  const r = await server.admin("user", "create", "--email", email, "--password", PASSWORD, "--admin");
+  expect(r.exitCode).toBe(0);
+  admin = new Session(server, email);
+  expect(await admin.signIn(PASSWORD)).toBeNull();
+}, 180_000);
+afterAll(async () => {
+  await server?.dispose();
+});
+
+const signUp = (body: Record<string, unknown>) => new Session(server, "x").json("/api/signup", { method: "POST", body });
+const token = (url: string) => new URL(url).searchParams.get("invite")!;
+
+describe("SIGNUP=invite", () => {
+  it("refuses sign-up without an invite and says how to get one; the page shows no form", async () => {
+    const r = await signUp({ email: unique("none"), password: PASSWORD });
+    expect(r.status).toBe(403);
+    expect(r.body.error.code).toBe("signup_closed");
+    expect(r.body.error.message).toMatch(/invitation/);
+    const page = await (await fetch(`${server.url}/signup`)).text();
+    expect(page).toContain("by invitation");
+    expect(page).not.toContain("Create account");
+  });
+
+  it("accepts a CLI invite bound to an email once, for that email only", async () => {
+    const email = unique("invited");
+    const cli = await server.admin("invite", "create", "--email", email, "--days", "2");
+    expect(cli.exitCode).toBe(0);
+    const invite = token(cli.stdout.at(-1)!);
+    const page = await (await fetch(`${server.url}/signup?invite=${encodeURIComponent(invite)}`)).text();
+    expect(page).toContain("Create account");
+    const other = await signUp({ email: unique("other"), password: PASSWORD, invite });
+    expect(other.status).toBe(403);
+    expect(other.body.error.field).toBe("email");
+    expect((await signUp({ email, password: PASSWORD, invite })).status).toBe(201);
+    expect(await new Session(server, email).signIn(PASSWORD)).toBeNull();
+    const again = await signUp({ email: unique("again"), password: PASSWORD, invite });
+    expect(again.status).toBe(403); // bound to the first email anyway
+  });
+
+  it("an open invite from the admin API works once, concurrently too; forged and tampered ones never", async () => {
+    const made = await admin.json("/api/admin/invites", { method: "POST", body: { days: 1 } });
+    expect(made.status).toBe(200);
+    const invite = token(made.body.url);
+    const results = await Promise.all([0, 1, 2, 3].map(() => signUp({ email: unique("race"), password: PASSWORD, invite })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, 403, 403, 403]);
+    expect(results.filter((r) => r.status === 403).every((r) => /already been used/.test(r.body.error.message))).toBe(true);
+    const [body, sig] = invite.slice(4).split(".");
+    const payload = JSON.parse(Buffer.from(body!, "base64url").toString());
+    const longer = Buffer.from(JSON.stringify({ ...payload, x: payload.x + 86_400 * 365 })).toString("base64url");
+    for (const forged of [`inv_${longer}.${sig}`, `inv_${body}.${sig!.slice(0, -2)}AA`, "inv_x.y", "nonsense"]) {
+      const r = await signUp({ email: unique("forged"), password: PASSWORD, invite: forged });
+      expect(r.status, forged).toBe(403);
+      expect(r.body.error.field).toBe("invite");
+    }
+    // Only admins make invites.
+    expect((await new Session(server, "anon").json("/api/admin/invites", { method: "POST", body: {} })).status).toBe(401);
+  });
+});
