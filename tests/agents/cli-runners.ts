@@ -3,7 +3,7 @@
  * non-interactive mode, the gateway as its base URL with a gateway key, a fresh HOME with every
  * config file it reads written there, telemetry / update checks / non-essential traffic off, and
  * file writes auto-approved inside the task's own working directory. Nothing it could reach
- * beyond loopback is configured; proxies are cleared so loopback is direct.
+ * beyond loopback is configured; any attempt goes to `proxy` (the test's trap) when one is given.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -25,6 +25,8 @@ export interface CliRun {
   workdir: string;
   prompt: string;
   timeoutMs: number;
+  /** A proxy for everything but loopback (tests: a trap that records and refuses). */
+  proxy?: string;
 }
 
 export interface CliResult {
@@ -36,7 +38,7 @@ export interface CliResult {
 }
 
 /** Environment shared by every CLI: no proxy, no inherited vendor keys or config paths. */
-function baseEnv(home: string): Record<string, string> {
+function baseEnv(home: string, proxy: string | undefined): Record<string, string> {
   const keep = ["PATH", "LANG", "TERM", "SHELL", "USER", "LOGNAME"];
   const env: Record<string, string> = {};
   for (const k of keep) if (process.env[k]) env[k] = process.env[k]!;
@@ -50,6 +52,8 @@ function baseEnv(home: string): Record<string, string> {
     XDG_CACHE_HOME: path.join(home, ".cache"),
     XDG_STATE_HOME: path.join(home, ".local/state"),
     NO_PROXY: "127.0.0.1,localhost",
+    no_proxy: "127.0.0.1,localhost",
+    ...(proxy ? { HTTPS_PROXY: proxy, HTTP_PROXY: proxy, ALL_PROXY: proxy, https_proxy: proxy, http_proxy: proxy, all_proxy: proxy } : {}),
     CI: "1",
     NO_COLOR: "1",
   };
@@ -61,7 +65,7 @@ function write(file: string, text: string) {
 }
 
 export function command(r: CliRun): { cmd: string; args: string[]; env: Record<string, string> } {
-  const env = baseEnv(r.home);
+  const env = baseEnv(r.home, r.proxy);
   fs.mkdirSync(env.TMPDIR!, { recursive: true });
   switch (r.cli) {
     case "claude":
@@ -108,8 +112,9 @@ export function command(r: CliRun): { cmd: string; args: string[]; env: Record<s
           `request_max_retries = 0`,
           `stream_max_retries = 0`,
           // Unknown (gateway) model ids get Codex's fallback tool set, without apply_patch.
+          // Features that reach chatgpt.com / github.com (plugins, apps, updates) are off.
           `[features]`,
-          `apply_patch_freeform = true`,
+          ...["plugins", "remote_plugin", "plugin_sharing", "apps", "in_app_updates", "skill_mcp_dependency_install", "unbounded_connection_retries"].map((f) => `${f} = false`),
           `[analytics]`,
           `enabled = false`,
           `[feedback]`,
@@ -150,6 +155,7 @@ export function command(r: CliRun): { cmd: string; args: string[]; env: Record<s
           $schema: "https://opencode.ai/config.json",
           autoupdate: false,
           share: "disabled",
+          snapshot: false,
           model: `gateway/${r.model}`,
           small_model: `gateway/${r.model}`,
           permission: { edit: "allow", bash: "deny", webfetch: "deny" },
@@ -163,6 +169,9 @@ export function command(r: CliRun): { cmd: string; args: string[]; env: Record<s
           },
         }),
         OPENCODE_DISABLE_AUTOUPDATE: "1",
+        // opencode installs @opencode-ai/plugin into its config folder in the background (not
+        // switchable): its registry is a closed loopback port, so it fails at once, locally.
+        npm_config_registry: "http://127.0.0.1:9/",
         OPENCODE_DISABLE_MODELS_FETCH: "1",
         OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
         OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
