@@ -160,6 +160,9 @@ export interface ModelPrice {
   perSecond?: number;
 }
 
+export const INPUT_MODALITIES = ["text", "image", "pdf", "audio", "video"] as const;
+export type InputModality = (typeof INPUT_MODALITIES)[number];
+
 /** One (public model id, upstream) route. Several rows may share modelId: failover by priority. */
 export const models = pgTable(
   "models",
@@ -172,8 +175,12 @@ export const models = pgTable(
     family: text("family").$type<VideoFamily>(),
     ownedBy: text("owned_by").notNull(),
     price: jsonb("price").$type<ModelPrice>().notNull(),
-    /** Output cap used when a request names none; also bounds the hold. */
+    /** The model's output cap (config `maxOutputTokens`): used when a request names none; also bounds the hold. */
     defaultMaxTokens: integer("default_max_tokens"),
+    /** Prompt + output tokens the model takes, for clients sizing requests (`/v1/models`). */
+    contextWindow: integer("context_window"),
+    /** What a prompt may hold besides text, for clients (`/v1/models`): "image", "pdf", "audio", "video". */
+    inputModalities: jsonb("input_modalities").$type<InputModality[]>(),
     /** Failover order among rows sharing modelId: lower first. */
     priority: integer("priority").notNull().default(0),
     enabled: boolean("enabled").notNull().default(true),

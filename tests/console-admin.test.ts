@@ -65,6 +65,19 @@ describe("catalog changes apply at once", () => {
     expect(await listed()).toContain("demo-embed");
   });
 
+  it("edits what /v1/models tells clients to size requests by, and refuses an unknown modality", async () => {
+    const row = await modelRow("demo-chat");
+    const upd = await admin.json(`/api/admin/models/${row.id}`, { method: "PATCH", body: { contextWindow: 65536, inputModalities: ["text", "pdf"], defaultMaxTokens: 2048 } });
+    expect(upd.status).toBe(200);
+    const r = await fetch(`${server.url}/v1/models/demo-chat`, { headers: { authorization: `Bearer ${key}` } });
+    expect(await r.json()).toMatchObject({ context_window: 65536, max_output_tokens: 2048, input_modalities: ["text", "pdf"] });
+    const g = await fetch(`${server.url}/v1beta/models/demo-chat`, { headers: { "x-goog-api-key": key } });
+    expect(await g.json()).toMatchObject({ inputTokenLimit: 65536, outputTokenLimit: 2048 });
+    const bad = await admin.json(`/api/admin/models/${row.id}`, { method: "PATCH", body: { inputModalities: ["smell"] } });
+    expect(bad.status).toBe(400);
+    await admin.json(`/api/admin/models/${row.id}`, { method: "PATCH", body: { contextWindow: 32768, inputModalities: ["text", "image"], defaultMaxTokens: 1024 } });
+  });
+
   it("charges the next request at a new price", async () => {
     const row = await modelRow("demo-image-mini");
     const upd = await admin.json(`/api/admin/models/${row.id}`, { method: "PATCH", body: { price: { perImage: { "*": 0.05 } } } });

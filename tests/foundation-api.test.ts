@@ -41,9 +41,15 @@ describe.each(mounts)("public API foundation (%s mount)", (mount) => {
     expect(body.object).toBe("list");
     for (const m of body.data) {
       // Text models add what each token class costs (README, "Models"); nothing else is added.
-      expect(Object.keys(m).filter((k) => k !== "pricing").sort()).toEqual(["created", "id", "object", "owned_by"]);
-      if (m.id === "demo-chat") expect(Object.keys(m.pricing as object).sort()).toEqual(["cache_read_per_mtok", "cache_write_1h_per_mtok", "cache_write_5m_per_mtok", "input_per_mtok", "output_per_mtok", "reasoning_per_mtok"]);
-      else expect(m.pricing).toBeUndefined();
+      // OpenAI's four fields, then what clients need to size and price a request.
+      const sizing = m.id === "demo-chat" ? ["context_window", "input_modalities", "max_output_tokens"] : [];
+      expect(Object.keys(m).sort()).toEqual(["created", "id", "object", "owned_by", "pricing", ...sizing].sort());
+      if (m.id === "demo-chat") {
+        expect(m).toMatchObject({ context_window: 32768, max_output_tokens: 1024, input_modalities: ["text", "image"] });
+        expect(Object.keys(m.pricing as object).sort()).toEqual(["cache_read_per_mtok", "cache_write_1h_per_mtok", "cache_write_5m_per_mtok", "input_per_mtok", "output_per_mtok", "reasoning_per_mtok"]);
+      }
+      if (m.id === "demo-embed") expect(m.pricing).toEqual({ input_per_mtok: 0.02 });
+      if (m.id === "demo-video") expect(m.pricing).toEqual({ per_video: 0.25 });
       expect(m.object).toBe("model");
       expect(m.owned_by).toBe("demo");
       expect(Number.isInteger(m.created)).toBe(true);

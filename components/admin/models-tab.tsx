@@ -12,6 +12,10 @@ import { Empty, QueryState } from "../ui/states";
 import { Mono, Table, Td, Th } from "../ui/table";
 import { microInput, priceText } from "./price-text";
 
+/** What a prompt may hold, as `/v1/models` lists it (db/schema.ts INPUT_MODALITIES). */
+const MODALITIES = ["text", "image", "pdf", "audio", "video"];
+const modalities = (s: string) => s.split(",").map((x) => x.trim().toLowerCase()).filter(Boolean);
+
 type Kind = "text" | "embedding" | "image" | "video";
 interface Form {
   modelId: string;
@@ -31,6 +35,8 @@ interface Form {
   videoMode: "perVideo" | "perSecond";
   videoUsd: string;
   defaultMaxTokens: string;
+  contextWindow: string;
+  inputModalities: string;
   priority: string;
 }
 
@@ -51,6 +57,8 @@ const EMPTY: Form = {
   videoMode: "perVideo",
   videoUsd: "",
   defaultMaxTokens: "",
+  contextWindow: "",
+  inputModalities: "",
   priority: "0",
 };
 
@@ -75,6 +83,8 @@ function fromModel(m: AdminModel): Form {
     videoMode: p.perSecond !== undefined ? "perSecond" : "perVideo",
     videoUsd: microInput(p.perSecond ?? p.perVideo),
     defaultMaxTokens: m.defaultMaxTokens ? String(m.defaultMaxTokens) : "",
+    contextWindow: m.contextWindow ? String(m.contextWindow) : "",
+    inputModalities: (m.inputModalities ?? []).join(", "),
     priority: String(m.priority),
   };
 }
@@ -142,6 +152,9 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
     if (!editing && !form.upstreamId) next.upstreamId = "Pick an upstream.";
     if (!form.ownedBy.trim()) next.ownedBy = "Who owns the model (e.g. openai)?";
     if (form.defaultMaxTokens && !/^\d+$/.test(form.defaultMaxTokens)) next.defaultMaxTokens = "A whole number of tokens.";
+    if (form.contextWindow && !/^\d+$/.test(form.contextWindow)) next.contextWindow = "A whole number of tokens.";
+    const unknown = modalities(form.inputModalities).filter((x) => !MODALITIES.includes(x));
+    if (unknown.length) next.inputModalities = `Unknown: ${unknown.join(", ")}. Use ${MODALITIES.join(", ")}.`;
     if (!/^\d+$/.test(form.priority)) next.priority = "A whole number (0 first).";
     const price = buildPrice(form);
     if (price.error) next.price = price.error;
@@ -152,6 +165,8 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
       ownedBy: form.ownedBy.trim(),
       price: price.price,
       defaultMaxTokens: form.defaultMaxTokens ? Number(form.defaultMaxTokens) : null,
+      contextWindow: form.contextWindow ? Number(form.contextWindow) : null,
+      inputModalities: form.inputModalities.trim() ? modalities(form.inputModalities) : null,
       priority: Number(form.priority),
       family: form.kind === "video" && form.family ? form.family : null,
     };
@@ -167,7 +182,7 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
   return (
     <Dialog open={open} onClose={close} wide title={editing ? `Edit ${editing.modelId} via ${editing.upstreamId}` : "Add a model"} description="Prices are in USD. Routes that share a model id share its price; the gateway picks routes by priority (lowest first) and fails over in that order.">
       <form onSubmit={submit} noValidate className="space-y-4">
-        <FormError message={formError(save.error, ["modelId", "upstreamId", "kind", "ownedBy", "price", "defaultMaxTokens", "priority"])} />
+        <FormError message={formError(save.error, ["modelId", "upstreamId", "kind", "ownedBy", "price", "defaultMaxTokens", "contextWindow", "inputModalities", "priority"])} />
         <div className="grid gap-4 sm:grid-cols-3">
           <TextField label="Public model id" value={form.modelId} onChange={set("modelId")} disabled={Boolean(editing)} error={err("modelId")} placeholder="e.g. gpt-4o-mini" />
           <SelectField label="Kind" value={form.kind} onChange={set("kind")} disabled={Boolean(editing)} error={err("kind")}>
@@ -194,7 +209,9 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
             <div className="grid gap-4 sm:grid-cols-3">
               <TextField label="Input per 1M tokens" inputMode="decimal" value={form.inputPerMTok} onChange={set("inputPerMTok")} />
               {form.kind === "text" && <TextField label="Output per 1M tokens" inputMode="decimal" value={form.outputPerMTok} onChange={set("outputPerMTok")} />}
-              {form.kind === "text" && <TextField label="Default max tokens" inputMode="numeric" value={form.defaultMaxTokens} onChange={set("defaultMaxTokens")} error={err("defaultMaxTokens")} optional />}
+              {form.kind === "text" && <TextField label="Max output tokens" inputMode="numeric" value={form.defaultMaxTokens} onChange={set("defaultMaxTokens")} error={err("defaultMaxTokens")} optional />}
+              {form.kind === "text" && <TextField label="Context window (tokens)" inputMode="numeric" value={form.contextWindow} onChange={set("contextWindow")} error={err("contextWindow")} optional />}
+              {form.kind === "text" && <TextField label="Input modalities" value={form.inputModalities} onChange={set("inputModalities")} error={err("inputModalities")} placeholder="text, image, pdf" optional />}
               {form.kind === "text" &&
                 CLASS_FIELDS.map(([k, name]) => (
                   <TextField

@@ -181,6 +181,8 @@ export interface AdminModel {
   ownedBy: string;
   price: ModelPrice;
   defaultMaxTokens: number | null;
+  contextWindow: number | null;
+  inputModalities: string[] | null;
   priority: number;
   enabled: boolean;
   source: "config" | "console" | "demo";

@@ -14,7 +14,9 @@ export const demoCatalog: GatewayConfig = {
       upstream: "demo",
       ownedBy: "demo",
       price: { inputPerMTok: 0.5, outputPerMTok: 1.5 },
-      defaultMaxTokens: 1024,
+      maxOutputTokens: 1024,
+      contextWindow: 32_768,
+      inputModalities: ["text", "image"],
     },
     { id: "demo-embed", kind: "embedding", upstream: "demo", ownedBy: "demo", price: { inputPerMTok: 0.02 } },
     {

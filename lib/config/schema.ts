@@ -1,5 +1,6 @@
 /** The gateway config file (GATEWAY_CONFIG): format in the README and DESIGN.md. Prices in USD here. */
 import { z } from "zod";
+import { INPUT_MODALITIES } from "../../db/schema";
 
 export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"] as const;
 export const KINDS = ["text", "embedding", "image", "video"] as const;
@@ -51,7 +52,11 @@ export const modelSchema = z.strictObject({
   ownedBy: z.string().min(1).max(64).optional(),
   family: z.enum(FAMILIES).optional(),
   price: priceSchema,
+  /** The model's output cap; `defaultMaxTokens` is its older name. */
+  maxOutputTokens: z.int().positive().max(10_000_000).optional(),
   defaultMaxTokens: z.int().positive().max(10_000_000).optional(),
+  contextWindow: z.int().positive().max(100_000_000).optional(),
+  inputModalities: z.array(z.enum(INPUT_MODALITIES)).optional(),
   enabled: z.boolean().optional(),
 });
 
@@ -96,6 +101,10 @@ export const configSchema = z
       }
       if (m.kind === "video" && p.perVideo === undefined && p.perSecond === undefined)
         ctx.addIssue({ code: "custom", path: at("price"), message: "video models need perVideo or perSecond" });
+      if (m.maxOutputTokens !== undefined && m.defaultMaxTokens !== undefined && m.maxOutputTokens !== m.defaultMaxTokens)
+        ctx.addIssue({ code: "custom", path: at("defaultMaxTokens"), message: "is the older name of maxOutputTokens: give one of them" });
+      for (const f of ["maxOutputTokens", "defaultMaxTokens", "contextWindow"] as const)
+        if (m[f] !== undefined && m.kind !== "text") ctx.addIssue({ code: "custom", path: at(f), message: "only text models have it" });
       if (m.family && m.kind !== "video") ctx.addIssue({ code: "custom", path: at("family"), message: "only video models have a family" });
       const first = byId.get(m.id);
       if (first) {

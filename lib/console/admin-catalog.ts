@@ -6,7 +6,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { DB } from "../../db/client";
-import { models, upstreams, type ModelPrice } from "../../db/schema";
+import { INPUT_MODALITIES, models, upstreams, type ModelPrice } from "../../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { priceToMicro } from "../config/apply";
 import { TEXT_CLASS_PRICES } from "../config/schema";
@@ -172,6 +172,8 @@ export const createModelSchema = z.object({
   ownedBy: z.string().trim().min(1, "Who owns the model (e.g. openai)?").max(100),
   price: priceSchema,
   defaultMaxTokens: z.union([z.null(), z.coerce.number().int().min(1).max(10_000_000)]).optional(),
+  contextWindow: z.union([z.null(), z.coerce.number().int().min(1).max(100_000_000)]).optional(),
+  inputModalities: z.union([z.null(), z.array(z.enum(INPUT_MODALITIES))]).optional(),
   priority: z.coerce.number().int().min(0).max(1000).default(0),
   enabled: z.boolean().default(true),
 });
@@ -200,6 +202,8 @@ export async function createModel(db: DB, actor: Actor, body: z.infer<typeof cre
         ownedBy: body.ownedBy,
         price,
         defaultMaxTokens: body.defaultMaxTokens ?? null,
+        contextWindow: body.contextWindow ?? null,
+        inputModalities: body.inputModalities ?? null,
         priority: body.priority,
         enabled: body.enabled,
         source: "console",
@@ -225,6 +229,8 @@ export async function updateModel(db: DB, actor: Actor, rowId: string, body: z.i
   if (body.family !== undefined) set.family = body.family;
   if (body.ownedBy !== undefined) set.ownedBy = body.ownedBy;
   if (body.defaultMaxTokens !== undefined) set.defaultMaxTokens = body.defaultMaxTokens;
+  if (body.contextWindow !== undefined) set.contextWindow = body.contextWindow;
+  if (body.inputModalities !== undefined) set.inputModalities = body.inputModalities;
   if (body.priority !== undefined) set.priority = body.priority;
   if (body.enabled !== undefined) set.enabled = body.enabled;
   let price: ModelPrice | undefined;

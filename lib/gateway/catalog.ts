@@ -5,7 +5,7 @@
  */
 import { and, asc, eq } from "drizzle-orm";
 import { getDb } from "../../db/client";
-import { models, upstreams, type ModelKind, type ModelPrice, type UpstreamProtocol, type VideoFamily } from "../../db/schema";
+import { models, upstreams, type InputModality, type ModelKind, type ModelPrice, type UpstreamProtocol, type VideoFamily } from "../../db/schema";
 import { decryptSecret } from "../crypto";
 import { logger } from "../logger";
 import { errors, type ApiError } from "./errors";
@@ -42,6 +42,10 @@ export interface ModelSummary {
   /** Unix seconds. */
   created: number;
   price: ModelPrice;
+  /** What clients need to size requests (null = not configured); from the first entry of the id. */
+  maxOutputTokens: number | null;
+  contextWindow: number | null;
+  inputModalities: InputModality[] | null;
 }
 
 export interface Catalog {
@@ -106,7 +110,18 @@ async function load(): Promise<Catalog> {
     routes.set(m.modelId, list);
     const created = Math.floor(m.createdAt.getTime() / 1000);
     const prev = summaries.get(m.modelId);
-    if (!prev) summaries.set(m.modelId, { id: m.modelId, kind: m.kind, family: m.family, ownedBy: m.ownedBy, created, price: m.price });
+    if (!prev)
+      summaries.set(m.modelId, {
+        id: m.modelId,
+        kind: m.kind,
+        family: m.family,
+        ownedBy: m.ownedBy,
+        created,
+        price: m.price,
+        maxOutputTokens: m.defaultMaxTokens,
+        contextWindow: m.contextWindow,
+        inputModalities: m.inputModalities,
+      });
     else if (created < prev.created) prev.created = created;
   }
   return { routes, summaries: [...summaries.values()], loadedAt: Date.now() };

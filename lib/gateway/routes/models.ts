@@ -10,33 +10,51 @@ import { header, json } from "../http";
 import type { RouteDef } from "../types";
 import { isGoogleCaller } from "./google";
 
+const usd = (micro: number) => micro / 1_000_000;
+
 /**
- * Text models also carry what each token class costs (USD per million tokens, the fallbacks to
- * the input/output price resolved), so a client can tell what a cache hit saves. Extra fields:
- * the SDKs keep them.
+ * What a request costs, in USD (per million tokens, per image, per video or second). Text models
+ * list every token class with the fallbacks to the input/output price resolved, so a client can
+ * tell what a cache hit saves. Extra fields: the SDKs keep them.
  */
-function pricing(m: ModelSummary): Record<string, number> | undefined {
-  if (m.kind !== "text") return undefined;
-  const p = textClassPrices(m.price);
-  const usd = (micro: number) => micro / 1_000_000;
-  return {
-    input_per_mtok: usd(p.inputPerMTok),
-    output_per_mtok: usd(p.outputPerMTok),
-    cache_read_per_mtok: usd(p.cacheReadPerMTok),
-    cache_write_5m_per_mtok: usd(p.cacheWrite5mPerMTok),
-    cache_write_1h_per_mtok: usd(p.cacheWrite1hPerMTok),
-    reasoning_per_mtok: usd(p.reasoningPerMTok),
-  };
+function pricing(m: ModelSummary): Record<string, unknown> | undefined {
+  const p = m.price;
+  if (m.kind === "text") {
+    const c = textClassPrices(p);
+    return {
+      input_per_mtok: usd(c.inputPerMTok),
+      output_per_mtok: usd(c.outputPerMTok),
+      cache_read_per_mtok: usd(c.cacheReadPerMTok),
+      cache_write_5m_per_mtok: usd(c.cacheWrite5mPerMTok),
+      cache_write_1h_per_mtok: usd(c.cacheWrite1hPerMTok),
+      reasoning_per_mtok: usd(c.reasoningPerMTok),
+    };
+  }
+  if (m.kind === "embedding" && p.inputPerMTok !== undefined) return { input_per_mtok: usd(p.inputPerMTok) };
+  if (m.kind === "image" && p.perImage) return { per_image: Object.fromEntries(Object.entries(p.perImage).map(([k, v]) => [k, usd(v)])) };
+  if (m.kind === "video" && p.perVideo !== undefined) return { per_video: usd(p.perVideo) };
+  if (m.kind === "video" && p.perSecond !== undefined) return { per_second: usd(p.perSecond) };
+  return undefined;
 }
-const openaiModel = (m: ModelSummary) => {
+
+/** Sizing and prices, as extra fields of the OpenAI and Anthropic shapes (absent when not configured). */
+function extras(m: ModelSummary): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (m.contextWindow !== null) out.context_window = m.contextWindow;
+  if (m.maxOutputTokens !== null) out.max_output_tokens = m.maxOutputTokens;
+  if (m.inputModalities !== null) out.input_modalities = m.inputModalities;
   const p = pricing(m);
-  return { id: m.id, object: "model", created: m.created, owned_by: m.ownedBy, ...(p ? { pricing: p } : {}) };
-};
+  if (p) out.pricing = p;
+  return out;
+}
+
+const openaiModel = (m: ModelSummary) => ({ id: m.id, object: "model", created: m.created, owned_by: m.ownedBy, ...extras(m) });
 const anthropicModel = (m: ModelSummary) => ({
   type: "model",
   id: m.id,
   display_name: m.id,
   created_at: new Date(m.created * 1000).toISOString(),
+  ...extras(m),
 });
 const GEMINI_METHODS: Record<ModelSummary["kind"], string[]> = {
   text: ["generateContent", "streamGenerateContent", "countTokens"],
@@ -51,6 +69,11 @@ const geminiModel = (m: ModelSummary) => ({
   version: "1",
   displayName: m.id,
   supportedGenerationMethods: GEMINI_METHODS[m.kind],
+  // Gemini's own sizing fields; modalities and prices as extra fields.
+  ...(m.contextWindow !== null ? { inputTokenLimit: m.contextWindow } : {}),
+  ...(m.maxOutputTokens !== null ? { outputTokenLimit: m.maxOutputTokens } : {}),
+  ...(m.inputModalities !== null ? { inputModalities: m.inputModalities } : {}),
+  ...(pricing(m) ? { pricing: pricing(m) } : {}),
 });
 
 export const modelRoutes: RouteDef[] = [
