@@ -98,6 +98,23 @@ describe("catalog changes apply at once", () => {
     const r = await admin.json(`/api/admin/models/${row.id}`, { method: "PATCH", body: { price: { perVideo: 1 } } });
     expect(r.status).toBe(400);
     expect(r.body.error.field).toBe("price");
+    // Cache and reasoning prices belong to text models only.
+    const img = await modelRow("demo-image");
+    const c = await admin.json(`/api/admin/models/${img.id}`, { method: "PATCH", body: { price: { perImage: { "*": 0.05 }, cacheReadPerMTok: 0.1 } } });
+    expect(c.status).toBe(400);
+    expect(c.body.error.field).toBe("price");
+  });
+
+  it("takes token-class prices for a text model and lists them, resolved, in /v1/models", async () => {
+    const row = await modelRow("demo-chat");
+    const price = { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWrite1hPerMTok: 6 };
+    expect((await admin.json(`/api/admin/models/${row.id}`, { method: "PATCH", body: { price } })).status).toBe(200);
+    const stored = (await admin.json("/api/admin/models")).body.items.find((m: { id: string }) => m.id === row.id).price;
+    expect(stored).toEqual({ inputPerMTok: 3_000_000, outputPerMTok: 15_000_000, cacheReadPerMTok: 300_000, cacheWrite1hPerMTok: 6_000_000 });
+    const r = await fetch(`${server.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+    const chat = ((await r.json()) as { data: Array<{ id: string; pricing?: Record<string, number> }> }).data.find((m) => m.id === "demo-chat")!;
+    // The 5-minute write has no price of its own: the input price.
+    expect(chat.pricing).toEqual({ input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3, cache_write_5m_per_mtok: 3, cache_write_1h_per_mtok: 6, reasoning_per_mtok: 15 });
   });
 });
 
