@@ -5,7 +5,7 @@
  * sign out and in, and a second user who is not an admin. Every page is screenshotted.
  */
 import { createHmac } from "node:crypto";
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Locator, type Page } from "@playwright/test";
 import { shot } from "./shots";
 
 const BASE = () => process.env.E2E_BASE_URL!;
@@ -136,7 +136,9 @@ test("the key works at once; the request shows in Usage and the balance moves", 
   await page.getByRole("link", { name: "Usage" }).first().click();
   const rows = page.getByTestId("request-row");
   await expect(rows.filter({ hasText: "demo-chat" }).filter({ hasText: "200" })).toHaveCount(1);
-  await expect(page.getByTestId("usage-spend")).not.toHaveText("$0.00");
+  // Less than a cent: "< $0.01", the exact figure on hover.
+  await expect(page.getByTestId("usage-spend")).toHaveText("< $0.01");
+  await expect(page.getByTestId("usage-spend").locator("span")).toHaveAttribute("title", `$${cost.toFixed(6)}`);
   await shot(page, info, "usage");
   const balance = (await me(page.request)).account.balanceMicroUsd;
   expect(balance).toBe(10_000_000 - Math.round(cost * 1_000_000));
@@ -185,8 +187,8 @@ test("admin: users, credit, upstreams, models, audit", async ({}, info) => {
   await page.getByLabel("Note").fill("e2e goodwill");
   await shot(page, info, "admin-credit-dialog");
   await page.getByRole("button", { name: "Add credit" }).click();
-  // $10 top-up − the chat charge + $2.50: sub-cent balances are shown exactly.
-  await expect(mine).toContainText(/\$12\.49\d*/);
+  // $10 top-up − the chat charge + $2.50, to cents (the exact figure is on hover).
+  await expect(mine).toContainText(/\$12\.(49|50)/);
   await page.getByRole("tab", { name: "Upstreams" }).click();
   await page.getByTestId("upstream-row").filter({ hasText: "demo" }).getByRole("button", { name: "Test" }).click();
   await expect(page.getByText("The built-in demo upstream needs no connection.")).toBeVisible();
@@ -253,6 +255,67 @@ test("webhooks: a signed test event reaches the receiver", async ({ request }, i
   const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(last.headers["x-shim-signature"]!)!;
   expect(createHmac("sha256", "e2e-webhook-secret").update(`${t}.${last.body}`).digest("hex")).toBe(v1);
   expect(JSON.parse(last.body)).toMatchObject({ object: "task", status: "completed", test: true });
+});
+
+/** Every match is laid out within the window's width (not clipped off to the right). */
+async function allInside(loc: Locator, width: number, what: string) {
+  await expect(loc.first(), what).toBeVisible();
+  const n = await loc.count();
+  expect(n, what).toBeGreaterThan(0);
+  for (let i = 0; i < n; i++) {
+    const box = await loc.nth(i).boundingBox();
+    expect(box, `${what} #${i}`).not.toBeNull();
+    expect(box!.x, `${what} #${i} left edge`).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width, `${what} #${i} right edge at ${width} px`).toBeLessThanOrEqual(width + 0.5);
+  }
+}
+
+test("Cost and every row action stay inside the viewport at 1280 and 390 px", async ({}, info) => {
+  const origin = new URL(BASE()).origin;
+  const created = await page.request.post(`${BASE()}/api/console/keys`, { headers: { origin }, data: { name: "a key with a rather long name for layout" } });
+  expect(created.status()).toBe(200);
+  const id = (await created.json()).key.id as string;
+  const rolled = await page.request.post(`${BASE()}/api/console/keys/${encodeURIComponent(id)}/roll`, { headers: { origin }, data: { graceSeconds: 3600 } });
+  expect(rolled.status()).toBe(200);
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto("/usage");
+    await allInside(page.getByTestId("request-cost"), width, "Usage cost");
+    await allInside(page.getByTestId("request-details"), width, "Usage details");
+    await shot(page, info, `layout-usage-${width}`);
+    await page.goto("/keys");
+    await expect(page.getByTestId("key-row").first()).toContainText("old secret until");
+    await allInside(page.getByTestId("key-row").getByRole("button"), width, "key actions");
+    await shot(page, info, `layout-keys-${width}`);
+    await page.goto("/webhooks");
+    await allInside(page.getByTestId("delivery-row").getByRole("button"), width, "webhook actions");
+    await page.goto("/admin?tab=upstreams");
+    const demo = page.getByTestId("upstream-row").filter({ hasText: "demo" });
+    await demo.getByRole("button", { name: "Test" }).click();
+    await expect(demo).toContainText("needs no connection");
+    await allInside(page.getByTestId("upstream-row").getByRole("button"), width, "upstream actions");
+    await shot(page, info, `layout-upstreams-${width}`);
+    await page.goto("/admin?tab=audit");
+    await allInside(page.getByTestId("audit-details"), width, "audit details");
+    await shot(page, info, `layout-audit-${width}`);
+    await page.goto("/billing");
+    await page.waitForLoadState("networkidle");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), "billing width").toBeLessThanOrEqual(width);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+});
+
+test("the request inspector shows one request", async ({}, info) => {
+  await page.goto("/usage");
+  await page.getByTestId("request-row").filter({ hasText: "demo-chat" }).first().getByTestId("request-details").click();
+  const drawer = page.getByRole("dialog", { name: "Request" });
+  await expect(drawer.getByTestId("request-inspector")).toBeVisible();
+  await expect(drawer).toContainText("Completed: charged for the tokens the upstream reported.");
+  await expect(drawer).toContainText("demo-chat");
+  await expect(drawer.getByTestId("inspector-cost")).toHaveText(/^\$0\.\d{6}$/);
+  await shot(page, info, "inspector");
+  await page.keyboard.press("Escape");
+  await expect(drawer).toBeHidden();
 });
 
 test("sign out, a wrong password, sign in again", async ({}, info) => {

@@ -44,7 +44,7 @@ try {
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
-  console.error(`Generation Gateway ready on http://localhost:${server.port}`);
+  console.error(`Generation Gateway ready: open http://localhost:${server.port} and sign up; the first user to sign up is the admin.`);
 } catch (err) {
   if (err instanceof ConfigError || err instanceof EnvError || err instanceof DataDirBusy) {
     console.error(`error: ${err.message}`);

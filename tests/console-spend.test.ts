@@ -86,3 +86,26 @@ describe("spend after a refunded video", () => {
     expect(keys.reduce((n, k) => n + k.spentMicroUsd, 0)).toBe(spent);
   });
 });
+
+describe("the request inspector's endpoint", () => {
+  it("shows a refunded video's charge, refund, task and price; another account gets a 404", async () => {
+    const usage = (await s.json("/api/console/usage?limit=200")).body;
+    const refunded = usage.items.find((r: { settlement: string }) => r.settlement === "refunded");
+    const d = await s.json(`/api/console/requests/${refunded.requestId}`);
+    expect(d.status).toBe(200);
+    expect(d.body.request).toMatchObject({ requestId: refunded.requestId, route: "/v1/videos", costMicroUsd: 0, settlement: "refunded", upstreamId: "vid", priceSnapshot: { perVideo: 250_000 } });
+    expect(d.body.request.accountId).toBeUndefined();
+    expect(d.body.ledger.map((l: { kind: string; deltaMicroUsd: number }) => `${l.kind}:${l.deltaMicroUsd}`)).toEqual(["charge:-250000", "refund:250000"]);
+    expect(d.body.task).toMatchObject({ status: "failed", costMicroUsd: 0, holdMicroUsd: 250_000 });
+    expect(d.body.key).toMatchObject({ prefix: expect.any(String), last4: expect.any(String) });
+
+    const chat = usage.items.find((r: { route: string }) => r.route === "/v1/chat/completions");
+    const c = await s.json(`/api/console/requests/${chat.requestId}`);
+    expect(c.body.ledger.length).toBeLessThanOrEqual(1);
+    expect(c.body.task).toBeNull();
+
+    const other = await signUp(server);
+    expect((await other.json(`/api/console/requests/${refunded.requestId}`)).status).toBe(404);
+    expect((await other.json("/api/console/requests/req_nope")).status).toBe(404);
+  });
+});

@@ -1,22 +1,110 @@
 "use client";
-import { when } from "../console/format";
+import { useState, type FormEvent, type ReactNode } from "react";
+import { usd } from "../console/format";
 import { useAudit } from "../console/hooks";
+import type { AuditFilters, AuditRow } from "../console/types";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
+import { SelectField, TextField } from "../ui/field";
+import { Time } from "../ui/money";
 import { Empty, ErrorState, Loading } from "../ui/states";
 import { Mono, Table, Td, Th } from "../ui/table";
 
+const ACTIONS: { value: string; label: string }[] = [
+  { value: "", label: "Any action" },
+  { value: "user", label: "Users (role, disable)" },
+  { value: "balance", label: "Balance credit / debit" },
+  { value: "key", label: "API keys" },
+  { value: "upstream", label: "Upstreams" },
+  { value: "model", label: "Models & prices" },
+];
+
+const HIDDEN = new Set(["before", "after", "email"]);
+
+/** A value as people read it: money in dollars, lists joined, objects as key: value. */
+function show(key: string, v: unknown): string {
+  if (typeof v === "number" && /MicroUsd$/.test(key)) return usd(v, true);
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  if (v === null || v === undefined || v === "") return "—";
+  if (Array.isArray(v)) return v.map((x) => show(key, x)).join(", ");
+  if (typeof v === "object") return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${words(k)}: ${show(k, x)}`).join("; ");
+  return String(v);
+}
+
+const words = (k: string) => k.replace(/MicroUsd$/, "").replace(/([A-Z])/g, " $1").toLowerCase();
+
+function Details({ d }: { d: Record<string, unknown> | null }) {
+  if (!d) return <span className="text-zinc-600">—</span>;
+  const before = (d.before ?? {}) as Record<string, unknown>;
+  const after = (d.after ?? {}) as Record<string, unknown>;
+  const diff = Object.keys({ ...before, ...after });
+  const rest = Object.entries(d).filter(([k]) => !HIDDEN.has(k) && !diff.includes(k));
+  const lines: ReactNode[] = [
+    ...diff.map((k) => (
+      <li key={`d-${k}`}>
+        <span className="text-zinc-600">{words(k)}:</span> <del className="text-red-700">{show(k, before[k])}</del> → <ins className="text-emerald-800 no-underline">{show(k, after[k])}</ins>
+      </li>
+    )),
+    ...rest.map(([k, v]) => (
+      <li key={k}>
+        <span className="text-zinc-600">{words(k)}:</span> {show(k, v)}
+      </li>
+    )),
+  ];
+  return lines.length ? <ul className="space-y-0.5 text-xs">{lines}</ul> : <span className="text-zinc-600">—</span>;
+}
+
+function Target({ r }: { r: AuditRow }) {
+  if (!r.targetId) return <>—</>;
+  const name = r.targetName ?? (typeof r.details?.email === "string" ? r.details.email : null);
+  return (
+    <span>
+      {name && <span className="block">{name}</span>}
+      <Mono className="text-zinc-600">{r.targetId}</Mono>
+    </span>
+  );
+}
+
 export function AuditTab() {
-  const q = useAudit();
+  const [draft, setDraft] = useState<AuditFilters>({});
+  const [filters, setFilters] = useState<AuditFilters>({});
+  const q = useAudit(filters);
   const rows = q.data?.pages.flatMap((p) => p.items) ?? [];
+  function apply(e: FormEvent) {
+    e.preventDefault();
+    setFilters(Object.fromEntries(Object.entries(draft).filter(([, v]) => v)) as AuditFilters);
+  }
   return (
     <Card>
+      <form onSubmit={apply} className="grid gap-3 border-b border-zinc-100 px-5 py-4 sm:grid-cols-2 lg:grid-cols-4" aria-label="Audit filters">
+        <TextField label="Actor" placeholder="email or cli" value={draft.actor ?? ""} onChange={(e) => setDraft({ ...draft, actor: e.target.value })} />
+        <SelectField label="Action" value={draft.action ?? ""} onChange={(e) => setDraft({ ...draft, action: e.target.value })}>
+          {ACTIONS.map((a) => (
+            <option key={a.value} value={a.value}>
+              {a.label}
+            </option>
+          ))}
+        </SelectField>
+        <TextField label="Target" placeholder="email, key name or id" value={draft.target ?? ""} onChange={(e) => setDraft({ ...draft, target: e.target.value })} />
+        <div className="flex items-end gap-2">
+          <Button type="submit">Filter</Button>
+          <Button
+            variant="ghost"
+            onClick={() => {
+              setDraft({});
+              setFilters({});
+            }}
+          >
+            Clear
+          </Button>
+        </div>
+      </form>
       {q.isPending ? (
         <Loading />
       ) : q.isError ? (
         <ErrorState error={q.error} retry={() => q.refetch()} />
       ) : rows.length === 0 ? (
-        <Empty title="Nothing recorded yet" />
+        <Empty title={Object.keys(filters).length ? "Nothing matches these filters" : "Nothing recorded yet"} />
       ) : (
         <>
           <Table label="Audit log">
@@ -31,15 +119,19 @@ export function AuditTab() {
             </thead>
             <tbody className="divide-y divide-zinc-100 bg-white">
               {rows.map((r) => (
-                <tr key={r.id} data-testid="audit-row">
-                  <Td>{when(r.createdAt)}</Td>
-                  <Td>{r.actor}</Td>
+                <tr key={r.id} data-testid="audit-row" className="align-top">
+                  <Td className="w-32 whitespace-normal!">
+                    <Time iso={r.createdAt} />
+                  </Td>
+                  <Td className="max-w-48 whitespace-normal! wrap-anywhere">{r.actor}</Td>
                   <Td>
                     <Mono>{r.action}</Mono>
                   </Td>
-                  <Td>{r.targetId ? <Mono>{r.targetId}</Mono> : "—"}</Td>
-                  <Td className="min-w-72 max-w-md break-all whitespace-normal!">
-                    <Mono className="text-zinc-500">{r.details ? JSON.stringify(r.details) : ""}</Mono>
+                  <Td className="max-w-56 whitespace-normal! wrap-anywhere">
+                    <Target r={r} />
+                  </Td>
+                  <Td className="min-w-48 whitespace-normal! wrap-anywhere" data-testid="audit-details">
+                    <Details d={r.details} />
                   </Td>
                 </tr>
               ))}

@@ -295,7 +295,7 @@ export function ModelsTab() {
                 <Th>Price</Th>
                 <Th className="text-right">Priority</Th>
                 <Th>Status</Th>
-                <Th>
+                <Th sticky>
                   <span className="sr-only">Actions</span>
                 </Th>
               </tr>
@@ -305,11 +305,11 @@ export function ModelsTab() {
                 <tr key={m.id} data-testid="model-row">
                   <Td>
                     <Mono className="font-medium text-zinc-900">{m.modelId}</Mono>
-                    {m.upstreamModel !== m.modelId && <span className="block font-mono text-[11px] text-zinc-400">→ {m.upstreamModel}</span>}
+                    {m.upstreamModel !== m.modelId && <span className="block font-mono text-[11px] text-zinc-500">→ {m.upstreamModel}</span>}
                   </Td>
                   <Td>
                     {m.kind}
-                    {m.family && <span className="text-zinc-400"> · {m.family}</span>}
+                    {m.family && <span className="text-zinc-500"> · {m.family}</span>}
                   </Td>
                   <Td>
                     <Mono>{m.upstreamId}</Mono>
@@ -319,7 +319,7 @@ export function ModelsTab() {
                   </Td>
                   <Td className="text-right tabular-nums">{m.priority}</Td>
                   <Td>{m.enabled ? <Badge tone="green">Enabled</Badge> : <Badge>Disabled</Badge>}</Td>
-                  <Td className="text-right">
+                  <Td sticky className="text-right">
                     <span className="inline-flex gap-1">
                       <Button variant="ghost" size="sm" onClick={() => setDialog({ open: true, editing: m })}>
                         Edit

@@ -120,7 +120,7 @@ export function UpstreamsTab() {
                 <Th>Key</Th>
                 <Th>Status</Th>
                 <Th>Connection</Th>
-                <Th>
+                <Th sticky>
                   <span className="sr-only">Actions</span>
                 </Th>
               </tr>
@@ -130,18 +130,18 @@ export function UpstreamsTab() {
                 <tr key={u.id} data-testid="upstream-row">
                   <Td>
                     <Mono className="font-medium text-zinc-900">{u.id}</Mono>
-                    <span className="block text-[11px] text-zinc-400">from {u.source}</span>
+                    <span className="block text-[11px] text-zinc-500">from {u.source}</span>
                   </Td>
                   <Td>{u.protocol}</Td>
                   <Td className="max-w-64 truncate" title={u.baseUrl}>
                     <Mono>{u.baseUrl || "—"}</Mono>
                   </Td>
-                  <Td>{u.hasApiKey ? <Badge>Set</Badge> : <span className="text-xs text-zinc-400">None</span>}</Td>
+                  <Td>{u.hasApiKey ? <Badge>Set</Badge> : <span className="text-xs text-zinc-500">None</span>}</Td>
                   <Td>{u.enabled ? <Badge tone="green">Enabled</Badge> : <Badge tone="neutral">Disabled</Badge>}</Td>
-                  <Td className="max-w-64 whitespace-normal text-xs" aria-live="polite">
-                    {tests[u.id]?.pending ? "Testing…" : tests[u.id] ? <span className={tests[u.id]!.ok ? "text-emerald-700" : "text-red-600"}>{tests[u.id]!.message}{tests[u.id]!.latencyMs ? ` (${tests[u.id]!.latencyMs} ms)` : ""}</span> : <span className="text-zinc-400">—</span>}
+                  <Td className="max-w-64 whitespace-normal! text-xs" aria-live="polite">
+                    {tests[u.id]?.pending ? "Testing…" : tests[u.id] ? <span className={tests[u.id]!.ok ? "text-emerald-700" : "text-red-600"}>{tests[u.id]!.message}{tests[u.id]!.latencyMs ? ` (${tests[u.id]!.latencyMs} ms)` : ""}</span> : <span className="text-zinc-500">—</span>}
                   </Td>
-                  <Td className="text-right">
+                  <Td sticky className="text-right">
                     <span className="inline-flex gap-1">
                       <Button variant="ghost" size="sm" onClick={() => test(u.id)}>
                         Test

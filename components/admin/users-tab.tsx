@@ -10,6 +10,7 @@ import { Card } from "../ui/card";
 import { Dialog } from "../ui/dialog";
 import { FormError, SelectField, TextField } from "../ui/field";
 import { Empty, QueryState } from "../ui/states";
+import { Money } from "../ui/money";
 import { Table, Td, Th } from "../ui/table";
 
 function newIdempotencyKey() {
@@ -76,6 +77,7 @@ export function UsersTab() {
   const users = useAdminUsers(search, offset);
   const me = useMe();
   const [adjusting, setAdjusting] = useState<AdminUser | null>(null);
+  const [confirm, setConfirm] = useState<{ user: AdminUser; body: { role?: string; disabled?: boolean } } | null>(null);
   const update = useAdminMutation(({ id, body }: { id: string; body: { role?: string; disabled?: boolean } }) => api(`/api/admin/users/${encodeURIComponent(id)}`, { method: "PATCH", body }));
   return (
     <>
@@ -109,7 +111,7 @@ export function UsersTab() {
                     <Th className="text-right">Balance</Th>
                     <Th className="text-right">Keys</Th>
                     <Th>Joined</Th>
-                    <Th>
+                    <Th sticky>
                       <span className="sr-only">Actions</span>
                     </Th>
                   </tr>
@@ -121,24 +123,31 @@ export function UsersTab() {
                       <tr key={u.id} data-testid="admin-user-row">
                         <Td>
                           <span className="font-medium text-zinc-900">{u.email}</span>
-                          <span className="block font-mono text-[11px] text-zinc-400">{u.id}</span>
+                          <span className="block font-mono text-[11px] text-zinc-500">{u.id}</span>
                         </Td>
                         <Td>{u.role === "admin" ? <Badge tone="blue">Admin</Badge> : <span className="text-xs text-zinc-500">User</span>}</Td>
                         <Td>{u.disabled ? <Badge tone="red">Disabled</Badge> : <Badge tone="green">Active</Badge>}</Td>
-                        <Td className="text-right tabular-nums">{usd(u.balanceMicroUsd)}</Td>
+                        <Td className="text-right tabular-nums">
+                          <Money micro={u.balanceMicroUsd} />
+                        </Td>
                         <Td className="text-right tabular-nums">{num(u.keys)}</Td>
                         <Td>{day(u.createdAt)}</Td>
-                        <Td className="text-right">
+                        <Td sticky className="text-right">
                           <span className="inline-flex gap-1">
                             <Button variant="ghost" size="sm" onClick={() => setAdjusting(u)}>
                               Credit / debit
                             </Button>
                             {!self && (
                               <>
-                                <Button variant="ghost" size="sm" onClick={() => update.mutate({ id: u.id, body: { role: u.role === "admin" ? "user" : "admin" } })}>
+                                <Button variant="ghost" size="sm" onClick={() => setConfirm({ user: u, body: { role: u.role === "admin" ? "user" : "admin" } })}>
                                   {u.role === "admin" ? "Remove admin" : "Make admin"}
                                 </Button>
-                                <Button variant="ghost" size="sm" className={u.disabled ? "" : "text-red-600 hover:bg-red-50"} onClick={() => update.mutate({ id: u.id, body: { disabled: !u.disabled } })}>
+                                <Button
+                                  variant="ghost"
+                                  size="sm"
+                                  className={u.disabled ? "" : "text-red-600 hover:bg-red-50"}
+                                  onClick={() => (u.disabled ? update.mutate({ id: u.id, body: { disabled: false } }) : setConfirm({ user: u, body: { disabled: true } }))}
+                                >
                                   {u.disabled ? "Enable" : "Disable"}
                                 </Button>
                               </>
@@ -165,6 +174,55 @@ export function UsersTab() {
         </QueryState>
       </Card>
       <BalanceDialog user={adjusting} onClose={() => setAdjusting(null)} />
+      <ConfirmUserChange
+        change={confirm}
+        pending={update.isPending}
+        onClose={() => setConfirm(null)}
+        onConfirm={async () => {
+          if (!confirm) return;
+          try {
+            await update.mutateAsync({ id: confirm.user.id, body: confirm.body });
+          } finally {
+            setConfirm(null);
+          }
+        }}
+      />
     </>
+  );
+}
+
+/** Role and disable changes name their effect and wait for a confirmation. */
+function ConfirmUserChange({
+  change,
+  pending,
+  onClose,
+  onConfirm,
+}: {
+  change: { user: AdminUser; body: { role?: string; disabled?: boolean } } | null;
+  pending: boolean;
+  onClose: () => void;
+  onConfirm: () => void;
+}) {
+  const u = change?.user;
+  const b = change?.body;
+  const title = !u ? "" : b?.disabled ? `Disable ${u.email}?` : b?.role === "admin" ? `Make ${u.email} an admin?` : `Remove admin from ${u.email}?`;
+  const effect = !u
+    ? ""
+    : b?.disabled
+      ? `They are signed out everywhere and all ${u.keys === 1 ? "1 API key stops" : `${u.keys} API keys stop`} working at once. Their balance and history are kept; Enable undoes it.`
+      : b?.role === "admin"
+        ? "They can credit and debit any account, edit upstreams, models and prices, disable users and read the audit log."
+        : "They lose the Admin pages at once and are signed out of their current sessions.";
+  return (
+    <Dialog open={Boolean(change)} onClose={onClose} title={title} description={effect}>
+      <div className="flex justify-end gap-2">
+        <Button variant="secondary" onClick={onClose}>
+          Cancel
+        </Button>
+        <Button variant={b?.disabled ? "danger" : "primary"} loading={pending} onClick={onConfirm} data-testid="confirm-user-change">
+          {b?.disabled ? "Disable user" : b?.role === "admin" ? "Make admin" : "Remove admin"}
+        </Button>
+      </div>
+    </Dialog>
   );
 }

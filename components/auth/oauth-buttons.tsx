@@ -8,7 +8,7 @@ export function OAuthButtons({ providers, callbackUrl }: { providers: string[]; 
   if (!providers.length) return null;
   return (
     <div className="mt-6">
-      <div className="relative mb-4 text-center text-xs text-zinc-400">
+      <div className="relative mb-4 text-center text-xs text-zinc-500">
         <span className="relative z-10 bg-white px-2">or</span>
         <div className="absolute inset-x-0 top-1/2 border-t border-zinc-200" />
       </div>

@@ -2,6 +2,7 @@
 import { usd } from "../console/format";
 import { useBilling } from "../console/hooks";
 import { Stat } from "../ui/card";
+import { Money } from "../ui/money";
 import { PageHeader } from "../ui/page-header";
 import { QueryState } from "../ui/states";
 import { LedgerTable } from "./ledger-table";
@@ -16,12 +17,12 @@ export function BillingPage() {
       <div className="space-y-6">
         <QueryState query={billing}>
           {(b) => (
-            <div className="grid gap-6 lg:grid-cols-3">
+            <div className="grid min-w-0 gap-6 lg:grid-cols-3">
               <div className="space-y-4">
-                <Stat label="Balance" value={usd(b.balanceMicroUsd)} testId="billing-balance" sub={b.heldMicroUsd ? `${usd(b.heldMicroUsd)} reserved by requests in flight` : "Available to spend"} />
+                <Stat label="Balance" value={<Money micro={b.balanceMicroUsd} />} testId="billing-balance" sub={b.heldMicroUsd ? `${usd(b.heldMicroUsd)} reserved by requests in flight` : "Available to spend"} />
                 {b.balanceMicroUsd < 0 && <p className="text-sm text-red-600">Your balance is below zero after a refund or dispute. Paid requests get HTTP 402 until you top up.</p>}
               </div>
-              <div className="lg:col-span-2">
+              <div className="min-w-0 lg:col-span-2">
                 <TopUpCard billing={b} />
               </div>
             </div>

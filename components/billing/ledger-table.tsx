@@ -1,6 +1,7 @@
 "use client";
-import Link from "next/link";
-import { usd, when } from "../console/format";
+import { usd } from "../console/format";
+import { useInspector } from "../inspector/request-inspector";
+import { Time } from "../ui/money";
 import { useLedger } from "../console/hooks";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
@@ -22,6 +23,7 @@ const KIND: Record<string, { label: string; tone: "green" | "red" | "neutral" | 
 
 export function LedgerTable() {
   const q = useLedger();
+  const inspector = useInspector();
   const rows = q.data?.pages.flatMap((p) => p.items) ?? [];
   return (
     <Card>
@@ -56,7 +58,9 @@ export function LedgerTable() {
             <tbody className="divide-y divide-zinc-100 bg-white">
               {rows.map((r) => (
                 <tr key={r.id} data-testid="ledger-row">
-                  <Td>{when(r.createdAt)}</Td>
+                  <Td>
+                    <Time iso={r.createdAt} />
+                  </Td>
                   <Td>
                     <Badge tone={KIND[r.kind]?.tone ?? "neutral"}>{KIND[r.kind]?.label ?? r.kind}</Badge>
                   </Td>
@@ -67,13 +71,13 @@ export function LedgerTable() {
                   <Td className="text-right tabular-nums">{usd(r.balanceAfterMicroUsd, true)}</Td>
                   <Td>
                     {r.requestId ? (
-                      <Link href={`/usage?requestId=${encodeURIComponent(r.requestId)}`} className="hover:underline">
+                      <button type="button" className="text-left hover:underline" onClick={() => inspector.open(r.requestId!)} aria-label={`Details of request ${r.requestId}`}>
                         <Mono>{r.requestId}</Mono>
-                      </Link>
+                      </button>
                     ) : r.taskId ? (
                       <Mono>{r.taskId}</Mono>
                     ) : (
-                      <span className="text-zinc-400">—</span>
+                      <span className="text-zinc-500">—</span>
                     )}
                   </Td>
                   <Td className="max-w-72 truncate text-zinc-500" title={r.note ?? undefined}>

@@ -69,7 +69,7 @@ export function useLedger() {
   });
 }
 
-export function usageQuery(f: T.UsageFilters, extra: Record<string, string | number | undefined> = {}): string {
+export function usageQuery(f: T.UsageFilters | Record<string, string | undefined>, extra: Record<string, string | number | undefined> = {}): string {
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries({ ...f, ...extra })) if (v !== undefined && v !== "") p.set(k, String(v));
   const s = p.toString();
@@ -156,10 +156,10 @@ export function useAdminModels() {
   return useQuery({ queryKey: ["admin", "models"], queryFn: () => api<{ items: T.AdminModel[] }>("/api/admin/models") });
 }
 
-export function useAudit() {
+export function useAudit(f: T.AuditFilters = {}) {
   return useInfiniteQuery({
-    queryKey: ["admin", "audit"],
-    queryFn: ({ pageParam }) => api<T.Page<T.AuditRow, number>>(`/api/admin/audit${pageParam ? `?before=${pageParam}` : ""}`),
+    queryKey: ["admin", "audit", f],
+    queryFn: ({ pageParam }) => api<T.Page<T.AuditRow, number>>(`/api/admin/audit${usageQuery(f as Record<string, string>, { before: pageParam || undefined })}`),
     initialPageParam: 0,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });

@@ -3,8 +3,10 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
 import { useEffect, useState, type ReactNode } from "react";
+import { InspectorProvider } from "../inspector/request-inspector";
 import { cx } from "../ui/cx";
-import { usd } from "./format";
+import { CloseButton, Drawer } from "../ui/drawer";
+import { Money } from "../ui/money";
 import { useMe } from "./hooks";
 import type { SessionUserView } from "./types";
 
@@ -18,6 +20,9 @@ const NAV: { href: string; label: string; icon: string; admin?: boolean }[] = [
   { href: "/docs", label: "Docs", icon: "M6 3h9l4 4v14H6zM14 3v5h5M9 13h7M9 17h7" },
   { href: "/admin", label: "Admin", icon: "M12 3l8 4v5c0 5-3.5 8-8 9-4.5-1-8-4-8-9V7l8-4z", admin: true },
 ];
+
+/** Pages whose tables use the whole window width. */
+const WIDE = ["/usage", "/keys", "/webhooks", "/admin", "/billing", "/overview"];
 
 function Icon({ d }: { d: string }) {
   return (
@@ -58,8 +63,8 @@ function BalancePill() {
   const me = useMe();
   return (
     <Link href="/billing" className="rounded-md border border-zinc-200 bg-white px-2.5 py-1 text-xs font-medium tabular-nums text-zinc-700 hover:bg-zinc-50" data-testid="header-balance">
-      {me.data ? usd(me.data.account.balanceMicroUsd) : "…"}
-      <span className="ml-1 font-normal text-zinc-400">balance</span>
+      {me.data ? <Money micro={me.data.account.balanceMicroUsd} /> : "…"}
+      <span className="ml-1 font-normal text-zinc-500">balance</span>
     </Link>
   );
 }
@@ -112,20 +117,19 @@ export function ConsoleShell({ user, children }: { user: SessionUserView; childr
         </nav>
         <UserBox user={user} />
       </aside>
-      {open && (
-        <div className="fixed inset-0 z-40 lg:hidden" role="dialog" aria-modal="true" aria-label="Navigation">
-          <button type="button" className="absolute inset-0 bg-zinc-950/30" aria-label="Close navigation" onClick={() => setOpen(false)} />
-          <aside className="absolute inset-y-0 left-0 flex w-64 flex-col bg-zinc-50 shadow-xl">
-            <div className="flex h-14 items-center px-4">
-              <Brand />
-            </div>
-            <nav aria-label="Console" className="flex-1 overflow-y-auto px-3 py-2">
-              <NavLinks role={user.role} onNavigate={() => setOpen(false)} />
-            </nav>
-            <UserBox user={user} />
-          </aside>
+      {/* The phone drawer is a real modal (native <dialog>): Escape closes it, Tab stays inside. */}
+      <Drawer open={open} onClose={() => setOpen(false)} side="left" label="Navigation">
+        <div className="flex h-full flex-col bg-zinc-50">
+          <div className="flex h-14 items-center justify-between px-4">
+            <Brand />
+            <CloseButton onClose={() => setOpen(false)} label="Close navigation" />
+          </div>
+          <nav aria-label="Console" className="flex-1 overflow-y-auto px-3 py-2">
+            <NavLinks role={user.role} onNavigate={() => setOpen(false)} />
+          </nav>
+          <UserBox user={user} />
         </div>
-      )}
+      </Drawer>
       <div className="lg:pl-60">
         <header className="sticky top-0 z-20 flex h-14 items-center gap-3 border-b border-zinc-200 bg-white/90 px-4 backdrop-blur sm:px-6">
           <button
@@ -149,8 +153,9 @@ export function ConsoleShell({ user, children }: { user: SessionUserView; childr
             <BalancePill />
           </div>
         </header>
-        <main id="main" className="mx-auto max-w-6xl px-4 py-6 sm:px-6 lg:py-8">
-          {children}
+        {/* Data pages use the full width; reading pages keep a comfortable line length. */}
+        <main id="main" className={cx("mx-auto px-4 py-6 sm:px-6 lg:py-8", WIDE.some((w) => path.startsWith(w)) ? "max-w-none" : "max-w-6xl")}>
+          <InspectorProvider>{children}</InspectorProvider>
         </main>
       </div>
     </div>

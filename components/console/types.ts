@@ -195,8 +195,16 @@ export interface AuditRow {
   action: string;
   targetType: string | null;
   targetId: string | null;
+  /** The target's email (user) or name (key), when it still exists. */
+  targetName: string | null;
   details: Record<string, unknown> | null;
   createdAt: string;
+}
+
+export interface AuditFilters {
+  actor?: string;
+  action?: string;
+  target?: string;
 }
 
 export interface WebhookAttempt {

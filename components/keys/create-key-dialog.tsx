@@ -147,7 +147,7 @@ export function CreateKeyDialog({ open, onClose, editing = null }: { open: boole
                       onChange={(e) => edit({ models: e.target.checked ? [...form.models, m.id] : form.models.filter((x) => x !== m.id) }, "allowedModels")}
                     />
                     <span className="font-mono text-xs">{m.id}</span>
-                    <span className="ml-auto text-xs text-zinc-400">{m.kind}</span>
+                    <span className="ml-auto text-xs text-zinc-500">{m.kind}</span>
                   </label>
                 ))}
               </div>

@@ -70,7 +70,7 @@ export function KeysPage() {
                       <Th className="text-right">Spend · limit</Th>
                       <Th>Activity · 30 d</Th>
                       <Th>Status</Th>
-                      <Th>
+                      <Th sticky>
                         <span className="sr-only">Actions</span>
                       </Th>
                     </tr>
@@ -79,8 +79,8 @@ export function KeysPage() {
                     {visible.map((k) => (
                       <tr key={k.id} data-testid="key-row" data-key-id={k.id} className={k.status === "revoked" ? "opacity-60" : undefined}>
                         <Td className="font-medium text-zinc-900">
-                          {k.name || <span className="text-zinc-400">Untitled</span>}
-                          <span className="block font-mono text-[11px] font-normal text-zinc-400">{k.id}</span>
+                          {k.name || <span className="text-zinc-500">Untitled</span>}
+                          <span className="block font-mono text-[11px] font-normal text-zinc-500">{k.id}</span>
                         </Td>
                         <Td>
                           <Mono>
@@ -92,19 +92,19 @@ export function KeysPage() {
                         </Td>
                         <Td className="text-right tabular-nums">
                           {usd(k.spentMicroUsd)}
-                          <span className="text-zinc-400"> / {k.limitMicroUsd === null ? "∞" : usd(k.limitMicroUsd)}</span>
-                          {k.rpm !== null && <span className="block text-[11px] text-zinc-400">{num(k.rpm)} rpm</span>}
+                          <span className="text-zinc-500"> / {k.limitMicroUsd === null ? "∞" : usd(k.limitMicroUsd)}</span>
+                          {k.rpm !== null && <span className="block text-[11px] text-zinc-500">{num(k.rpm)} rpm</span>}
                         </Td>
                         <Td title={k.lastUsedAt ? `Last used ${when(k.lastUsedAt)}` : undefined}>
                           <Link href={`/usage?keyId=${encodeURIComponent(k.id)}`} className="hover:underline" title="This key's requests in Usage">
                             <span className="tabular-nums">{num(k.requests30d)}</span> {k.requests30d === 1 ? "request" : "requests"}
                           </Link>
-                          <span className="block text-[11px] text-zinc-400">last used {ago(k.lastUsedAt)}</span>
+                          <span className="block text-[11px] text-zinc-500">last used {ago(k.lastUsedAt)}</span>
                         </Td>
                         <Td>
                           <StatusCell k={k} />
                         </Td>
-                        <Td className="text-right">
+                        <Td sticky className="text-right">
                           {k.status === "active" && (
                             <span className="inline-flex gap-1">
                               <Button variant="ghost" size="sm" onClick={() => setEditing(k)} aria-label={`Edit ${k.name}`}>

@@ -4,6 +4,7 @@ import { useSearchParams } from "next/navigation";
 import { num, usd } from "../console/format";
 import { useOverview } from "../console/hooks";
 import { Card, CardBody, CardHeader, Stat } from "../ui/card";
+import { Money } from "../ui/money";
 import { PageHeader } from "../ui/page-header";
 import { Empty, QueryState } from "../ui/states";
 import { RequestsTable } from "../usage/requests-table";
@@ -41,7 +42,7 @@ function GettingStarted({ hasBalance, hasKey, hasRequest }: { hasBalance: boolea
                 >
                   {s.done ? "✓" : i + 1}
                 </span>
-                <span className={s.done ? "text-zinc-400 line-through" : "font-medium text-zinc-900"}>{s.label}</span>
+                <span className={s.done ? "text-zinc-500 line-through" : "font-medium text-zinc-900"}>{s.label}</span>
                 <span className="sr-only">{s.done ? "(done)" : "(to do)"}</span>
               </Link>
             </li>
@@ -67,8 +68,8 @@ export function OverviewPage() {
         {(d) => (
           <div className="space-y-6">
             <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
-              <Stat label="Balance" value={usd(d.balanceMicroUsd)} sub={d.heldMicroUsd ? `${usd(d.heldMicroUsd)} reserved by requests in flight` : <Link className="hover:underline" href="/billing">Add balance →</Link>} testId="overview-balance" />
-              <Stat label="Spend · 30 days" value={usd(d.last30d.costMicroUsd)} sub={`${num(d.last30d.inputTokens + d.last30d.outputTokens)} tokens`} />
+              <Stat label="Balance" value={<Money micro={d.balanceMicroUsd} />} sub={d.heldMicroUsd ? `${usd(d.heldMicroUsd)} reserved by requests in flight` : <Link className="hover:underline" href="/billing">Add balance →</Link>} testId="overview-balance" />
+              <Stat label="Spend · 30 days" value={<Money micro={d.last30d.costMicroUsd} />} sub={`${num(d.last30d.inputTokens + d.last30d.outputTokens)} tokens`} />
               <Stat label="Requests · 30 days" value={num(d.last30d.requests)} sub={d.last30d.errors ? (d.last30d.errors === 1 ? "1 error" : `${num(d.last30d.errors)} errors`) : "No errors"} />
               <Stat label="Active keys" value={num(d.activeKeys)} sub={<Link className="hover:underline" href="/keys">Manage keys →</Link>} />
             </div>

@@ -7,7 +7,7 @@ import { Button } from "../ui/button";
 import { Card, CardBody, CardHeader } from "../ui/card";
 import { SelectField, TextAreaField, TextField } from "../ui/field";
 import { Empty } from "../ui/states";
-import { num, usd } from "../console/format";
+import { num, usd, usdProse } from "../console/format";
 import { CHAT_PROTOCOLS, type ChatProtocol, type ChatSettings, type ChatTurn } from "@/lib/playground/chat-protocols";
 import type { FriendlyError } from "@/lib/playground/friendly-error";
 import type { PlaygroundModel } from "@/lib/playground/models";
@@ -174,7 +174,7 @@ export function ChatPanel({ models, baseUrl }: { models: PlaygroundModel[]; base
                 }
               }}
               placeholder="Message (Enter to send, Shift+Enter for a new line)"
-              className="block min-h-[44px] flex-1 resize-y rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-zinc-400 focus:outline-none focus:ring-2 focus:ring-zinc-900/10"
+              className="block min-h-[44px] flex-1 resize-y rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-zinc-500 focus:outline-none focus:ring-2 focus:ring-zinc-900/10"
             />
             {busy ? (
               <Button variant="danger" onClick={() => abort.current?.abort()} data-testid="chat-stop">
@@ -208,7 +208,7 @@ function MessageView({ m }: { m: Message }) {
         <div className="whitespace-pre-wrap rounded-lg border border-zinc-200 bg-zinc-50 px-3.5 py-2 text-sm text-zinc-900" data-testid="chat-reply-text">
           {m.text}
           {m.state === "streaming" && <span className="ml-0.5 inline-block h-4 w-1.5 animate-pulse bg-zinc-400 align-text-bottom" aria-hidden="true" />}
-          {!m.text && m.state !== "streaming" && <span className="text-zinc-400">(no text)</span>}
+          {!m.text && m.state !== "streaming" && <span className="text-zinc-500">(no text)</span>}
         </div>
       )}
       {m.error && <ErrorCallout error={m.error} />}
@@ -226,10 +226,10 @@ function UsageRow({ m }: { m: Message }) {
         <span data-testid="usage-input">{num(s?.inputTokens)}</span> in · <span data-testid="usage-output">{num(s?.outputTokens)}</span> out tokens
       </span>
       <span>
-        Cost <span data-testid="usage-cost">{s?.costMicroUsd === null || s?.costMicroUsd === undefined ? "—" : usd(s.costMicroUsd, true)}</span>
+        Cost <span data-testid="usage-cost">{s?.costMicroUsd === null || s?.costMicroUsd === undefined ? "—" : usdProse(s.costMicroUsd)}</span>
       </span>
       <span>TTFT {s?.ttftMs === null || s?.ttftMs === undefined ? "—" : `${num(s.ttftMs)} ms`}</span>
-      <span className="text-zinc-400">
+      <span className="text-zinc-500">
         {m.model} · {CHAT_PROTOCOLS.find((p) => p.id === m.protocol)?.label}
         {s?.fromLog ? " · billed for what was generated" : ""}
       </span>

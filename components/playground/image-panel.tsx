@@ -6,7 +6,7 @@ import { Button } from "../ui/button";
 import { Card, CardBody, CardHeader } from "../ui/card";
 import { SelectField, TextAreaField } from "../ui/field";
 import { Empty } from "../ui/states";
-import { usd } from "../console/format";
+import { usd, usdProse } from "../console/format";
 import type { FriendlyError } from "@/lib/playground/friendly-error";
 import { imageChoices, imagePrice } from "@/lib/playground/media-forms";
 import type { PlaygroundModel } from "@/lib/playground/models";
@@ -137,7 +137,7 @@ export function ImagePanel({ models }: { models: PlaygroundModel[] }) {
             <p className="rounded-md bg-zinc-50 px-3 py-2 text-sm text-zinc-700" data-testid="image-price">
               {price.ok ? (
                 <>
-                  Price: <span className="font-semibold tabular-nums">{usd(price.microUsd, true)}</span>
+                  Price: <span className="font-semibold tabular-nums">{usdProse(price.microUsd)}</span>
                   {size === "auto" && <span className="text-zinc-500"> at most (auto picks the size)</span>}
                 </>
               ) : (
@@ -159,7 +159,7 @@ export function ImagePanel({ models }: { models: PlaygroundModel[] }) {
                 <div className="h-full w-1/3 animate-[pgslide_1.2s_ease-in-out_infinite] rounded-full bg-zinc-900" />
               </div>
               <p className="text-sm text-zinc-600">Generating… {elapsed} s</p>
-              <p className="text-xs text-zinc-400">Images usually take 20–60 seconds with real providers.</p>
+              <p className="text-xs text-zinc-500">Images usually take 20–60 seconds with real providers.</p>
               <Button variant="ghost" size="sm" onClick={() => abort.current?.abort()}>
                 Cancel
               </Button>
@@ -180,7 +180,7 @@ export function ImagePanel({ models }: { models: PlaygroundModel[] }) {
                   {result.quality ? ` · ${result.quality}` : ""}
                 </span>
                 <span>
-                  Cost <span className="font-medium text-zinc-800" data-testid="image-cost">{usd(result.costMicroUsd, true)}</span>
+                  Cost <span className="font-medium text-zinc-800" data-testid="image-cost">{usdProse(result.costMicroUsd)}</span>
                 </span>
                 <span>{result.seconds} s</span>
                 <a href={result.src} download={`image-${Date.now()}.${result.format}`} className="rounded-md border border-zinc-300 bg-white px-2.5 py-1 font-medium text-zinc-800 hover:bg-zinc-50" data-testid="image-download">

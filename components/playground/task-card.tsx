@@ -4,7 +4,7 @@ import { useEffect } from "react";
 import { useQueryClient } from "@tanstack/react-query";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
-import { usd } from "../console/format";
+import { usd, usdProse } from "../console/format";
 import { videoPrice } from "@/lib/playground/media-forms";
 import type { PlaygroundModel } from "@/lib/playground/models";
 import { proxyUrl } from "./gateway-fetch";
@@ -61,7 +61,7 @@ export function TaskCard({ task, models }: { task: VideoTask; models: Playground
               <a href={content} download={`${t.id}.mp4`} className="rounded-md border border-zinc-300 bg-white px-2.5 py-1 font-medium text-zinc-800 hover:bg-zinc-50" data-testid="task-download">
                 Download MP4
               </a>
-              {taskObj.data && <span>Cost {usd(Math.round(taskObj.data.cost * 1_000_000), true)}</span>}
+              {taskObj.data && <span>Cost {usdProse(Math.round(taskObj.data.cost * 1_000_000))}</span>}
             </div>
           </div>
         )}
@@ -70,7 +70,7 @@ export function TaskCard({ task, models }: { task: VideoTask; models: Playground
             <p className="font-medium text-red-800">The video could not be generated</p>
             <p className="mt-0.5 text-red-700">{t.error?.message ?? "The provider failed this task."}</p>
             <p className="mt-1 font-medium text-emerald-700" data-testid="task-refunded">
-              Refunded{held !== null ? ` ${usd(held, true)}` : ""} to your balance — you were not charged.
+              Refunded{held !== null ? ` ${usdProse(held)}` : ""} to your balance — you were not charged.
             </p>
           </div>
         )}

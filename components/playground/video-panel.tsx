@@ -6,7 +6,7 @@ import { Button } from "../ui/button";
 import { Card, CardBody, CardHeader } from "../ui/card";
 import { FormError, SelectField, TextAreaField, TextField } from "../ui/field";
 import { Empty, QueryState } from "../ui/states";
-import { usd } from "../console/format";
+import { usd, usdProse } from "../console/format";
 import type { FriendlyError } from "@/lib/playground/friendly-error";
 import { checkVideoForm, videoBody, videoFields, videoPrice, type VideoForm } from "@/lib/playground/media-forms";
 import type { PlaygroundModel } from "@/lib/playground/models";
@@ -128,7 +128,7 @@ export function VideoPanel({ models }: { models: PlaygroundModel[] }) {
             {show.videoUrl && <TextField label="Source video URL" value={f.videoUrl} onChange={set("videoUrl")} error={errFor("videoUrl")} placeholder="https://…/clip.mp4" />}
             <TextField label="Webhook URL" optional value={f.webhook} onChange={set("webhook")} error={errFor("webhook")} placeholder="https://example.com/hooks/video" hint="We POST the finished task here, signed (see Docs)." data-testid="video-webhook" />
             <p className="rounded-md bg-zinc-50 px-3 py-2 text-sm text-zinc-700" data-testid="video-price">
-              Price: <span className="font-semibold tabular-nums">{usd(price, true)}</span>
+              Price: <span className="font-semibold tabular-nums">{usdProse(price)}</span>
               <span className="text-zinc-500"> held now, refunded if the task fails</span>
             </p>
             {fieldError && !["prompt", "size", "aspectRatio", "seconds", "imageUrls", "videoUrl", "webhook"].includes(fieldError.field) && <FormError message={fieldError.message} />}

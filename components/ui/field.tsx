@@ -2,7 +2,7 @@ import { useId, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttribu
 import { cx } from "./cx";
 
 const CONTROL =
-  "block w-full rounded-md border bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm placeholder:text-zinc-400 focus:outline-none focus:ring-2 focus:ring-zinc-900/10 disabled:bg-zinc-50 disabled:text-zinc-500";
+  "block w-full rounded-md border bg-white px-3 py-2 text-sm text-zinc-900 shadow-sm placeholder:text-zinc-500 focus:outline-none focus:ring-2 focus:ring-zinc-900/10 disabled:bg-zinc-50 disabled:text-zinc-500";
 
 interface FieldShell {
   label: ReactNode;
@@ -18,7 +18,7 @@ function Shell({ id, label, hint, error, optional, className, children }: FieldS
     <div className={className}>
       <label htmlFor={id} className="mb-1.5 flex items-baseline justify-between text-sm font-medium text-zinc-800">
         <span>{label}</span>
-        {optional && <span className="text-xs font-normal text-zinc-400">Optional</span>}
+        {optional && <span className="text-xs font-normal text-zinc-500">Optional</span>}
       </label>
       {children}
       {error ? (

@@ -6,6 +6,7 @@ import { useDailySpend, useKeys, useModels, usageQuery, useUsage } from "../cons
 import type { UsageFilters } from "../console/types";
 import { Button } from "../ui/button";
 import { Card, CardBody, CardHeader, Stat } from "../ui/card";
+import { Money } from "../ui/money";
 import { SelectField, TextField } from "../ui/field";
 import { PageHeader } from "../ui/page-header";
 import { Empty, ErrorState, Loading } from "../ui/states";
@@ -123,7 +124,7 @@ export function UsagePage() {
         <Stat label="Requests" value={totals ? num(totals.requests) : "…"} sub={totals ? (totals.errors === 1 ? "1 error" : `${num(totals.errors)} errors`) : undefined} testId="usage-requests" />
         <Stat
           label="Spend"
-          value={totals ? usd(totals.costMicroUsd) : "…"}
+          value={totals ? <Money micro={totals.costMicroUsd} /> : "…"}
           sub={totals?.cacheSavedMicroUsd ? <span data-testid="usage-cache-saved">{usd(totals.cacheSavedMicroUsd, true)} saved by caching</span> : undefined}
           testId="usage-spend"
         />

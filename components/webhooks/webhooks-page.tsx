@@ -100,7 +100,7 @@ export function WebhooksPage() {
                     <Th>URL</Th>
                     <Th>State</Th>
                     <Th>Last answer</Th>
-                    <Th>
+                    <Th sticky>
                       <span className="sr-only">Actions</span>
                     </Th>
                   </tr>
@@ -112,7 +112,7 @@ export function WebhooksPage() {
                         <Td title={when(d.createdAt)}>{ago(d.createdAt)}</Td>
                         <Td>
                           <Mono>{d.taskId}</Mono>
-                          {d.isTest && <span className="ml-1.5 text-xs text-zinc-400">test</span>}
+                          {d.isTest && <span className="ml-1.5 text-xs text-zinc-500">test</span>}
                         </Td>
                         <Td>{d.eventStatus}</Td>
                         <Td className="max-w-64 truncate" title={d.url}>
@@ -120,15 +120,15 @@ export function WebhooksPage() {
                         </Td>
                         <Td>
                           <Badge tone={STATE_TONE[d.state] ?? "neutral"}>{d.state}</Badge>
-                          {d.state === "pending" && d.nextAttemptAt && <span className="block text-[11px] text-zinc-400">next {ago(d.nextAttemptAt)}</span>}
+                          {d.state === "pending" && d.nextAttemptAt && <span className="block text-[11px] text-zinc-500">next {ago(d.nextAttemptAt)}</span>}
                         </Td>
                         <Td className="max-w-56 truncate text-xs" title={d.lastError ?? undefined}>
                           {d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : d.lastError ?? "—"}
-                          <span className="block text-[11px] text-zinc-400">
+                          <span className="block text-[11px] text-zinc-500">
                             {d.attempts} attempt{d.attempts === 1 ? "" : "s"}
                           </span>
                         </Td>
-                        <Td className="text-right">
+                        <Td sticky className="text-right">
                           <span className="inline-flex gap-1">
                             <Button variant="ghost" size="sm" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? null : d.id)}>
                               Attempts

@@ -73,7 +73,13 @@ export async function updateUser(db: DB, actor: Actor, userId: string, body: z.i
       action: "user.update",
       targetType: "user",
       targetId: userId,
-      details: { email: target.email, ...body },
+      // before/after of what changed, for the audit log's diff.
+      details: {
+        email: target.email,
+        ...body,
+        before: { ...(body.role ? { role: target.role } : {}), ...(body.disabled !== undefined ? { disabled: target.disabled } : {}) },
+        after: { ...(body.role ? { role: body.role } : {}), ...(body.disabled !== undefined ? { disabled: body.disabled } : {}) },
+      },
     });
   });
   if (body.disabled !== undefined) await notifyInvalidation({ kind: "accounts", ids: [target.accountId] });
@@ -120,7 +126,13 @@ export async function adjustBalance(db: DB, actor: Actor, userId: string, body: 
         action: `balance.${body.direction}`,
         targetType: "user",
         targetId: userId,
-        details: { email: target.email, deltaMicroUsd: delta, note: body.note },
+        details: {
+          email: target.email,
+          deltaMicroUsd: delta,
+          note: body.note,
+          before: { balanceMicroUsd: r.balanceAfterMicroUsd - delta },
+          after: { balanceMicroUsd: r.balanceAfterMicroUsd },
+        },
       });
     }
     return { applied: r.applied, balanceAfterMicroUsd: r.applied ? r.balanceAfterMicroUsd : null };

@@ -1,6 +1,6 @@
-import { desc, lt } from "drizzle-orm";
+import { and, desc, eq, ilike, lt, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { auditLog } from "../../db/schema";
+import { apiKeys, auditLog, users } from "../../db/schema";
 
 export interface AuditInput {
   actorUserId: string | null;
@@ -17,12 +17,46 @@ export async function recordAudit(db: DbOrTx, input: AuditInput): Promise<void> 
   await db.insert(auditLog).values(input);
 }
 
-export async function listAudit(db: DbOrTx, opts: { before?: number; limit?: number } = {}) {
+export interface AuditFilter {
+  before?: number;
+  limit?: number;
+  /** Part of the actor's email, or "cli". */
+  actor?: string;
+  /** An action or its area: "user.update", "balance", "key". */
+  action?: string;
+  /** Part of the target's id or name (a user's email, a key's name). */
+  target?: string;
+}
+
+const like = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Newest first, with the target's name (user email, key name) beside its id. */
+export async function listAudit(db: DbOrTx, opts: AuditFilter = {}) {
   const limit = Math.min(opts.limit ?? 50, 200);
+  const targetName = sql<string | null>`coalesce(${users.email}, ${apiKeys.name})`;
   const rows = await db
-    .select()
+    .select({
+      id: auditLog.id,
+      actorUserId: auditLog.actorUserId,
+      actor: auditLog.actor,
+      action: auditLog.action,
+      targetType: auditLog.targetType,
+      targetId: auditLog.targetId,
+      targetName,
+      details: auditLog.details,
+      createdAt: auditLog.createdAt,
+    })
     .from(auditLog)
-    .where(opts.before ? lt(auditLog.id, opts.before) : undefined)
+    .leftJoin(users, and(eq(auditLog.targetType, "user"), eq(users.id, auditLog.targetId)))
+    .leftJoin(apiKeys, and(eq(auditLog.targetType, "api_key"), eq(apiKeys.id, auditLog.targetId)))
+    .where(
+      and(
+        opts.before ? lt(auditLog.id, opts.before) : undefined,
+        opts.actor ? ilike(auditLog.actor, like(opts.actor)) : undefined,
+        opts.action ? or(eq(auditLog.action, opts.action), ilike(auditLog.action, `${opts.action.replace(/[\\%_]/g, (c) => `\\${c}`)}.%`)) : undefined,
+        opts.target ? or(ilike(auditLog.targetId, like(opts.target)), ilike(targetName, like(opts.target))) : undefined,
+      ),
+    )
     .orderBy(desc(auditLog.id))
     .limit(limit + 1);
   return { items: rows.slice(0, limit), nextCursor: rows.length > limit ? rows[limit - 1]!.id : null };

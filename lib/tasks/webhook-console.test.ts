@@ -77,6 +77,18 @@ describe("webhook console functions", () => {
     expect(list.map((d) => d.id).sort()).toEqual([id, r.delivery.id].sort());
     expect(await listWebhookDeliveries(db, "acct_other")).toEqual([]);
   });
+
+  it("does not queue a second pending delivery while one is pending (a second or concurrent resend returns it)", async () => {
+    const id = newId("delivery");
+    await db.insert(webhookDeliveries).values({ id, taskId: "task_twice", accountId, url: receiver.url, body: '{"id":"task_twice"}', eventStatus: "completed", state: "failed", attempts: 7 });
+    const [a, b, c] = await Promise.all([resendWebhook(db, accountId, id), resendWebhook(db, accountId, id), resendWebhook(db, accountId, id)]);
+    const ids = [a, b, c].map((r) => (r.ok ? r.delivery.id : r.reason));
+    expect(new Set(ids).size).toBe(1);
+    const again = await resendWebhook(db, accountId, id);
+    expect(again.ok && again.delivery.id).toBe(ids[0]);
+    const pending = (await listWebhookDeliveries(db, accountId, { taskId: "task_twice" })).filter((d) => d.state === "pending");
+    expect(pending).toHaveLength(1);
+  });
 });
 
 describe("resending a pending delivery", () => {

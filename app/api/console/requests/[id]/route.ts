@@ -1,0 +1,9 @@
+import { getDb } from "@/db/client";
+import { requestDetail } from "@/lib/console/request-detail";
+import { consoleRoute } from "@/lib/console/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** One request of the caller's account for the request inspector (404 for anyone else's). */
+export const GET = consoleRoute(async ({ user, params }) => requestDetail(await getDb(), user.accountId, params.id ?? ""));

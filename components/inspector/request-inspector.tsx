@@ -1,0 +1,267 @@
+"use client";
+/**
+ * The request inspector: a drawer opened from any request row (Usage, Overview, a ledger row,
+ * a playground reply) with everything the gateway recorded about one request.
+ * `useInspector().open(requestId)` from anywhere inside <InspectorProvider>.
+ */
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
+import type { RequestDetail } from "@/lib/console/request-detail";
+import { api } from "../console/api";
+import { num, usd } from "../console/format";
+import { Badge, StatusBadge } from "../ui/badge";
+import { CopyButton } from "../ui/copy-button";
+import { Drawer } from "../ui/drawer";
+import { Time } from "../ui/money";
+import { ErrorState, Loading } from "../ui/states";
+
+const Ctx = createContext<{ open: (requestId: string) => void }>({ open: () => undefined });
+
+export function useInspector() {
+  return useContext(Ctx);
+}
+
+export function InspectorProvider({ children }: { children: ReactNode }) {
+  const [id, setId] = useState<string | null>(null);
+  const open = useCallback((requestId: string) => setId(requestId), []);
+  const value = useMemo(() => ({ open }), [open]);
+  return (
+    <Ctx.Provider value={value}>
+      {children}
+      <Drawer open={id !== null} onClose={() => setId(null)} title="Request">
+        {id && <InspectorBody requestId={id} />}
+      </Drawer>
+    </Ctx.Provider>
+  );
+}
+
+/** What each settlement means, in words. */
+const SETTLEMENT: Record<string, string> = {
+  completed: "Completed: charged for the tokens the upstream reported.",
+  completed_estimated: "Completed; the upstream sent no usage, so tokens were counted by the gateway and charged.",
+  client_disconnect: "The client went away mid-request: charged for the input only, never more than the hold.",
+  upstream_error: "The upstream failed: nothing charged, the hold went back to the balance.",
+  rejected: "Refused before any upstream call (balance, key limit or rate limit): nothing charged.",
+  invalid: "Refused as invalid before any upstream call: nothing charged.",
+  invalid_request: "Refused as invalid before any upstream call: nothing charged.",
+  replayed: "Replayed from an earlier request with the same Idempotency-Key: not charged again.",
+  task_submitted: "Video task accepted: the price was charged at submission; a shorter run releases the difference.",
+  refunded: "The video task failed: its charge was refunded in full.",
+};
+
+const LEDGER_KIND: Record<string, string> = {
+  charge: "Charge",
+  refund: "Refund",
+  release: "Release",
+  hold: "Hold",
+  topup: "Top-up",
+  admin_credit: "Admin credit",
+  admin_debit: "Admin debit",
+  stripe_refund: "Card refund",
+  stripe_dispute: "Card dispute",
+};
+
+const PROTOCOL: Record<string, string> = {
+  openai: "OpenAI Chat Completions",
+  "openai-chat": "OpenAI Chat Completions",
+  "openai-responses": "OpenAI Responses",
+  responses: "OpenAI Responses",
+  anthropic: "Anthropic Messages",
+  messages: "Anthropic Messages",
+  gemini: "Gemini generateContent",
+  demo: "built-in demo",
+  "openai-video": "OpenAI Videos",
+};
+
+function Row({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="grid grid-cols-[9rem_1fr] gap-3 py-1.5 text-sm">
+      <dt className="text-zinc-600">{label}</dt>
+      <dd className="min-w-0 break-words text-zinc-900">{children}</dd>
+    </div>
+  );
+}
+
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section className="border-b border-zinc-100 px-5 py-4">
+      <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-600">{title}</h3>
+      {children}
+    </section>
+  );
+}
+
+/** Token classes present on the row: every `…Tokens` number, named by its class. */
+function tokenClasses(r: Record<string, unknown>): [string, number][] {
+  return Object.entries(r)
+    .filter(([k, v]) => k.endsWith("Tokens") && typeof v === "number")
+    .map(([k, v]) => [k.slice(0, -"Tokens".length), v as number]);
+}
+
+const words = (cls: string) => cls.replace(/([A-Z])/g, " $1").toLowerCase();
+
+/** The cost arithmetic from the price snapshot: tokens × price per million for each class. */
+function CostLines({ r }: { r: RequestDetail["request"] }) {
+  const price = (r.priceSnapshot ?? {}) as Record<string, unknown>;
+  const lines: { label: string; micro: number }[] = [];
+  for (const [cls, n] of tokenClasses(r as Record<string, unknown>)) {
+    const p = price[`${cls}PerMTok`];
+    if (typeof p === "number") lines.push({ label: `${num(n)} ${words(cls)} × ${usd(p, true)} / 1M`, micro: (n * p) / 1_000_000 });
+  }
+  if (typeof price.perVideo === "number") lines.push({ label: "1 video × price per video", micro: price.perVideo });
+  if (typeof price.perSecond === "number") lines.push({ label: `price per second ${usd(price.perSecond, true)} × seconds run`, micro: NaN });
+  if (price.perImage && typeof price.perImage === "object") {
+    for (const [k, v] of Object.entries(price.perImage as Record<string, number>)) lines.push({ label: `per image (${k})`, micro: v });
+  }
+  if (lines.length === 0) return <p className="text-sm text-zinc-600">No price recorded for this request.</p>;
+  const tokenLines = lines.filter((l) => l.label.includes("/ 1M")).length;
+  const sum = lines.every((l) => Number.isFinite(l.micro)) ? lines.reduce((a, l) => a + l.micro, 0) : null;
+  return (
+    <div className="text-sm">
+      <ul className="space-y-1 font-mono text-xs">
+        {lines.map((l) => (
+          <li key={l.label} className="flex justify-between gap-3">
+            <span className="text-zinc-700">{l.label}</span>
+            <span className="tabular-nums">{Number.isFinite(l.micro) ? usd(Math.round(l.micro), true) : ""}</span>
+          </li>
+        ))}
+      </ul>
+      {sum !== null && tokenLines > 0 && (
+        <p className="mt-2 text-xs text-zinc-600">
+          Sum {usd(Math.ceil(sum), true)}, rounded up to the next micro-dollar once per request and never more than the request&apos;s hold.
+        </p>
+      )}
+      <p className="mt-2 flex justify-between border-t border-zinc-100 pt-2 font-medium">
+        <span>Charged</span>
+        <span className="tabular-nums" data-testid="inspector-cost">
+          {usd(r.costMicroUsd, true)}
+          {r.settlement === "refunded" ? " · refunded" : ""}
+        </span>
+      </p>
+    </div>
+  );
+}
+
+function InspectorBody({ requestId }: { requestId: string }) {
+  const q = useQuery({ queryKey: ["request", requestId], queryFn: () => api<RequestDetail>(`/api/console/requests/${encodeURIComponent(requestId)}`) });
+  if (q.isPending) return <Loading />;
+  if (q.isError) return <ErrorState error={q.error} retry={() => q.refetch()} />;
+  const { request: r, key, ledger, task, deliveries } = q.data;
+  const tokens = tokenClasses(r as Record<string, unknown>);
+  return (
+    <div data-testid="request-inspector">
+      <Section title="Request">
+        <dl>
+          <Row label="Request id">
+            <span className="flex flex-wrap items-center gap-2">
+              <code className="font-mono text-xs">{r.requestId}</code>
+              <CopyButton value={r.requestId} label="Copy id" />
+            </span>
+          </Row>
+          <Row label="Time">
+            <Time iso={r.createdAt} />
+          </Row>
+          <Row label="Route">
+            <code className="font-mono text-xs">
+              {r.method} {r.route}
+            </code>
+          </Row>
+          <Row label="Model">{r.model ?? "—"}</Row>
+          <Row label="Status">
+            <StatusBadge status={r.status} /> {r.errorCode && <span className="text-xs text-zinc-600">{r.errorCode}</span>}
+          </Row>
+          <Row label="Source">{r.source === "playground" ? "Playground" : "API key"}</Row>
+          <Row label="Key">
+            {key ? (
+              <Link className="underline" href={`/usage?keyId=${encodeURIComponent(key.id)}`}>
+                {key.name || "Untitled"} ({key.prefix}…{key.last4})
+              </Link>
+            ) : (
+              "—"
+            )}
+          </Row>
+        </dl>
+      </Section>
+      <Section title="Routing">
+        <dl>
+          <Row label="Served by">{r.upstreamId ?? "no upstream was called"}</Row>
+          <Row label="Protocol">
+            {PROTOCOL[r.inboundProtocol ?? ""] ?? r.inboundProtocol ?? "—"} → {PROTOCOL[r.upstreamProtocol ?? ""] ?? r.upstreamProtocol ?? "—"}
+          </Row>
+          <Row label="Stream">{r.stream ? "yes" : "no"}</Row>
+          <Row label="Time to first token">{r.ttftMs === null ? "—" : `${num(r.ttftMs)} ms`}</Row>
+          <Row label="Latency">{num(r.latencyMs)} ms</Row>
+        </dl>
+      </Section>
+      <Section title="Tokens">
+        {tokens.length ? (
+          <dl>
+            {tokens.map(([cls, n]) => (
+              <Row key={cls} label={words(cls)}>
+                <span className="tabular-nums">{num(n)}</span>
+              </Row>
+            ))}
+          </dl>
+        ) : (
+          <p className="text-sm text-zinc-600">No tokens.</p>
+        )}
+      </Section>
+      <Section title="Cost">
+        <CostLines r={r} />
+        <p className="mt-3 text-sm text-zinc-700" data-testid="inspector-settlement">
+          {SETTLEMENT[r.settlement ?? ""] ?? (r.settlement ? `Settlement: ${r.settlement}.` : "No settlement recorded.")}
+        </p>
+      </Section>
+      <Section title="Ledger">
+        {ledger.length ? (
+          <ul className="divide-y divide-zinc-100 text-sm">
+            {ledger.map((l) => (
+              <li key={l.id} className="flex flex-wrap justify-between gap-2 py-1.5">
+                <span>
+                  {LEDGER_KIND[l.kind] ?? l.kind} <span className="text-xs text-zinc-600">#{l.id}</span>
+                </span>
+                <span className="tabular-nums">{usd(l.deltaMicroUsd, true)}</span>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p className="text-sm text-zinc-600">No balance change is linked to this request{r.costMicroUsd > 0 ? " yet" : ""}.</p>
+        )}
+      </Section>
+      {task && (
+        <Section title="Video task">
+          <dl>
+            <Row label="Task">
+              <code className="font-mono text-xs">{task.id}</code>
+            </Row>
+            <Row label="Status">
+              <Badge tone={task.status === "completed" ? "green" : task.status === "failed" ? "red" : "blue"}>{task.status.replace("_", " ")}</Badge> {task.progress}%
+            </Row>
+            {task.errorMessage && <Row label="Error">{task.errorMessage}</Row>}
+            <Row label="Held · cost">
+              {usd(task.holdMicroUsd, true)} · {usd(task.costMicroUsd, true)}
+            </Row>
+          </dl>
+          <h4 className="mt-3 text-xs font-semibold text-zinc-700">Webhook deliveries</h4>
+          {deliveries.length ? (
+            <ul className="mt-1 divide-y divide-zinc-100 text-sm">
+              {deliveries.map((d) => (
+                <li key={d.id} className="flex flex-wrap justify-between gap-2 py-1.5">
+                  <span className="min-w-0 truncate">
+                    {d.eventStatus} → {d.url}
+                  </span>
+                  <span>
+                    {d.state} · {d.attempts} {d.attempts === 1 ? "attempt" : "attempts"}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="text-sm text-zinc-600">None: the task was submitted without a webhook.</p>
+          )}
+        </Section>
+      )}
+    </div>
+  );
+}
