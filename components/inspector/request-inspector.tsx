@@ -63,6 +63,8 @@ const LEDGER_KIND: Record<string, string> = {
 };
 
 const PROTOCOL: Record<string, string> = {
+  "chat-completions": "OpenAI Chat Completions",
+  "generate-content": "Gemini generateContent",
   openai: "OpenAI Chat Completions",
   "openai-chat": "OpenAI Chat Completions",
   "openai-responses": "OpenAI Responses",
