@@ -103,6 +103,10 @@ describe("the request inspector's endpoint", () => {
     const c = await s.json(`/api/console/requests/${chat.requestId}`);
     expect(c.body.ledger.length).toBeLessThanOrEqual(1);
     expect(c.body.task).toBeNull();
+    // The arithmetic shown is billing's own: classes × snapshot prices, rounded up once = the charge.
+    expect(c.body.textCost.roundedMicroUsd).toBe(chat.costMicroUsd);
+    expect(c.body.textCost.lines.map((l: { label: string }) => l.label)).toEqual(["uncached input", "output"]);
+    expect(d.body.textCost).toBeNull();
 
     const other = await signUp(server);
     expect((await other.json(`/api/console/requests/${refunded.requestId}`)).status).toBe(404);

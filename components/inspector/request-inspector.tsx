@@ -103,44 +103,59 @@ function tokenClasses(r: Record<string, unknown>): [string, number][] {
 
 const words = (cls: string) => cls.replace(/([A-Z])/g, " $1").toLowerCase();
 
-/** The cost arithmetic from the price snapshot: tokens × price per million for each class. */
-function CostLines({ r }: { r: RequestDetail["request"] }) {
+/** The cost arithmetic: token classes × the price snapshot (computed by the server's billing rule), or the media price. */
+function CostLines({ d }: { d: RequestDetail }) {
+  const r = d.request;
   const price = (r.priceSnapshot ?? {}) as Record<string, unknown>;
-  const lines: { label: string; micro: number }[] = [];
-  for (const [cls, n] of tokenClasses(r as Record<string, unknown>)) {
-    const p = price[`${cls}PerMTok`];
-    if (typeof p === "number") lines.push({ label: `${num(n)} ${words(cls)} × ${usd(p, true)} / 1M`, micro: (n * p) / 1_000_000 });
+  const charged = (
+    <p className="mt-2 flex justify-between border-t border-zinc-100 pt-2 font-medium">
+      <span>Charged</span>
+      <span className="tabular-nums" data-testid="inspector-cost">
+        {usd(r.costMicroUsd, true)}
+        {r.settlement === "refunded" ? " · refunded" : ""}
+      </span>
+    </p>
+  );
+  if (d.textCost) {
+    const t = d.textCost;
+    return (
+      <div className="text-sm">
+        <ul className="space-y-1 font-mono text-xs">
+          {t.lines.map((l) => (
+            <li key={l.label} className="flex justify-between gap-3">
+              <span className="text-zinc-700">
+                {num(l.tokens)} {l.label} × {usd(l.perMTokMicroUsd, true)} / 1M
+              </span>
+              <span className="tabular-nums">{usd(Math.round(l.microUsd), true)}</span>
+            </li>
+          ))}
+        </ul>
+        <p className="mt-2 text-xs text-zinc-600">
+          Sum {(t.sumMicroUsd / 1_000_000).toFixed(9).replace(/0+$/, "")} USD, rounded up once to {usd(t.roundedMicroUsd, true)}
+          {t.roundedMicroUsd !== r.costMicroUsd ? "; the charge never exceeds the request's hold (or is what a partial or failed request owes)" : ""}.
+        </p>
+        {charged}
+      </div>
+    );
   }
-  if (typeof price.perVideo === "number") lines.push({ label: "1 video × price per video", micro: price.perVideo });
-  if (typeof price.perSecond === "number") lines.push({ label: `price per second ${usd(price.perSecond, true)} × seconds run`, micro: NaN });
+  const lines: string[] = [];
+  if (typeof price.perVideo === "number") lines.push(`${usd(price.perVideo, true)} per video`);
+  if (typeof price.perSecond === "number") lines.push(`${usd(price.perSecond, true)} per second of video`);
   if (price.perImage && typeof price.perImage === "object") {
-    for (const [k, v] of Object.entries(price.perImage as Record<string, number>)) lines.push({ label: `per image (${k})`, micro: v });
+    for (const [k, v] of Object.entries(price.perImage as Record<string, number>)) lines.push(`${usd(v, true)} per image (${k === "*" ? "any size" : k})`);
   }
-  if (lines.length === 0) return <p className="text-sm text-zinc-600">No price recorded for this request.</p>;
-  const tokenLines = lines.filter((l) => l.label.includes("/ 1M")).length;
-  const sum = lines.every((l) => Number.isFinite(l.micro)) ? lines.reduce((a, l) => a + l.micro, 0) : null;
   return (
     <div className="text-sm">
-      <ul className="space-y-1 font-mono text-xs">
-        {lines.map((l) => (
-          <li key={l.label} className="flex justify-between gap-3">
-            <span className="text-zinc-700">{l.label}</span>
-            <span className="tabular-nums">{Number.isFinite(l.micro) ? usd(Math.round(l.micro), true) : ""}</span>
-          </li>
-        ))}
-      </ul>
-      {sum !== null && tokenLines > 0 && (
-        <p className="mt-2 text-xs text-zinc-600">
-          Sum {usd(Math.ceil(sum), true)}, rounded up to the next micro-dollar once per request and never more than the request&apos;s hold.
-        </p>
+      {lines.length ? (
+        <ul className="space-y-1 font-mono text-xs">
+          {lines.map((l) => (
+            <li key={l}>{l}</li>
+          ))}
+        </ul>
+      ) : (
+        <p className="text-zinc-600">No price recorded for this request.</p>
       )}
-      <p className="mt-2 flex justify-between border-t border-zinc-100 pt-2 font-medium">
-        <span>Charged</span>
-        <span className="tabular-nums" data-testid="inspector-cost">
-          {usd(r.costMicroUsd, true)}
-          {r.settlement === "refunded" ? " · refunded" : ""}
-        </span>
-      </p>
+      {charged}
     </div>
   );
 }
@@ -210,7 +225,7 @@ function InspectorBody({ requestId }: { requestId: string }) {
         )}
       </Section>
       <Section title="Cost">
-        <CostLines r={r} />
+        <CostLines d={q.data} />
         <p className="mt-3 text-sm text-zinc-700" data-testid="inspector-settlement">
           {SETTLEMENT[r.settlement ?? ""] ?? (r.settlement ? `Settlement: ${r.settlement}.` : "No settlement recorded.")}
         </p>

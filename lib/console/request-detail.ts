@@ -7,9 +7,49 @@
 import { and, eq, or } from "drizzle-orm";
 import type { DB } from "../../db/client";
 import { apiKeys, ledgerEntries, requestLogs, tasks, upstreams } from "../../db/schema";
+import { textClassPrices } from "../billing/text-cost";
+import { usageClasses } from "../gateway/usage";
 import { listWebhookDeliveries } from "../tasks/webhook-console";
 import { AppError } from "./errors";
 import type { LedgerView } from "./ledger";
+
+export interface CostLine {
+  /** uncached input | cache read | … */
+  label: string;
+  tokens: number;
+  perMTokMicroUsd: number;
+  /** tokens × price / 10⁶, unrounded (micro-USD). */
+  microUsd: number;
+}
+
+const CLASS_LABELS = [
+  ["input", "uncached input", "inputPerMTok"],
+  ["cacheRead", "cache read", "cacheReadPerMTok"],
+  ["cacheWrite5m", "cache write (5 min)", "cacheWrite5mPerMTok"],
+  ["cacheWrite1h", "cache write (1 h)", "cacheWrite1hPerMTok"],
+  ["output", "output", "outputPerMTok"],
+  ["reasoning", "reasoning", "reasoningPerMTok"],
+] as const;
+
+/**
+ * A text request's charge as billing computed it (lib/billing/text-cost.ts): the disjoint token
+ * classes × the snapshot's class prices, summed, rounded up once. Null for non-token prices.
+ */
+function textCostLines(r: typeof requestLogs.$inferSelect): { lines: CostLine[]; sumMicroUsd: number; roundedMicroUsd: number } | null {
+  const price = r.priceSnapshot;
+  if (!price || (price.inputPerMTok === undefined && price.outputPerMTok === undefined)) return null;
+  const classes = usageClasses(r);
+  const prices = textClassPrices(price);
+  const lines = CLASS_LABELS.filter(([k]) => classes[k] > 0).map(([k, label, pk]) => ({
+    label,
+    tokens: classes[k],
+    perMTokMicroUsd: prices[pk],
+    microUsd: (classes[k] * prices[pk]) / 1_000_000,
+  }));
+  const exact = lines.reduce((n, l) => n + BigInt(l.tokens) * BigInt(l.perMTokMicroUsd), 0n);
+  const rounded = Number(exact / 1_000_000n + (exact % 1_000_000n === 0n ? 0n : 1n));
+  return { lines, sumMicroUsd: Number(exact) / 1_000_000, roundedMicroUsd: rounded };
+}
 
 export async function requestDetail(db: DB, accountId: string, requestId: string) {
   const [r] = await db
@@ -69,6 +109,7 @@ export async function requestDetail(db: DB, accountId: string, requestId: string
   }
   return {
     request: { ...fields, createdAt: createdAt.toISOString() },
+    textCost: textCostLines(r),
     key: key ?? null,
     upstream: upstream ?? null,
     ledger,
