@@ -14,6 +14,10 @@ import type { requestLogs } from "../../db/schema";
 
 type LogRow = typeof requestLogs.$inferInsert;
 
+/** The log row's note when a cost was not a finite number and the whole hold was charged instead. */
+export const UNKNOWN_COST_NOTE = "the cost could not be computed: the whole hold was charged";
+export const withNote = (note: string | null | undefined, add: string) => (note ? `${note}; ${add}` : add);
+
 /** SQLSTATE classes and codes worth retrying unchanged. */
 export function isTransient(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
@@ -60,7 +64,7 @@ export function repairLogRow(row: LogRow, err: unknown): LogRow {
     ...row,
     model: text(row.model),
     errorCode: text(row.errorCode),
-    usageNote: text(row.usageNote) ? `${text(row.usageNote)}; ${note}` : note,
+    usageNote: withNote(text(row.usageNote), note),
     routing: text(row.routing),
     inputTokens: count(row.inputTokens),
     outputTokens: count(row.outputTokens),

@@ -178,4 +178,17 @@ describe("settleBatch", () => {
     expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 90_000, heldMicroUsd: 0 });
     expect(await ledgerSum(db, a.accountId)).toBe(90_000);
   });
+
+  it("a cost that is not a number charges the whole hold, and the log row says so", async () => {
+    const a = await account(100_000);
+    const batcher = new SettleBatcher(db);
+    const r = await reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 });
+    if (!r.ok) throw new Error("refused");
+    const it1 = item(a, r.holdId, Number.NaN);
+    const res = await batcher.settle(it1);
+    expect(res).toMatchObject({ settled: true, chargedMicroUsd: 1000 });
+    expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 99_000, heldMicroUsd: 0 });
+    const [log] = await db.select().from(requestLogs).where(eq(requestLogs.requestId, it1.requestId));
+    expect(log!.usageNote).toContain("whole hold was charged");
+  });
 });

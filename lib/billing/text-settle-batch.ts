@@ -12,7 +12,7 @@ import type { requestLogs } from "../../db/schema";
 import { logger } from "../logger";
 import { balanceView, type BalanceView } from "./balance-view";
 import { accountsFirst } from "./lock-order";
-import { retryTransient, settleWithRepair } from "./settle-retry";
+import { retryTransient, settleWithRepair, UNKNOWN_COST_NOTE, withNote } from "./settle-retry";
 
 export interface BatchSettlement {
   /** The request's own hold row, or (with `lease`) the lease row its hold was taken from. */
@@ -67,6 +67,7 @@ export class SettleBatcher {
   }
 
   submit(item: BatchSettlement): Submitted {
+    if (!Number.isFinite(item.costMicroUsd)) item = { ...item, log: { ...item.log, usageNote: withNote(item.log.usageNote, UNKNOWN_COST_NOTE) } };
     const issued = Math.min(chargeOf(item), item.lease?.heldMicroUsd ?? Infinity);
     const balanceAfter = this.view.charge(item.accountId, issued);
     const result = new Promise<BatchResult>((resolve, reject) => {

@@ -8,7 +8,7 @@ import type { DB } from "../../../db/client";
 import { requestLogs, type ModelPrice } from "../../../db/schema";
 import { formatUsd } from "../../billing/money";
 import { reserve, settleInTx } from "../../billing/holds";
-import { settleWithRepair } from "../../billing/settle-retry";
+import { settleWithRepair, UNKNOWN_COST_NOTE, withNote } from "../../billing/settle-retry";
 import { errors, type ApiError } from "../errors";
 import type { RouteContext } from "../types";
 
@@ -63,7 +63,9 @@ export async function settleMedia(
   log: MediaLogFields,
 ): Promise<{ chargedMicroUsd: number; headers: Record<string, string> }> {
   // Retried, and with a repaired log row if the row was refused (settle-retry.ts): never a lost charge.
-  const result = await settleWithRepair(logRow(ctx, log), (row) =>
+  const row0 = logRow(ctx, log);
+  if (!Number.isFinite(costMicroUsd)) row0.usageNote = withNote(row0.usageNote, UNKNOWN_COST_NOTE);
+  const result = await settleWithRepair(row0, (row) =>
     db.transaction(async (tx) => {
       const s = await settleInTx(tx, {
         holdId: hold.holdId,
