@@ -136,6 +136,28 @@ describe("background responses", () => {
     expect(again.map((e) => e.sequence_number)).toEqual(seqs);
   });
 
+  it("resumes on another instance while the run goes on", async () => {
+    const other = await startTestServer({ config: textGatewayConfig({ openai: fakes.openai.baseUrl, anthropic: fakes.anthropic.baseUrl, gemini: fakes.gemini.baseUrl, openaiKey: OPENAI_FAKE_KEY, anthropicKey: ANTHROPIC_FAKE_KEY, geminiKey: GEMINI_FAKE_KEY }), shareWith: server });
+    try {
+      fakes.anthropic.reset({ text: Array.from({ length: 30 }, (_, i) => `w${i}`).join(" "), eventDelayMs: 100 });
+      const stream = await oa().responses.create({ model: "chat-anthropic", input: "count", background: true, stream: true });
+      const first: any[] = [];
+      for await (const ev of stream) {
+        first.push(ev);
+        if (first.length === 4) break;
+      }
+      const id = first[0].response.id;
+      const elsewhere = new OpenAI({ apiKey: key, baseURL: `${other.url}/v1`, maxRetries: 0 });
+      const rest: any[] = [];
+      for await (const ev of await elsewhere.responses.retrieve(id, { stream: true, starting_after: first[3].sequence_number })) rest.push(ev);
+      const seqs = [...first, ...rest].map((e) => e.sequence_number);
+      expect(seqs).toEqual(seqs.map((_, i) => i));
+      expect(rest.at(-1).type).toBe("response.completed");
+    } finally {
+      await other.dispose();
+    }
+  });
+
   it("refuses what cannot work, clearly", async () => {
     const e1 = await oa().responses.create({ model: "chat-openai", input: "x", background: true, store: false }).catch((x) => x);
     expect(e1.status).toBe(400);

@@ -153,13 +153,17 @@ export async function runBackground(db: DB, id: string): Promise<void> {
   let failure: ApiError | null = null;
   let cancelled = false;
   // The touch: proof of life for the sweeper, and news of a cancel made elsewhere.
+  let persisted = 0;
   const timer = setInterval(() => {
+    // The events so far go with the touch, so a resume on another instance follows the run.
+    const events = l.events.length > persisted ? l.events.slice() : null;
     void db
       .update(storedResponses)
-      .set({ updatedAt: new Date() })
+      .set({ updatedAt: new Date(), ...(events ? { sealedEvents: encryptSecret(JSON.stringify(events)) } : {}) })
       .where(and(eq(storedResponses.id, id), eq(storedResponses.status, "in_progress")))
       .returning({ id: storedResponses.id })
       .then((r) => {
+        if (events && r.length) persisted = events.length;
         if (!r.length && !l.abort.signal.aborted) {
           cancelled = true;
           l.abort.abort();
@@ -251,8 +255,8 @@ function seqOf(event: string): number {
 }
 
 /**
- * The events of a background response after `startingAfter`, following it live while it runs
- * (on this instance; another instance's run is waited for, then replayed from its row).
+ * The events of a background response after `startingAfter`, following it live while it runs:
+ * from memory on the instance that runs it, from the row (events saved every second) elsewhere.
  */
 export async function* follow(db: DB, accountId: string, id: string, startingAfter: number): AsyncGenerator<string> {
   const l = live().get(id);
@@ -267,15 +271,18 @@ export async function* follow(db: DB, accountId: string, id: string, startingAft
       await new Promise<void>((r) => l.waiters.add(r));
     }
   }
+  let sent = 0;
   for (let waited = 0; waited < 30 * 60_000; waited += 250) {
-    const r = await getStoredResponse(db, accountId, id, { retryMiss: false });
-    if (!r) return;
-    if (r.status !== "queued" && r.status !== "in_progress") break;
+    const [row] = await db
+      .select({ status: storedResponses.status, events: storedResponses.sealedEvents })
+      .from(storedResponses)
+      .where(and(eq(storedResponses.id, id), eq(storedResponses.accountId, accountId)));
+    if (!row) return;
+    const events = row.events ? (JSON.parse(decryptSecret(row.events)) as string[]) : [];
+    for (; sent < events.length; sent++) if (seqOf(events[sent]!) > startingAfter) yield events[sent]!;
+    if (row.status !== "queued" && row.status !== "in_progress") return;
     await new Promise((res) => setTimeout(res, 250));
   }
-  const [row] = await db.select({ events: storedResponses.sealedEvents }).from(storedResponses).where(and(eq(storedResponses.id, id), eq(storedResponses.accountId, accountId)));
-  const events = row?.events ? (JSON.parse(decryptSecret(row.events)) as string[]) : [];
-  for (const e of events) if (seqOf(e) > startingAfter) yield e;
 }
 
 /** POST /v1/responses/{id}/cancel. */
