@@ -5,6 +5,7 @@
  */
 import { performance } from "node:perf_hooks";
 import type { DB } from "../../db/client";
+import { sql } from "drizzle-orm";
 import { requestLogs } from "../../db/schema";
 import { errors } from "../gateway/errors";
 import { env } from "../env";
@@ -55,7 +56,15 @@ export function textBilling(db: DB, ctx: RouteContext, routePath: string): TextB
         ? await leases.reserve(p.accountId, p.keyId, amountMicroUsd).then((g) => (g.ok ? { ok: true as const, holdId: leaseHoldId(g.leaseId, g.amountMicroUsd) } : g))
         : await reserveOnce(db, { accountId: p.accountId, keyId: p.keyId, amountMicroUsd, ttlMs: TEXT_HOLD_TTL_MS });
       if (r.ok) return { ok: true, holdId: r.holdId };
-      return { ok: false, error: r.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota() };
+      if (r.reason === "key_limit_exceeded") return { ok: false, error: errors.keyLimitExceeded() };
+      // Off the hot path: only a refused request reads what it could have had — the free balance
+      // plus the account's leases, which a claim hands back (text-lease.ts).
+      const free = (await db.execute(sql`
+        select (select balance_micro_usd - held_micro_usd from accounts where id = ${p.accountId})
+             + coalesce((select sum(amount_micro_usd) from holds where account_id = ${p.accountId} and instance_id is not null), 0) as spendable`)) as unknown as {
+        rows: { spendable: string | number | null }[];
+      };
+      return { ok: false, error: errors.insufficientQuota(), availableMicroUsd: Math.max(0, Number(free.rows[0]?.spendable ?? 0)) };
     },
     async settle(s, opts) {
       const row = logRow(ctx, routePath, s);

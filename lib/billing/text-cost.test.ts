@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { textClassPrices, textCostMicro, textHoldMicro, textPriceSnapshot } from "./text-cost";
+import { affordableMaxTokens, textClassPrices, textCostMicro, textHoldMicro, textPriceSnapshot } from "./text-cost";
 
 describe("textCostMicro", () => {
   it.each([
@@ -65,3 +65,17 @@ describe("price snapshot", () => {
 function sonnetLike() {
   return { inputPerMTok: 3_000_000, outputPerMTok: 15_000_000, cacheReadPerMTok: 300_000, cacheWrite5mPerMTok: 3_750_000, cacheWrite1hPerMTok: 6_000_000 };
 }
+
+describe("affordableMaxTokens", () => {
+  const price = { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 }; // 1 and 2 µUSD per token
+  it("is the largest cap whose hold fits, exactly at the boundary", () => {
+    // prompt 100 tokens = 100 µUSD; 1,000 µUSD available leaves 900 µUSD = 450 output tokens.
+    expect(affordableMaxTokens(100, 1000, price)).toBe(450);
+    expect(textHoldMicro(100, 450, price)).toBe(1000);
+    expect(textHoldMicro(100, 451, price)).toBeGreaterThan(1000);
+  });
+  it("is 0 when even the prompt does not fit, and takes the dearest prompt class", () => {
+    expect(affordableMaxTokens(2000, 1000, price)).toBe(0);
+    expect(affordableMaxTokens(100, 1000, { ...price, cacheWrite1hPerMTok: 4_000_000 })).toBe(300);
+  });
+});

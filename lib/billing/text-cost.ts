@@ -63,6 +63,22 @@ export function textCostMicro(tokens: TokenCounts, price: ModelPrice): number {
  * upstream reads from or writes to its cache and however much of the output is reasoning. Each
  * bound is priced at the highest price its tokens can be billed at.
  */
+/**
+ * The largest output cap whose hold fits `availableMicroUsd` with this prompt bound (0 when even
+ * the prompt does not fit): what a 402 suggests instead of a bare "insufficient balance".
+ */
+export function affordableMaxTokens(promptTokenBound: number, availableMicroUsd: number, price: ModelPrice): number {
+  const p = textClassPrices(price);
+  const promptPrice = BigInt(Math.max(p.inputPerMTok, p.cacheReadPerMTok, p.cacheWrite5mPerMTok, p.cacheWrite1hPerMTok));
+  const outputPrice = BigInt(Math.max(p.outputPerMTok, p.reasoningPerMTok));
+  // hold = ⌈(prompt × promptPrice + cap × outputPrice) / 1e6⌉ ≤ available  ⇔  the sum ≤ available × 1e6.
+  const room = BigInt(Math.floor(availableMicroUsd)) * 1_000_000n - BigInt(promptTokenBound) * promptPrice;
+  if (room < 0n) return 0;
+  if (outputPrice === 0n) return Number.MAX_SAFE_INTEGER;
+  const cap = room / outputPrice;
+  return cap > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(cap);
+}
+
 export function textHoldMicro(promptTokenBound: number, maxOutputTokens: number, price: ModelPrice): number {
   const p = textClassPrices(price);
   const promptPrice = Math.max(p.inputPerMTok, p.cacheReadPerMTok, p.cacheWrite5mPerMTok, p.cacheWrite1hPerMTok);

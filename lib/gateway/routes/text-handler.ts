@@ -5,7 +5,7 @@
  */
 import type { ModelPrice } from "../../../db/schema";
 import { formatUsd } from "../../billing/money";
-import { textCostMicro, textHoldMicro, textPriceSnapshot } from "../../billing/text-cost";
+import { affordableMaxTokens, textCostMicro, textHoldMicro, textPriceSnapshot } from "../../billing/text-cost";
 import type { Usage } from "../canonical";
 import { errorResponse, errors, type ApiError } from "../errors";
 import type { GatewayResponse } from "../http";
@@ -125,7 +125,10 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   const bound = anyPassthrough ? rawBodyTokenBound(tc.bodyBytes, req) : promptTokenBound(req);
   const hold = textHoldMicro(bound, req.maxOutputTokens, price);
   const reserved = await deps.billing.reserve(hold);
-  if (!reserved.ok) return reject(reserved.error, "rejected", req.model, usable[0]!);
+  if (!reserved.ok) {
+    const err = reserved.availableMicroUsd === undefined ? reserved.error : whatWouldFit(reserved.error, protocol, bound, req.maxOutputTokens, hold, reserved.availableMicroUsd, price);
+    return reject(err, "rejected", req.model, usable[0]!);
+  }
   const holdId = reserved.holdId;
 
   const costOf = (u: Usage) => Math.min(hold, textCostMicro(u, price));
@@ -295,4 +298,16 @@ function modelOf(body: unknown, opts?: ParseOptions): string | null {
   if (opts?.pathModel) return opts.pathModel;
   const m = (body as { model?: unknown } | null)?.model;
   return typeof m === "string" ? m.slice(0, 200) : null;
+}
+
+/** A 402 that helps: what the request could cost, what is available, and the cap that would fit. */
+function whatWouldFit(err: ApiError, protocol: InboundProtocol, promptBound: number, maxTokens: number, hold: number, available: number, price: ModelPrice): ApiError {
+  const field = protocol.fieldName("max_tokens");
+  // Headroom for the cap field the client adds: a passthrough's bound counts every body byte.
+  const fits = Math.min(affordableMaxTokens(promptBound + 64, available, price), maxTokens - 1);
+  const advice = fits >= 1 ? `Set ${field} to at most ${fits}, or add funds under Billing.` : "Add funds under Billing.";
+  return {
+    ...err,
+    message: `Insufficient balance: this request could cost up to $${formatUsd(hold)} (a prompt of up to ${promptBound} tokens and ${field} ${maxTokens}), and $${formatUsd(available)} is available. ${advice}`,
+  };
 }

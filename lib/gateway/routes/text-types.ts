@@ -37,7 +37,10 @@ export interface TextSettlement {
   replayedItems?: number;
 }
 
-export type ReserveOutcome = { ok: true; holdId: string } | { ok: false; error: ApiError };
+export type ReserveOutcome =
+  | { ok: true; holdId: string }
+  /** A 402 for the balance says what was available, so the answer can say what would fit. */
+  | { ok: false; error: ApiError; availableMicroUsd?: number };
 
 export interface TextBilling {
   /** Holds the worst case; a refusal (402) must leave no trace but the log row. */
