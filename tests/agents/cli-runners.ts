@@ -112,6 +112,7 @@ export function command(r: CliRun): { cmd: string; args: string[]; env: Record<s
           `request_max_retries = 0`,
           `stream_max_retries = 0`,
           // Unknown (gateway) model ids get Codex's fallback tool set, without apply_patch.
+          // (apply_patch comes with model ids Codex knows, see agent-config.ts.)
           // Features that reach chatgpt.com / github.com (plugins, apps, updates) are off.
           `[features]`,
           ...["plugins", "remote_plugin", "plugin_sharing", "apps", "in_app_updates", "skill_mcp_dependency_install", "unbounded_connection_retries"].map((f) => `${f} = false`),

@@ -47,6 +47,9 @@ const bad = (message: string): Refusal => ({ status: 400, message });
 /** Tools the CLIs write files with, in order of preference, and their argument shapes. */
 const WRITERS = ["Write", "write_file", "write", "apply_patch", "exec_command", "shell"];
 
+/** Marks a Responses `custom` (freeform) tool in Turn.tools. */
+const CUSTOM = Symbol("custom");
+
 function writerArgs(name: string, task: AgentTask, schema: any): string {
   const abs = `${task.dir}/${task.file}`;
   if (name === "Write" || name === "write_file") return JSON.stringify({ file_path: abs, content: task.content });
@@ -60,6 +63,7 @@ function writerArgs(name: string, task: AgentTask, schema: any): string {
     .split("\n")
     .map((l) => `+${l}`)
     .join("\n")}\n*** End Patch\n`;
+  if (schema === CUSTOM) return patch; // a Responses custom tool takes the raw text
   const props = Object.keys(schema?.properties ?? {});
   return JSON.stringify({ [props[0] ?? "input"]: patch });
 }
@@ -197,6 +201,77 @@ function geminiTools(body: any): Map<string, any> {
   return out;
 }
 
+// ── OpenAI Responses ────────────────────────────────────────────────────────────────────────
+
+/** Every call item answered by its output item (and no output without its call), as OpenAI checks. */
+function responsesRefusal(body: any): Refusal {
+  const items: any[] = Array.isArray(body?.input) ? body.input : [];
+  const calls = new Set(items.filter((i) => i.type === "function_call" || i.type === "custom_tool_call").map((i) => i.call_id));
+  const outputs = new Set(items.filter((i) => i.type === "function_call_output" || i.type === "custom_tool_call_output").map((i) => i.call_id));
+  for (const id of outputs) if (!calls.has(id)) return bad(`No tool call found for function call output with call_id ${id}.`);
+  for (const id of calls) if (!outputs.has(id)) return bad(`No tool output found for function call ${id}.`);
+  return null;
+}
+
+const rEv = (seq: { n: number }, type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq.n++, ...data })}\n\n`;
+
+function responsesOutput(s: TextScript, custom: Set<string>): Record<string, unknown>[] {
+  const items: Record<string, unknown>[] = [];
+  if (s.text) items.push({ id: `msg_${nextId()}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: s.text, annotations: [], logprobs: [] }] });
+  for (const t of s.toolCalls)
+    items.push(
+      custom.has(t.name)
+        ? { id: `ctc_${nextId()}`, type: "custom_tool_call", status: "completed", call_id: t.id, name: t.name, input: t.arguments }
+        : { id: `fc_${nextId()}`, type: "function_call", status: "completed", call_id: t.id, name: t.name, arguments: t.arguments },
+    );
+  return items;
+}
+
+function responsesObject(body: any, id: string, status: string, output: unknown[], s: TextScript | null) {
+  return {
+    id, object: "response", created_at: 1741476542, status, error: null, incomplete_details: null, model: body.model, output,
+    parallel_tool_calls: body.parallel_tool_calls ?? true, tool_choice: body.tool_choice ?? "auto", tools: body.tools ?? [], store: false,
+    usage: s?.usage ? { input_tokens: s.usage.input, input_tokens_details: { cached_tokens: 0 }, output_tokens: s.usage.output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: s.usage.input + s.usage.output } : null,
+  };
+}
+
+function responsesProtocol(custom: Set<string>): Protocol {
+  return {
+    match: (path, body) => (path === "/v1/responses" ? { stream: body?.stream === true } : null),
+    keyOf: (req) => req.headers.authorization?.replace(/^Bearer /, ""),
+    errorBody: (status, message) => ({ error: { message, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code: null } }),
+    json: (s, body) => responsesObject(body, `resp_${nextId()}`, "completed", responsesOutput(s, custom), s),
+    events: (s, body) => {
+      const seq = { n: 0 };
+      const id = `resp_${nextId()}`;
+      const out = responsesOutput(s, custom);
+      const events = [rEv(seq, "response.created", { response: responsesObject(body, id, "in_progress", [], null) })];
+      out.forEach((item, index) => {
+        if (item.type === "message") {
+          const text = s.text;
+          events.push(rEv(seq, "response.output_item.added", { output_index: index, item: { ...item, status: "in_progress", content: [] } }));
+          events.push(rEv(seq, "response.content_part.added", { item_id: item.id, output_index: index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }));
+          events.push(rEv(seq, "response.output_text.delta", { item_id: item.id, output_index: index, content_index: 0, delta: text, logprobs: [] }));
+          events.push(rEv(seq, "response.output_text.done", { item_id: item.id, output_index: index, content_index: 0, text, logprobs: [] }));
+          events.push(rEv(seq, "response.content_part.done", { item_id: item.id, output_index: index, content_index: 0, part: { type: "output_text", text, annotations: [] } }));
+        } else if (item.type === "custom_tool_call") {
+          events.push(rEv(seq, "response.output_item.added", { output_index: index, item: { ...item, input: "", status: "in_progress" } }));
+          events.push(rEv(seq, "response.custom_tool_call_input.delta", { item_id: item.id, output_index: index, delta: item.input }));
+          events.push(rEv(seq, "response.custom_tool_call_input.done", { item_id: item.id, output_index: index, input: item.input }));
+        } else {
+          events.push(rEv(seq, "response.output_item.added", { output_index: index, item: { ...item, arguments: "", status: "in_progress" } }));
+          events.push(rEv(seq, "response.function_call_arguments.delta", { item_id: item.id, output_index: index, delta: item.arguments }));
+          events.push(rEv(seq, "response.function_call_arguments.done", { item_id: item.id, output_index: index, arguments: item.arguments }));
+        }
+        events.push(rEv(seq, "response.output_item.done", { output_index: index, item }));
+      });
+      events.push(rEv(seq, "response.completed", { response: responsesObject(body, id, "completed", out, s) }));
+      return events;
+    },
+    truncateAt: (events) => Math.max(1, events.length - 1),
+  };
+}
+
 // ── Starting them ───────────────────────────────────────────────────────────────────────────
 
 function agentFake(
@@ -273,6 +348,25 @@ export function startAgentGemini(key: string): Promise<AgentFake> {
           return { name: t.name, arguments: t.arguments, signature };
         }),
       };
+    },
+  }));
+}
+
+export function startAgentResponses(key: string): Promise<AgentFake> {
+  let n = 0;
+  const custom = new Set<string>();
+  return agentFake(responsesProtocol(custom), key, "/v1", (fake) => ({
+    refuse: (_req, body) => responsesRefusal(body),
+    scriptFor: (script, body) => {
+      const items: any[] = Array.isArray(body.input) ? body.input : [];
+      const tools = new Map<string, any>();
+      for (const t of body.tools ?? []) {
+        if (t.type === "function") tools.set(t.name, t.parameters);
+        if (t.type === "custom") (tools.set(t.name, CUSTOM), custom.add(t.name));
+      }
+      const last = items.at(-1)?.type;
+      const s = decide(script, fake(), { afterTool: last === "function_call_output" || last === "custom_tool_call_output", tools }, ++n);
+      return { ...s, toolCalls: s.toolCalls.map((t) => ({ ...t, id: `call_${nextId()}` })) };
     },
   }));
 }
