@@ -54,9 +54,11 @@ test("top up $10 through Stripe Checkout", async ({}, info) => {
   await expect(page.getByText(/encrypted, for 30 days/)).toBeVisible();
   const store = page.getByTestId("store-responses");
   await expect(store).toBeChecked();
-  await store.uncheck();
+  // click, not check(): the box is controlled by the saved setting, so it flips when the save answers.
+  await store.click();
   await expect(page.getByText(/Nothing is stored/)).toBeVisible();
-  await store.check();
+  await expect(store).not.toBeChecked();
+  await store.click();
   await expect(store).toBeChecked();
   await page.getByLabel("Or another amount (USD)").fill("3");
   await page.getByTestId("checkout-button").click();
@@ -318,6 +320,26 @@ test("the request inspector shows one request", async ({}, info) => {
   await expect(drawer).toBeHidden();
 });
 
+test("tabs follow the arrow keys; favicon; a styled 404", async ({ request }) => {
+  await page.goto("/admin");
+  const users = page.getByRole("tab", { name: "Users" });
+  await users.focus();
+  await page.keyboard.press("ArrowRight");
+  await expect(page.getByRole("tab", { name: "Upstreams" })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tab", { name: "Upstreams" })).toBeFocused();
+  await page.keyboard.press("End");
+  await expect(page.getByRole("tab", { name: "Audit log" })).toHaveAttribute("aria-selected", "true");
+  await page.keyboard.press("ArrowRight"); // wraps around
+  await expect(page.getByRole("tab", { name: "Users" })).toHaveAttribute("aria-selected", "true");
+  const icon = await request.get(`${BASE()}/favicon.ico`);
+  expect(icon.status()).toBe(200);
+  const missing = await page.goto("/no-such-page");
+  expect(missing?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Page not found" })).toBeVisible();
+  await page.getByRole("link", { name: "Go to the console" }).click();
+  await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
+});
+
 test("sign out, a wrong password, sign in again", async ({}, info) => {
   await page.getByRole("button", { name: "Sign out" }).first().click();
   await expect(page).toHaveURL(/\/signin/);
@@ -325,6 +347,8 @@ test("sign out, a wrong password, sign in again", async ({}, info) => {
   await page.getByLabel("Password").fill("not the password");
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByText("Wrong email or password.")).toBeVisible();
+  await page.getByText("Forgot your password?").click();
+  await expect(page.getByTestId("forgot-password")).toContainText(`user set-password --email ${email}`);
   await shot(page, info, "signin-error");
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();

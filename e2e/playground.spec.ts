@@ -90,6 +90,13 @@ test("a chat reply streams in word by word, then shows tokens, cost and time to 
   await expect(usage.getByTestId("usage-cost")).toHaveText(/^\$0\.0\d*[1-9]\d*$/);
   await expect(usage).toContainText(/TTFT [\d,]+ ms/);
   await shot(page, info, "chat-done");
+  // The reply opens the request inspector on its own request.
+  await usage.getByTestId("reply-details").click();
+  const drawer = page.getByRole("dialog", { name: "Request" });
+  await expect(drawer).toContainText("Playground");
+  await expect(drawer.getByTestId("inspector-cost")).toHaveText(/^\$0\.\d{6}$/);
+  await page.keyboard.press("Escape");
+  await expect(drawer).toBeHidden();
 });
 
 test("Stop ends the reply; the usage row shows the partial tokens billed", async ({}, info) => {

@@ -6,6 +6,7 @@ import { AuditTab } from "./audit-tab";
 import { ModelsTab } from "./models-tab";
 import { UpstreamsTab } from "./upstreams-tab";
 import { UsersTab } from "./users-tab";
+import { tabListKeys } from "../ui/tabs";
 
 const TABS = [
   { id: "users", label: "Users" },
@@ -22,13 +23,14 @@ export function AdminPage() {
   return (
     <>
       <PageHeader title="Admin" description="Users and balances, upstream providers, models and prices. Changes apply to the running gateway at once and are recorded in the audit log." />
-      <div role="tablist" aria-label="Admin sections" className="mb-6 flex gap-1 overflow-x-auto border-b border-zinc-200">
+      <div role="tablist" onKeyDown={tabListKeys} aria-label="Admin sections" className="mb-6 flex gap-1 overflow-x-auto border-b border-zinc-200">
         {TABS.map((t) => (
           <button
             key={t.id}
             role="tab"
             type="button"
             aria-selected={tab === t.id}
+              tabIndex={tab === t.id ? 0 : -1}
             onClick={() => router.replace(`${pathname}?tab=${t.id}`)}
             className={cx("-mb-px whitespace-nowrap border-b-2 px-3 py-2 text-sm font-medium", tab === t.id ? "border-zinc-900 text-zinc-900" : "border-transparent text-zinc-500 hover:text-zinc-800")}
           >

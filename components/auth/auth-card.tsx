@@ -10,10 +10,10 @@ export function AuthCard({ title, subtitle, children, footer }: { title: string;
       </Link>
       <main className="w-full max-w-sm rounded-lg border border-zinc-200 bg-white p-6 shadow-sm sm:p-8">
         <h1 className="text-lg font-semibold tracking-tight text-zinc-900">{title}</h1>
-        {subtitle && <p className="mt-1 text-sm text-zinc-500">{subtitle}</p>}
+        {subtitle && <p className="mt-1 text-sm text-zinc-600">{subtitle}</p>}
         <div className="mt-6">{children}</div>
       </main>
-      {footer && <p className="mt-6 text-sm text-zinc-500">{footer}</p>}
+      {footer && <p className="mt-6 text-sm text-zinc-600">{footer}</p>}
     </div>
   );
 }

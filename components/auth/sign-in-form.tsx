@@ -60,6 +60,17 @@ export function SignInForm({ initialError, callbackUrl }: { initialError?: strin
       <Button type="submit" className="w-full" loading={busy}>
         Sign in
       </Button>
+      {/* No email is sent by this gateway yet, so a reset goes through its operator. */}
+      <details className="text-sm text-zinc-600" data-testid="forgot-password">
+        <summary className="cursor-pointer font-medium text-zinc-700 hover:text-zinc-900">Forgot your password?</summary>
+        <p className="mt-2">
+          This gateway does not send email. Ask its administrator to set a new password: on the server, in the gateway&apos;s folder and with the server&apos;s{" "}
+          <code className="font-mono text-xs">DATABASE_URL</code>, they run
+        </p>
+        <pre className="mt-2 whitespace-pre-wrap break-all rounded-md bg-zinc-950 p-2 text-xs text-zinc-100">
+          <code>{`npm run admin -- user set-password --email ${email.trim() || "you@example.com"} --password '…'`}</code>
+        </pre>
+      </details>
     </form>
   );
 }

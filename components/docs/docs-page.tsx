@@ -7,6 +7,7 @@ import { cx } from "../ui/cx";
 import { PageHeader } from "../ui/page-header";
 import { ModelsCard } from "./models-card";
 import { quickstart, videoSnippet, WEBHOOK_VERIFY } from "./snippets";
+import { tabListKeys } from "../ui/tabs";
 
 const ERRORS: [string, string, string][] = [
   ["401", "invalid_token", "Key missing, wrong, revoked or expired. Check the Authorization header."],
@@ -51,7 +52,7 @@ export function DocsPage({ baseUrl }: { baseUrl: string }) {
         <Card>
           <CardHeader title="Quickstart" description="The same chat request over four protocols." />
           <CardBody>
-            <div role="tablist" aria-label="Client" className="mb-4 flex flex-wrap gap-1 border-b border-zinc-200">
+            <div role="tablist" onKeyDown={tabListKeys} aria-label="Client" className="mb-4 flex flex-wrap gap-1 border-b border-zinc-200">
               {snippets.map((s) => (
                 <button
                   key={s.id}
@@ -59,6 +60,7 @@ export function DocsPage({ baseUrl }: { baseUrl: string }) {
                   type="button"
                   id={`tab-${s.id}`}
                   aria-selected={tab === s.id}
+              tabIndex={tab === s.id ? 0 : -1}
                   aria-controls={`panel-${s.id}`}
                   onClick={() => setTab(s.id)}
                   className={cx("-mb-px border-b-2 px-3 py-2 text-sm font-medium", tab === s.id ? "border-zinc-900 text-zinc-900" : "border-transparent text-zinc-500 hover:text-zinc-800")}

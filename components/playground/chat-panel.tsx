@@ -14,6 +14,7 @@ import type { PlaygroundModel } from "@/lib/playground/models";
 import { CodePanel } from "./code-panel";
 import { ErrorCallout } from "./error-callout";
 import { streamChat, type ReplyStats } from "./stream-chat";
+import { useInspector } from "../inspector/request-inspector";
 
 interface Message {
   id: number;
@@ -219,6 +220,7 @@ function MessageView({ m }: { m: Message }) {
 
 function UsageRow({ m }: { m: Message }) {
   const s = m.stats;
+  const inspector = useInspector();
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-500" data-testid="reply-usage">
       {m.state === "stopped" && <Badge tone="amber">Stopped</Badge>}
@@ -233,6 +235,11 @@ function UsageRow({ m }: { m: Message }) {
         {m.model} · {CHAT_PROTOCOLS.find((p) => p.id === m.protocol)?.label}
         {s?.fromLog ? " · billed for what was generated" : ""}
       </span>
+      {m.requestId && (
+        <button type="button" className="font-medium text-zinc-700 underline hover:text-zinc-900" onClick={() => inspector.open(m.requestId!)} data-testid="reply-details">
+          Details
+        </button>
+      )}
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { ChatPanel } from "./chat-panel";
 import { ImagePanel } from "./image-panel";
 import { usePlaygroundModels } from "./use-playground";
 import { VideoPanel } from "./video-panel";
+import { tabListKeys } from "../ui/tabs";
 
 const TABS = [
   { id: "chat", label: "Chat" },
@@ -40,7 +41,7 @@ export function PlaygroundPage() {
     <>
       <style>{`@keyframes pgslide { 0% { transform: translateX(-100%); } 100% { transform: translateX(300%); } }`}</style>
       <PageHeader title="Playground" description="Try your models from the browser. Requests are billed to your balance and appear in Usage as playground requests; no API key needed." />
-      <div role="tablist" aria-label="Playground mode" className="mb-4 inline-flex rounded-lg border border-zinc-200 bg-white p-1 shadow-sm">
+      <div role="tablist" onKeyDown={tabListKeys} aria-label="Playground mode" className="mb-4 inline-flex rounded-lg border border-zinc-200 bg-white p-1 shadow-sm">
         {TABS.map((t) => (
           <button
             key={t.id}
@@ -48,6 +49,7 @@ export function PlaygroundPage() {
             type="button"
             id={`tab-${t.id}`}
             aria-selected={tab === t.id}
+              tabIndex={tab === t.id ? 0 : -1}
             aria-controls={`panel-${t.id}`}
             onClick={() => choose(t.id)}
             className={cx(
