@@ -30,12 +30,35 @@ export interface ImagePart {
   cacheControl?: CacheControl;
 }
 
-/** A call the model made. `arguments` is the JSON text (CC/RS carry strings, AM/GC objects). */
+/**
+ * A call the model made. `arguments` is the JSON text (CC/RS carry strings, AM/GC objects).
+ * `id` is the id the client sees (it may carry a Gemini signature, see protocols/signatures.ts).
+ */
 export interface ToolCallPart {
   type: "tool_call";
   id: string;
   name: string;
   arguments: string;
+  /** Gemini's thoughtSignature for this call: only ever sent back to a Gemini upstream. */
+  signature?: string;
+  /** How the client declared the tool: a Responses `custom` tool takes raw text, not JSON. */
+  kind?: "custom";
+}
+
+/** Who issued a piece of reasoning: its signature is only valid at that vendor. */
+export type ReasoningOrigin = "anthropic" | "gemini" | "openai" | "other";
+
+/**
+ * Reasoning the model showed (or hid: `redacted`). Replayed only to the vendor that issued it
+ * (Anthropic wants its signed thinking blocks back in tool loops); dropped for any other.
+ */
+export interface ReasoningPart {
+  type: "reasoning";
+  text: string;
+  origin: ReasoningOrigin;
+  signature?: string;
+  /** Anthropic redacted_thinking data. */
+  redacted?: string;
 }
 
 /** The caller's answer to a tool call. `name` is known when the protocol carries it (GC does). */
@@ -48,7 +71,7 @@ export interface ToolResultPart {
   cacheControl?: CacheControl;
 }
 
-export type ContentPart = TextPart | ImagePart | ToolCallPart | ToolResultPart;
+export type ContentPart = TextPart | ImagePart | ToolCallPart | ToolResultPart | ReasoningPart;
 
 /** System prompts live in CanonicalRequest.system; tool results ride in user turns. */
 export interface CanonicalMessage {
@@ -62,6 +85,40 @@ export interface CanonicalTool {
   /** JSON Schema of the arguments object; absent = no parameters. */
   parameters?: Record<string, unknown>;
   cacheControl?: CacheControl;
+  /**
+   * A Responses `custom` tool (free text input, optional grammar): other upstreams get a function
+   * with one string parameter `input`, and its calls come back as custom_tool_call items.
+   */
+  custom?: { format?: unknown };
+  /** A member of a Responses `namespace` tool: `name` is `<namespace>__<member>` upstream. */
+  namespace?: { name: string; member: string };
+}
+
+/**
+ * A tool the provider runs itself. Mapped to the target's own where one exists (web search ⇄
+ * Anthropic's web search tool ⇄ Gemini googleSearch), otherwise dropped as a hint.
+ */
+export interface HostedTool {
+  type: "web_search" | "code_execution" | "url_context" | "tool_search" | "other";
+  /** The client's own name for it, for the dropped-params header. */
+  label: string;
+}
+
+export type ReasoningEffort = "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+
+/**
+ * Reasoning controls of every protocol in one shape (docs/conversion-policy.md, "Reasoning"):
+ * AM `thinking`, GC `thinkingConfig`, CC `reasoning_effort`, RS `reasoning`.
+ */
+export interface ReasoningControl {
+  /** false: the client asked for no thinking (always accepted). */
+  enabled: boolean;
+  effort?: ReasoningEffort;
+  budgetTokens?: number;
+  /** The model decides how much (AM adaptive, GC thinkingBudget -1). */
+  adaptive?: boolean;
+  /** The client wants the reasoning text or a summary back. */
+  show?: boolean;
 }
 
 export type ToolChoice =
@@ -105,6 +162,11 @@ export interface CanonicalRequest {
   responseFormat?: ResponseFormat;
   /** End-user id for abuse tracking, where the protocols have one. */
   user?: string;
+  reasoning?: ReasoningControl;
+  hostedTools?: HostedTool[];
+  /** Hints (docs/conversion-policy.md): forwarded where the target has them, else dropped and named. */
+  verbosity?: string;
+  serviceTier?: string;
   stream: boolean;
   /** CC's stream_options.include_usage: whether the client wants the usage chunk. */
   includeUsage?: boolean;
@@ -154,7 +216,7 @@ export interface Usage {
   raw?: unknown;
 }
 
-export type OutputPart = TextPart | ToolCallPart;
+export type OutputPart = TextPart | ToolCallPart | ReasoningPart;
 
 export interface CanonicalResponse {
   id: string;
@@ -175,7 +237,11 @@ export interface CanonicalResponse {
 export type StreamEvent =
   | { type: "start"; id: string; model: string; inputTokens?: number }
   | { type: "text_delta"; text: string }
-  | { type: "tool_call_start"; index: number; id: string; name: string }
+  /** Reasoning text (AM thinking, GC thought parts, CC reasoning_content). */
+  | { type: "reasoning_delta"; text: string }
+  /** The end of one reasoning block, with what must be replayed to its issuer. */
+  | { type: "reasoning_end"; origin: ReasoningOrigin; signature?: string; redacted?: string }
+  | { type: "tool_call_start"; index: number; id: string; name: string; kind?: "custom" }
   | { type: "tool_call_delta"; index: number; arguments: string }
   /** Partial usage seen mid-stream (AM's message_start, GC's per-chunk counts); metering only. */
   | { type: "usage"; usage: Partial<Usage> }

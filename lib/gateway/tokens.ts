@@ -28,6 +28,8 @@ function partBound(p: ContentPart): number {
       return utf8Bytes(p.name) + utf8Bytes(p.arguments) + PER_MESSAGE_BOUND;
     case "tool_result":
       return p.content.reduce((n, c) => n + partBound(c), PER_MESSAGE_BOUND + (p.name ? utf8Bytes(p.name) : 0));
+    case "reasoning":
+      return utf8Bytes(p.text) + (p.signature?.length ?? 0) + (p.redacted?.length ?? 0) + PER_MESSAGE_BOUND;
   }
 }
 
@@ -77,6 +79,7 @@ export function estimatePromptTokens(req: CanonicalRequest): number {
       if (p.type === "text") n += estimateTokens(p.text);
       else if (p.type === "image") n += 765;
       else if (p.type === "tool_call") n += estimateTokens(p.name) + estimateTokens(p.arguments);
+      else if (p.type === "reasoning") n += estimateTokens(p.text);
       else for (const c of p.content) n += c.type === "text" ? estimateTokens(c.text) : 765;
     }
   }

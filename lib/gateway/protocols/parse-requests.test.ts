@@ -103,12 +103,12 @@ describe("responses → canonical", () => {
       { role: "user", parts: [{ type: "text", text: "q" }, { type: "image", source: { kind: "url", url: "https://x/y.png" } }] },
       { role: "assistant", parts: [{ type: "text", text: "a" }, { type: "tool_call", id: "call_1", name: "f", arguments: "{}" }] },
       { role: "user", parts: [{ type: "tool_result", callId: "call_1", content: [{ type: "text", text: "18C" }] }] },
+      { role: "assistant", parts: [{ type: "reasoning", origin: "other", text: "" }] },
     ]);
   });
   it.each([
     [{ model: "m", input: "x", previous_response_id: "resp_1" }, "previous_response_id"],
     [{ model: "m", input: "x", background: true }, "background"],
-    [{ model: "m", input: "x", tools: [{ type: "web_search" }] }, "tools[0].type"],
   ])("400 naming %j", (body, field) => {
     const r = responses.parseRequest(body);
     expect(!r.ok && r.error.param).toBe(field);
@@ -124,7 +124,7 @@ describe("responses → canonical", () => {
 });
 
 describe("messages → canonical", () => {
-  it("system blocks, tool_use and tool_result with is_error, thinking dropped but remembered", () => {
+  it("system blocks, tool_use and tool_result with is_error, thinking mapped and signed blocks kept", () => {
     const r = messages.parseRequest({
       model: "m",
       max_tokens: 10,
@@ -139,8 +139,15 @@ describe("messages → canonical", () => {
     });
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.value).toMatchObject({ system: "A\n\nB", maxOutputTokens: 10, stop: ["X"], unconvertible: ["thinking"] });
-    expect(r.value.messages[1]).toEqual({ role: "assistant", parts: [{ type: "tool_call", id: "toolu_1", name: "f", arguments: '{"a":1}' }] });
+    expect(r.value).toMatchObject({ system: "A\n\nB", maxOutputTokens: 10, stop: ["X"], reasoning: { enabled: true, budgetTokens: 1024, show: true } });
+    expect(r.value.unconvertible).toBeUndefined();
+    expect(r.value.messages[1]).toEqual({
+      role: "assistant",
+      parts: [
+        { type: "reasoning", origin: "anthropic", text: "hm", signature: "s" },
+        { type: "tool_call", id: "toolu_1", name: "f", arguments: '{"a":1}', signature: undefined },
+      ],
+    });
     expect(r.value.messages[2]!.parts[0]).toMatchObject({ type: "tool_result", callId: "toolu_1", isError: true });
   });
   it("tool_choice any → required, disable_parallel_tool_use → parallelToolCalls false", () => {
@@ -150,11 +157,19 @@ describe("messages → canonical", () => {
   it.each([
     [{ model: "m", messages: [{ role: "user", content: "x" }] }, "max_tokens"],
     [{ model: "m", max_tokens: 5, temperature: 1.5, messages: [{ role: "user", content: "x" }] }, "temperature"],
-    [{ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }], tools: [{ type: "web_search_20250305", name: "web_search" }] }, "tools[0].type"],
-    [{ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ type: "document", source: {} }] }] }, "messages[0].content[0].type"],
+    [{ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ type: "nope" }] }] }, "messages[0].content[0].type"],
   ])("400 naming %j", (body, field) => {
     const r = messages.parseRequest(body);
     expect(!r.ok && r.error.param).toBe(field);
+  });
+  it("provider-native blocks and tools parse (a passthrough forwards them); converted routes learn what they cannot carry", () => {
+    const r = messages.parseRequest({
+      model: "m",
+      max_tokens: 5,
+      messages: [{ role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "AA" } }, { type: "text", text: "x" }] }],
+      tools: [{ type: "web_search_20250305", name: "web_search" }, { type: "bash_20250124", name: "bash" }],
+    });
+    expect(r.ok && r.value).toMatchObject({ hostedTools: [{ type: "web_search" }], unconvertible: ["messages[0].content[0]", "tools[1] (bash_20250124)"] });
   });
 });
 
@@ -202,7 +217,7 @@ describe("generateContent → canonical", () => {
   it.each([
     [{ contents: [{ parts: [{ text: "x" }] }], generationConfig: { candidateCount: 2 } }, "generationConfig.candidateCount"],
     [{ contents: [{ role: "system", parts: [{ text: "x" }] }] }, "contents[0].role"],
-    [{ contents: [{ parts: [{ text: "x" }] }], tools: [{ googleSearch: {} }] }, "tools[0].googleSearch"],
+    [{ contents: [{ parts: [{ text: "x" }] }], generationConfig: { thinkingConfig: { thinkingLevel: "extreme" } } }, "generationConfig.thinkingConfig.thinkingLevel"],
     [{ contents: [] }, "contents"],
   ])("400 naming %j", (body, field) => {
     const r = generateContent.parseRequest(body, { pathModel: "gm" });

@@ -25,7 +25,10 @@ export type CanonicalField =
   | "tools"
   | "tool_choice"
   | "messages"
-  | "image";
+  | "image"
+  | "verbosity"
+  | "service_tier"
+  | "reasoning";
 
 export interface ParseOptions {
   /** generateContent carries the model in the path. */
@@ -54,7 +57,7 @@ export interface InboundProtocol {
   errorStyle: ErrorStyle;
   parseRequest(body: unknown, opts?: ParseOptions): Result<CanonicalRequest>;
   /** The client's own name for a canonical field, for 400 messages ("generationConfig.temperature"). */
-  fieldName(field: CanonicalField): string;
+  fieldName(field: CanonicalField | string): string;
   renderResponse(resp: CanonicalResponse, ctx: RenderContext): unknown;
   createStreamEncoder(ctx: RenderContext): StreamEncoder;
 }

@@ -10,12 +10,13 @@ import type { Usage } from "../canonical";
 import { errorResponse, errors, type ApiError } from "../errors";
 import type { GatewayResponse } from "../http";
 import { SSE_HEADERS, sseData, sseEvent } from "../protocols/sse";
+import { applyConversionPolicy } from "../protocols/policy";
 import type { InboundProtocol, ParseOptions } from "../protocols/types";
 import { promptTokenBound, rawBodyTokenBound, estimatePromptTokens } from "../tokens";
 import { UpstreamStreamError } from "../upstreams/sse-reader";
 import { textAdapterFor } from "../upstreams/text-adapters";
 import { withFailover } from "../upstreams/text-failover";
-import type { Inexpressible, PreparedCall, TextAdapter, TextRoute, UpstreamChunk } from "../upstreams/text-types";
+import type { ClientHeaders, Inexpressible, PreparedCall, TextAdapter, TextRoute, UpstreamChunk } from "../upstreams/text-types";
 import { affinityKey, orderByAffinity, rememberAffinity } from "./text-affinity";
 import { completeUsage, StreamMeter } from "./text-meter";
 import type { SettlementReason, TextDeps, TextSettlement } from "./text-types";
@@ -34,12 +35,19 @@ export interface TextCall {
   signal: AbortSignal;
   /** performance.now() at arrival. */
   startedAt: number;
+  /** The client's headers: a passthrough forwards vendor ones from an allow-list. */
+  headers?: ClientHeaders;
 }
 
 interface Plan {
   adapter: TextAdapter;
   call: PreparedCall;
+  /** Client field names dropped as hints for this route (x-gateway-dropped-params). */
+  dropped: string[];
 }
+
+/** Names every hint the serving route dropped (docs/conversion-policy.md). */
+export const DROPPED_PARAMS_HEADER = "x-gateway-dropped-params";
 
 export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayResponse> {
   const { protocol, signal } = tc;
@@ -83,6 +91,9 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   if (req.maxOutputTokens === undefined) {
     const defaults = routes.map((r) => r.defaultMaxTokens ?? 0).filter((n) => n > 0);
     req.maxOutputTokens = defaults.length ? Math.max(...defaults) : FALLBACK_MAX_OUTPUT_TOKENS;
+    // Never below the client's own thinking budget (thinking counts toward the cap).
+    const budget = req.reasoning?.enabled ? req.reasoning.budgetTokens : undefined;
+    if (budget !== undefined && budget >= req.maxOutputTokens) req.maxOutputTokens = budget + FALLBACK_MAX_OUTPUT_TOKENS;
   }
 
   const plans = new Map<TextRoute, Plan>();
@@ -92,16 +103,30 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     if (!adapter) continue;
     const passthrough = adapter.passthroughFor === protocol.name;
     let prepared: ReturnType<TextAdapter["prepare"]>;
-    if (!passthrough && req.unconvertible?.length)
+    let dropped: string[] = [];
+    if (passthrough) prepared = adapter.prepare(route, req, tc.body as Record<string, unknown>, tc.headers);
+    else if (req.unconvertible?.length)
       prepared = { ok: false, field: req.unconvertible[0]!, message: "cannot be converted to this model's upstream protocol" };
-    else prepared = adapter.prepare(route, req, passthrough ? (tc.body as Record<string, unknown>) : undefined);
-    if (prepared.ok) plans.set(route, { adapter, call: prepared.value });
+    else {
+      // The conversion policy: hints the target lacks are dropped (or refused on a strict model).
+      const policy = applyConversionPolicy(req, { caps: adapter.capabilities, upstreamModel: route.upstreamModel, strict: route.strict });
+      if (!policy.ok) prepared = policy;
+      else {
+        prepared = adapter.prepare(route, policy.request);
+        dropped = policy.dropped;
+        if (prepared.ok && prepared.value.dropped?.length) {
+          if (route.strict) prepared = { ok: false, field: prepared.value.dropped[0]!, message: "cannot be honoured by this model's upstream, and this model refuses hints (strict)" };
+          else dropped = [...dropped, ...prepared.value.dropped];
+        }
+      }
+    }
+    if (prepared.ok) plans.set(route, { adapter, call: prepared.value, dropped: dropped.map((f) => protocol.fieldName(f)) });
     else firstRefusal ??= prepared;
   }
   let usable = routes.filter((r) => plans.has(r));
   if (!usable.length) {
     const err = firstRefusal
-      ? errors.invalidRequest(`${protocol.fieldName(firstRefusal.field as never)}: ${firstRefusal.message}`, protocol.fieldName(firstRefusal.field as never))
+      ? errors.invalidRequest(`${protocol.fieldName(firstRefusal.field)}: ${firstRefusal.message}`, protocol.fieldName(firstRefusal.field))
       : errors.upstream("No upstream that can serve this model is configured.");
     return reject(err, firstRefusal ? "invalid_request" : "upstream_error", req.model, routes[0]!);
   }
@@ -148,7 +173,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     const plan = plans.get(r.route!)!;
     remember(r.route);
     const resp = r.value.response;
-    const usage = completeUsage(resp.usage, req, () => resp.content.map((p) => (p.type === "text" ? p.text : p.arguments)).join(""));
+    const usage = completeUsage(resp.usage, req, () => resp.content.map((p) => (p.type === "tool_call" ? p.arguments : p.text)).join(""));
     const cost = costOf(usage);
     const settled = await settle({ costMicroUsd: cost, reason: "completed", status: 200, route: r.route, ...usageFields(resp.usage, usage), ttftMs: elapsed() }, { early: true });
     let body: unknown;
@@ -158,6 +183,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
       body = r.value.raw;
     } else body = protocol.renderResponse({ ...resp, usage }, { model: req.model, request: req, costMicroUsd: settled.chargedMicroUsd });
     const headers: Record<string, string> = { "content-type": "application/json", "x-gateway-cost-usd": formatUsd(settled.chargedMicroUsd) };
+    if (plan.dropped.length) headers[DROPPED_PARAMS_HEADER] = plan.dropped.join(", ");
     if (settled.balanceAfterMicroUsd !== null) headers["x-gateway-balance-usd"] = formatUsd(settled.balanceAfterMicroUsd);
     return { status: 200, headers, body: JSON.stringify(body) };
   }
@@ -271,7 +297,9 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     }
   }
 
-  return { status: 200, headers: { ...SSE_HEADERS }, body: events() };
+  const headers: Record<string, string> = { ...SSE_HEADERS };
+  if (plan.dropped.length) headers[DROPPED_PARAMS_HEADER] = plan.dropped.join(", ");
+  return { status: 200, headers, body: events() };
 }
 
 /**

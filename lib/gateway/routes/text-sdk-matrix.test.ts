@@ -68,14 +68,20 @@ describe("errors and billing on the host", () => {
 
   it("same protocol passes unknown fields through; a converted route refuses what it cannot carry", async () => {
     fakes.anthropic.reset();
-    const body = { model: "m-anthropic", max_tokens: 50, thinking: { type: "enabled", budget_tokens: 1024 }, custom_field: { x: 1 }, messages: [{ role: "user", content: "hi" }] };
+    const body = {
+      model: "m-anthropic",
+      max_tokens: 50,
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      custom_field: { x: 1 },
+      messages: [{ role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "AA" } }, { type: "text", text: "hi" }] }],
+    };
     const ok = await fetch(`${host.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     expect(ok.status).toBe(200);
     expect(fakes.anthropic.generationRequests()[0]!.body).toMatchObject({ model: "up-m-anthropic", thinking: { type: "enabled", budget_tokens: 1024 }, custom_field: { x: 1 } });
     fakes.openai.reset();
     const bad = await fetch(`${host.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...body, model: "m-openai" }) });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as any).error.message).toMatch(/^thinking:/);
+    expect(((await bad.json()) as any).error.message).toMatch(/^messages\[0\]\.content\[0\]:/);
     expect(fakes.openai.generationRequests()).toHaveLength(0);
   });
 

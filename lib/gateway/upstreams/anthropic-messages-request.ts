@@ -1,13 +1,16 @@
 /** Canonical request → Anthropic Messages wire body (reference/messages.md, conversion.md). */
 import { argumentsToObject, type CanonicalRequest, type ImageSource } from "../canonical";
 import { anthropicCacheControl } from "../cache-control";
+import { anthropicThinking } from "../protocols/reasoning";
+import { bareToolId } from "../protocols/signatures";
+import { customToolAsFunction } from "./openai-chat-request";
 import type { Inexpressible } from "./text-types";
 
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 
 /** AM accepts only [A-Za-z0-9_-] in tool ids; the same mapping on both sides keeps pairs matched. */
 export function anthropicToolId(id: string): string {
-  const s = id.replace(/[^A-Za-z0-9_-]/g, "_");
+  const s = bareToolId(id).replace(/[^A-Za-z0-9_-]/g, "_");
   return s === "" ? "toolu_empty" : s;
 }
 
@@ -22,12 +25,17 @@ function isInexpressible(v: unknown): v is Inexpressible {
   return typeof v === "object" && v !== null && (v as { ok?: unknown }).ok === false;
 }
 
-export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): { ok: true; value: Record<string, unknown> } | Inexpressible {
+/** What a request builder dropped beyond the generic hints (named in x-gateway-dropped-params). */
+export interface Built {
+  ok: true;
+  value: Record<string, unknown>;
+  dropped?: string[];
+}
+
+export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): Built | Inexpressible {
+  void upstreamModel;
   if (req.temperature !== undefined && req.temperature > 1)
     return { ok: false, field: "temperature", message: `must be between 0 and 1 for this model, got ${req.temperature}` };
-  if (req.seed !== undefined) return { ok: false, field: "seed", message: "not supported by this model" };
-  if (req.presencePenalty !== undefined) return { ok: false, field: "presence_penalty", message: "not supported by this model" };
-  if (req.frequencyPenalty !== undefined) return { ok: false, field: "frequency_penalty", message: "not supported by this model" };
   if (req.responseFormat?.type === "json_object")
     return { ok: false, field: "response_format", message: "JSON mode is not supported by this model; use a JSON schema" };
   if (req.maxOutputTokens === undefined) return { ok: false, field: "max_tokens", message: "required by this model" };
@@ -37,7 +45,12 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): {
     const blocks: Record<string, unknown>[] = [];
     const results: Record<string, unknown>[] = [];
     for (const p of m.parts) {
-      if (p.type === "text") {
+      if (p.type === "reasoning") {
+        // Only Anthropic's own signed thinking goes back, and only in assistant turns.
+        if (p.origin !== "anthropic" || m.role !== "assistant") continue;
+        if (p.redacted) blocks.push({ type: "redacted_thinking", data: p.redacted });
+        else if (p.signature) blocks.push({ type: "thinking", thinking: p.text, signature: p.signature });
+      } else if (p.type === "text") {
         if (p.text !== "") blocks.push({ type: "text", text: p.text, ...anthropicCacheControl(p.cacheControl) });
       } else if (p.type === "image") {
         const b = imageBlock(p.source);
@@ -70,22 +83,40 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): {
   }
 
   const body: Record<string, unknown> = { model: upstreamModel, max_tokens: req.maxOutputTokens, messages };
+  const dropped: string[] = [];
+  const thinking = anthropicThinking(req);
+  if (thinking) {
+    body.thinking = thinking;
+    // With thinking on, Anthropic takes no temperature but 1, no top_k, top_p only from 0.95.
+    if (req.temperature !== undefined && req.temperature !== 1) dropped.push("temperature");
+    if (req.topK !== undefined) dropped.push("top_k");
+    if (req.topP !== undefined && req.topP < 0.95) dropped.push("top_p");
+  } else {
+    // Without thinking blocks, earlier ones in the history would be refused.
+    for (const m of messages) m.content = m.content.filter((b) => b.type !== "thinking" && b.type !== "redacted_thinking");
+  }
   // Cache breakpoints in the system prompt need it as blocks (the TTL included).
   const systemBlocks = req.systemBlocks?.filter((b) => b.text !== "");
   if (systemBlocks?.length) body.system = systemBlocks.map((b) => ({ type: "text", text: b.text, ...anthropicCacheControl(b.cacheControl) }));
   else if (req.system) body.system = req.system;
-  if (req.temperature !== undefined) body.temperature = req.temperature;
-  if (req.topP !== undefined) body.top_p = req.topP;
-  if (req.topK !== undefined) body.top_k = req.topK;
+  if (req.temperature !== undefined && !dropped.includes("temperature")) body.temperature = req.temperature;
+  if (req.topP !== undefined && !dropped.includes("top_p")) body.top_p = req.topP;
+  if (req.topK !== undefined && !dropped.includes("top_k")) body.top_k = req.topK;
   if (req.stop?.length) body.stop_sequences = req.stop;
   if (req.user) body.metadata = { user_id: req.user };
+  const tools: Record<string, unknown>[] = [];
   if (req.tools?.length && req.toolChoice?.type !== "none")
-    body.tools = req.tools.map((t) => ({
-      name: t.name,
-      ...(t.description ? { description: t.description } : {}),
-      input_schema: t.parameters ?? { type: "object", properties: {} },
-      ...anthropicCacheControl(t.cacheControl),
-    }));
+    for (const t of req.tools) {
+      const f = t.custom ? customToolAsFunction(t) : { description: t.description, parameters: t.parameters };
+      tools.push({
+        name: t.name,
+        ...(f.description ? { description: f.description } : {}),
+        input_schema: f.parameters ?? { type: "object", properties: {} },
+        ...anthropicCacheControl(t.cacheControl),
+      });
+    }
+  if (req.hostedTools?.some((t) => t.type === "web_search")) tools.push({ type: "web_search_20250305", name: "web_search" });
+  if (tools.length) body.tools = tools;
   if (req.toolChoice && req.tools?.length) {
     const tc = req.toolChoice;
     const choice: Record<string, unknown> =
@@ -95,5 +126,5 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): {
   } else if (req.parallelToolCalls === false && req.tools?.length) body.tool_choice = { type: "auto", disable_parallel_tool_use: true };
   if (req.responseFormat?.type === "json_schema") body.output_config = { format: { type: "json_schema", schema: req.responseFormat.schema } };
   if (req.stream) body.stream = true;
-  return { ok: true, value: body };
+  return { ok: true, value: body, dropped: dropped.length ? dropped : undefined };
 }

@@ -57,6 +57,9 @@ export function fromAnthropicResponse(json: Record<string, unknown>): CanonicalR
   const content: OutputPart[] = [];
   for (const b of json.content as Array<Record<string, unknown>>) {
     if (b.type === "text" && typeof b.text === "string") content.push({ type: "text", text: b.text });
+    else if (b.type === "thinking")
+      content.push({ type: "reasoning", origin: "anthropic", text: String(b.thinking ?? ""), signature: typeof b.signature === "string" ? b.signature : undefined });
+    else if (b.type === "redacted_thinking" && typeof b.data === "string") content.push({ type: "reasoning", origin: "anthropic", text: "", redacted: b.data });
     else if (b.type === "tool_use")
       content.push({ type: "tool_call", id: String(b.id ?? ""), name: String(b.name ?? ""), arguments: JSON.stringify(b.input ?? {}) });
   }
@@ -76,6 +79,8 @@ export function createAnthropicDecoder(publicModel: string) {
   let finished = false;
   let toolCount = 0;
   const blockTool = new Map<number, number>();
+  // Open thinking blocks by index: their signature arrives last, in a signature_delta.
+  const thinking = new Map<number, { signature?: string; redacted?: string }>();
 
   return {
     push(data: string, event: string | undefined): UpstreamChunk {
@@ -104,11 +109,28 @@ export function createAnthropicDecoder(publicModel: string) {
             blockTool.set(Number(json.index), idx);
             events.push({ type: "tool_call_start", index: idx, id: String(b.id ?? ""), name: String(b.name ?? "") });
           } else if (b?.type === "text" && typeof b.text === "string" && b.text !== "") events.push({ type: "text_delta", text: b.text });
+          else if (b?.type === "thinking") {
+            thinking.set(Number(json.index), { signature: typeof b.signature === "string" && b.signature ? b.signature : undefined });
+            if (typeof b.thinking === "string" && b.thinking !== "") events.push({ type: "reasoning_delta", text: b.thinking });
+          } else if (b?.type === "redacted_thinking") thinking.set(Number(json.index), { redacted: String(b.data ?? "") });
+          break;
+        }
+        case "content_block_stop": {
+          const t = thinking.get(Number(json.index));
+          if (t) {
+            thinking.delete(Number(json.index));
+            events.push({ type: "reasoning_end", origin: "anthropic", ...t });
+          }
           break;
         }
         case "content_block_delta": {
           const d = json.delta as Record<string, unknown> | undefined;
           if (d?.type === "text_delta" && typeof d.text === "string") events.push({ type: "text_delta", text: d.text });
+          else if (d?.type === "thinking_delta" && typeof d.thinking === "string" && d.thinking !== "") events.push({ type: "reasoning_delta", text: d.thinking });
+          else if (d?.type === "signature_delta" && typeof d.signature === "string") {
+            const t = thinking.get(Number(json.index));
+            if (t) t.signature = (t.signature ?? "") + d.signature;
+          }
           else if (d?.type === "input_json_delta" && typeof d.partial_json === "string" && d.partial_json !== "") {
             const idx = blockTool.get(Number(json.index));
             if (idx !== undefined) events.push({ type: "tool_call_delta", index: idx, arguments: d.partial_json });
@@ -127,7 +149,7 @@ export function createAnthropicDecoder(publicModel: string) {
           throw new UpstreamStreamError(errors.upstream(`The upstream failed mid-stream: ${String(e?.message ?? "unknown error")}`), false);
         }
         default:
-          // ping, content_block_stop, message_stop, thinking deltas: nothing canonical.
+          // ping, message_stop: nothing canonical.
           break;
       }
       return { events, json, eventName: type };

@@ -2,16 +2,20 @@
 import { createAnthropicDecoder, fromAnthropicResponse } from "./anthropic-messages-response";
 import { toAnthropicBody } from "./anthropic-messages-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
-import { joinUrl } from "./text-http";
-import type { TextAdapter, TextRoute } from "./text-types";
+import { joinUrl, vendorHeaders } from "./text-http";
+import type { PreparedCall, TextAdapter, TextRoute } from "./text-types";
+
+/** Forwarded on the passthrough: beta features (context_management, …) need their flag. */
+const VENDOR_HEADERS = ["anthropic-beta", "anthropic-version"] as const;
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 
-function target(route: TextRoute): HttpTarget {
+function target(route: TextRoute, call?: PreparedCall): HttpTarget {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json",
     "anthropic-version": ANTHROPIC_VERSION,
+    ...call?.headers,
   };
   if (route.upstream.apiKey) headers["x-api-key"] = route.upstream.apiKey;
   return { url: joinUrl(route.upstream.baseUrl, "v1/messages"), headers };
@@ -19,23 +23,25 @@ function target(route: TextRoute): HttpTarget {
 
 export const anthropicMessages: TextAdapter = {
   passthroughFor: "messages",
-  prepare(route, req, raw) {
+  capabilities: { hints: new Set(["top_k", "top_p", "temperature"]), hostedTools: new Set(["web_search"]) },
+  prepare(route, req, raw, clientHeaders) {
     if (raw) {
       const body = { ...raw, model: route.upstreamModel };
-      return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true } };
+      const headers = vendorHeaders(clientHeaders, VENDOR_HEADERS);
+      return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, headers } };
     }
     const body = toAnthropicBody(req, route.upstreamModel);
     if (!body.ok) return body;
-    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false } };
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped } };
   },
   complete(call, opts) {
-    return httpComplete(call, opts, target(call.route), fromAnthropicResponse, (j) => {
+    return httpComplete(call, opts, target(call.route, call), fromAnthropicResponse, (j) => {
       j.model = call.publicModel;
     });
   },
   stream(call, opts) {
     const d = createAnthropicDecoder(call.publicModel);
-    return httpStream(call, opts, target(call.route), d);
+    return httpStream(call, opts, target(call.route, call), d);
   },
   injectCost(json, costMicroUsd) {
     const u = json.usage as Record<string, unknown> | undefined;

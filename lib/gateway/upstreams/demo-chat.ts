@@ -84,6 +84,11 @@ function callTokens(call: { name: string; arguments: string }): number {
 }
 
 export const demoChat: TextAdapter = {
+  // The demo model answers from the prompt alone: every knob is accepted and has no effect.
+  capabilities: {
+    hints: new Set(["top_k", "seed", "presence_penalty", "frequency_penalty", "verbosity", "service_tier", "top_p", "temperature"]),
+    hostedTools: new Set(),
+  },
   prepare(route, req) {
     return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: req, request: req, passthrough: false } };
   },

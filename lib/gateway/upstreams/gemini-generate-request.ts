@@ -1,11 +1,16 @@
 /** Canonical request → Gemini generateContent wire body (reference/generate-content.md). */
 import { argumentsToObject, partsText, type CanonicalRequest } from "../canonical";
+import { geminiThinkingConfig } from "../protocols/reasoning";
+import { GEMINI_SKIP_SIGNATURE, isGemini3 } from "../protocols/signatures";
+import type { Built } from "./anthropic-messages-request";
+import { customToolAsFunction } from "./openai-chat-request";
 import type { Inexpressible } from "./text-types";
 
 /** GC's documented limit on stop sequences. */
 export const GEMINI_MAX_STOP = 5;
 
-export function toGeminiBody(req: CanonicalRequest): { ok: true; value: Record<string, unknown> } | Inexpressible {
+export function toGeminiBody(req: CanonicalRequest, upstreamModel = ""): Built | Inexpressible {
+  const gemini3 = isGemini3(upstreamModel);
   if (req.stop && req.stop.length > GEMINI_MAX_STOP)
     return { ok: false, field: "stop", message: `at most ${GEMINI_MAX_STOP} stop sequences are accepted by this model` };
 
@@ -23,8 +28,15 @@ export function toGeminiBody(req: CanonicalRequest): { ok: true; value: Record<s
         if (p.source.kind === "url")
           return { ok: false, field: "image", message: "image URLs are not supported by this model; send the image inline as base64" };
         parts.push({ inlineData: { mimeType: p.source.mediaType, data: p.source.data } });
+      } else if (p.type === "reasoning") {
+        continue; // thought text is not replayed; Gemini's signatures ride on the calls
       } else if (p.type === "tool_call") {
-        parts.push({ functionCall: { name: p.name, args: argumentsToObject(p.arguments) } });
+        const part: Record<string, unknown> = { functionCall: { name: p.name, args: argumentsToObject(p.arguments) } };
+        // Gemini 3 refuses a replayed call without its signature; Google documents a placeholder
+        // for calls whose signature is unknown (history from another vendor or client).
+        const sig = p.signature ?? (gemini3 ? GEMINI_SKIP_SIGNATURE : undefined);
+        if (sig) part.thoughtSignature = sig;
+        parts.push(part);
       } else {
         const name = p.name ?? names.get(p.callId);
         if (!name) return { ok: false, field: "messages", message: `a tool result answers call "${p.callId}", which no earlier turn made` };
@@ -50,6 +62,7 @@ export function toGeminiBody(req: CanonicalRequest): { ok: true; value: Record<s
   if (req.seed !== undefined) gen.seed = req.seed;
   if (req.presencePenalty !== undefined) gen.presencePenalty = req.presencePenalty;
   if (req.frequencyPenalty !== undefined) gen.frequencyPenalty = req.frequencyPenalty;
+  if (req.reasoning) gen.thinkingConfig = geminiThinkingConfig(req.reasoning, upstreamModel);
   if (req.responseFormat?.type === "json_object") gen.responseMimeType = "application/json";
   else if (req.responseFormat?.type === "json_schema") {
     gen.responseMimeType = "application/json";
@@ -59,16 +72,20 @@ export function toGeminiBody(req: CanonicalRequest): { ok: true; value: Record<s
   const body: Record<string, unknown> = { contents };
   if (req.system) body.systemInstruction = { parts: [{ text: req.system }] };
   if (Object.keys(gen).length) body.generationConfig = gen;
+  const tools: Record<string, unknown>[] = [];
   if (req.tools?.length)
-    body.tools = [
-      {
-        functionDeclarations: req.tools.map((t) => ({
-          name: t.name,
-          ...(t.description ? { description: t.description } : {}),
-          ...(t.parameters ? { parametersJsonSchema: t.parameters } : {}),
-        })),
-      },
-    ];
+    tools.push({
+      functionDeclarations: req.tools.map((t) => {
+        const f = t.custom ? customToolAsFunction(t) : { description: t.description, parameters: t.parameters };
+        return { name: t.name, ...(f.description ? { description: f.description } : {}), ...(f.parameters ? { parametersJsonSchema: f.parameters } : {}) };
+      }),
+    });
+  for (const h of req.hostedTools ?? []) {
+    if (h.type === "web_search") tools.push({ googleSearch: {} });
+    else if (h.type === "code_execution") tools.push({ codeExecution: {} });
+    else if (h.type === "url_context") tools.push({ urlContext: {} });
+  }
+  if (tools.length) body.tools = tools;
   if (req.toolChoice && req.tools?.length) {
     const tc = req.toolChoice;
     body.toolConfig = {

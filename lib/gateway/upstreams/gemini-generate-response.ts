@@ -3,6 +3,7 @@ import type { CanonicalResponse, OutputPart, StopReason, StreamEvent, Usage } fr
 import { errors } from "../errors";
 import { makeUsage, tokenCount } from "../usage";
 import { randomBase62 } from "../../ids";
+import { idWithSignature } from "../protocols/signatures";
 import { invalidUpstreamEvent, UpstreamStreamError } from "./sse-reader";
 import type { UpstreamChunk } from "./text-types";
 
@@ -49,7 +50,12 @@ export function usageFromGemini(u: GcUsage | undefined): Usage | null {
   return usage;
 }
 
-type GcPart = { text?: string; thought?: boolean; functionCall?: { name?: string; args?: unknown; id?: string } };
+type GcPart = { text?: string; thought?: boolean; thoughtSignature?: string; functionCall?: { name?: string; args?: unknown; id?: string } };
+
+/** The id clients see: Gemini's (or ours) carrying the call's thoughtSignature (protocols/signatures.ts). */
+function callId(p: GcPart): string {
+  return idWithSignature(p.functionCall?.id ?? `call_${randomBase62(24)}`, p.thoughtSignature);
+}
 
 function candidateOf(json: Record<string, unknown>) {
   return (json.candidates as Array<{ content?: { parts?: GcPart[] }; finishReason?: string }> | undefined)?.[0];
@@ -60,11 +66,18 @@ export function fromGeminiResponse(json: Record<string, unknown>): CanonicalResp
   const content: OutputPart[] = [];
   let hasCalls = false;
   for (const p of cand?.content?.parts ?? []) {
-    if (p.thought) continue;
+    if (p.thought) {
+      if (typeof p.text === "string" && p.text !== "") {
+        const last = content[content.length - 1];
+        if (last?.type === "reasoning") last.text += p.text;
+        else content.push({ type: "reasoning", origin: "gemini", text: p.text });
+      }
+      continue;
+    }
     if (typeof p.text === "string" && p.text !== "") content.push({ type: "text", text: p.text });
     else if (p.functionCall) {
       hasCalls = true;
-      content.push({ type: "tool_call", id: p.functionCall.id ?? `call_${randomBase62(24)}`, name: p.functionCall.name ?? "", arguments: JSON.stringify(p.functionCall.args ?? {}) });
+      content.push({ type: "tool_call", id: callId(p), signature: p.thoughtSignature, name: p.functionCall.name ?? "", arguments: JSON.stringify(p.functionCall.args ?? {}) });
     }
   }
   if (!cand && !json.promptFeedback) return null;
@@ -84,6 +97,12 @@ export function createGeminiDecoder(publicModel: string) {
   let finished = false;
   let calls = 0;
   let usage: Usage | null = null;
+  let thinking = false;
+  const endThinking = (events: StreamEvent[]) => {
+    if (!thinking) return;
+    thinking = false;
+    events.push({ type: "reasoning_end", origin: "gemini" });
+  };
 
   return {
     push(data: string): UpstreamChunk {
@@ -111,16 +130,26 @@ export function createGeminiDecoder(publicModel: string) {
       }
       const cand = candidateOf(json);
       for (const p of cand?.content?.parts ?? []) {
-        if (p.thought) continue;
-        if (typeof p.text === "string" && p.text !== "") events.push({ type: "text_delta", text: p.text });
-        else if (p.functionCall) {
+        if (p.thought) {
+          if (typeof p.text === "string" && p.text !== "") {
+            thinking = true;
+            events.push({ type: "reasoning_delta", text: p.text });
+          }
+          continue;
+        }
+        if (typeof p.text === "string" && p.text !== "") {
+          endThinking(events);
+          events.push({ type: "text_delta", text: p.text });
+        } else if (p.functionCall) {
+          endThinking(events);
           const index = calls++;
-          events.push({ type: "tool_call_start", index, id: p.functionCall.id ?? `call_${randomBase62(24)}`, name: p.functionCall.name ?? "" });
+          events.push({ type: "tool_call_start", index, id: callId(p), name: p.functionCall.name ?? "" });
           events.push({ type: "tool_call_delta", index, arguments: JSON.stringify(p.functionCall.args ?? {}) });
         }
       }
       const blocked = !cand && (json.promptFeedback as { blockReason?: string } | undefined)?.blockReason;
       if (cand?.finishReason || blocked) {
+        endThinking(events);
         finished = true;
         events.push({ type: "done", stopReason: blocked ? "content_filter" : stopFromGemini(cand?.finishReason, calls > 0), usage });
       }

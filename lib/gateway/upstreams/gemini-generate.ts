@@ -1,5 +1,4 @@
 /** The `gemini` text upstream: POST {baseUrl}/v1beta/models/{m}:generateContent (or :streamGenerateContent?alt=sse). */
-import { camelKeys } from "../protocols/generate-content/camel";
 import { createGeminiDecoder, fromGeminiResponse } from "./gemini-generate-response";
 import { toGeminiBody } from "./gemini-generate-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
@@ -16,19 +15,21 @@ function target(route: TextRoute, stream: boolean): HttpTarget {
 
 export const geminiGenerate: TextAdapter = {
   passthroughFor: "generate-content",
+  capabilities: {
+    hints: new Set(["top_k", "seed", "presence_penalty", "frequency_penalty", "top_p", "temperature"]),
+    hostedTools: new Set(["web_search", "code_execution", "url_context"]),
+  },
   prepare(route, req, raw) {
     if (raw) {
-      // snake_case is legal on input; normalising lets us bound the output like the hold does.
-      const body = camelKeys(raw) as Record<string, unknown>;
+      // Forwarded as sent: no output cap is added (the hold is bounded by the catalog's maximum,
+      // and an injected cap could sit below the client's own thinking budget).
+      const body: Record<string, unknown> = { ...raw };
       delete body.model;
-      const gen = { ...((body.generationConfig as Record<string, unknown> | undefined) ?? {}) };
-      if (gen.maxOutputTokens == null && req.maxOutputTokens !== undefined) gen.maxOutputTokens = req.maxOutputTokens;
-      if (Object.keys(gen).length) body.generationConfig = gen;
       return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true } };
     }
-    const body = toGeminiBody(req);
+    const body = toGeminiBody(req, route.upstreamModel);
     if (!body.ok) return body;
-    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false } };
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped } };
   },
   complete(call, opts) {
     return httpComplete(call, opts, target(call.route, false), fromGeminiResponse, (j) => {

@@ -1,14 +1,39 @@
 /** Canonical request → OpenAI Chat Completions wire body (reference/chat-completions.md). */
-import { imageToUrl, partsText, type CanonicalRequest } from "../canonical";
+import { imageToUrl, partsText, type CanonicalRequest, type CanonicalTool } from "../canonical";
+import { boundedUser } from "../protocols/policy";
+import { openaiReasoningEffort } from "../protocols/reasoning";
+import { bareToolId } from "../protocols/signatures";
+import type { Built } from "./anthropic-messages-request";
 import type { Inexpressible } from "./text-types";
+
+/**
+ * A Responses `custom` tool (free text, optional grammar) as a function with one string
+ * parameter: every upstream but OpenAI Responses knows only functions. The grammar goes into
+ * the description so the model still sees it.
+ */
+export function customToolAsFunction(t: CanonicalTool): { description?: string; parameters: Record<string, unknown> } {
+  const f = t.custom?.format as { type?: string; syntax?: string; definition?: string } | undefined;
+  let description = t.description ?? "";
+  if (f?.type === "grammar" && f.definition)
+    description += `${description ? "\n\n" : ""}The input must match this ${f.syntax ?? ""} grammar:\n${f.definition}`;
+  return {
+    ...(description ? { description } : {}),
+    parameters: { type: "object", properties: { input: { type: "string", description: "The raw input of the tool." } }, required: ["input"] },
+  };
+}
+
+/** A canonical tool as a JSON-Schema function (name, description, parameters). */
+export function functionOf(t: CanonicalTool): { name: string; description?: string; parameters: Record<string, unknown> } {
+  if (t.custom) return { name: t.name, ...customToolAsFunction(t) };
+  return { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters ?? { type: "object", properties: {} } };
+}
 
 /** CC rejects more than 4 stop sequences. */
 export const OPENAI_MAX_STOP = 4;
 
-export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): { ok: true; value: Record<string, unknown> } | Inexpressible {
+export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): Built | Inexpressible {
   if (req.stop && req.stop.length > OPENAI_MAX_STOP)
     return { ok: false, field: "stop", message: `at most ${OPENAI_MAX_STOP} stop sequences are accepted by this model` };
-  if (req.topK !== undefined) return { ok: false, field: "top_k", message: "not supported by this model" };
 
   const messages: Record<string, unknown>[] = [];
   if (req.system) messages.push({ role: "system", content: req.system });
@@ -20,7 +45,8 @@ export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): 
       for (const p of m.parts) {
         if (p.type === "text") text += p.text;
         else if (p.type === "tool_call")
-          toolCalls.push({ id: p.id, type: "function", function: { name: p.name, arguments: p.arguments } });
+          toolCalls.push({ id: bareToolId(p.id), type: "function", function: { name: p.name, arguments: p.arguments } });
+        else if (p.type === "reasoning") continue; // another vendor's reasoning is never replayed
         else return { ok: false, field: "messages", message: `a ${p.type} part cannot appear in an assistant turn` };
       }
       const msg: Record<string, unknown> = { role: "assistant", content: text === "" && toolCalls.length ? null : text };
@@ -35,9 +61,10 @@ export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): 
         if (p.content.some((c) => c.type === "image"))
           return { ok: false, field: "image", message: "images inside tool results are not supported by this model" };
         const text = partsText(p.content);
-        messages.push({ role: "tool", tool_call_id: p.callId, content: p.isError ? `Error: ${text}` : text });
+        messages.push({ role: "tool", tool_call_id: bareToolId(p.callId), content: p.isError ? `Error: ${text}` : text });
       } else if (p.type === "text") content.push({ type: "text", text: p.text });
       else if (p.type === "image") content.push({ type: "image_url", image_url: { url: imageToUrl(p.source) } });
+      else if (p.type === "reasoning") continue;
       else return { ok: false, field: "messages", message: "a tool call cannot appear in a user turn" };
     }
     if (content.length) {
@@ -54,15 +81,15 @@ export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): 
   if (req.seed !== undefined) body.seed = req.seed;
   if (req.presencePenalty !== undefined) body.presence_penalty = req.presencePenalty;
   if (req.frequencyPenalty !== undefined) body.frequency_penalty = req.frequencyPenalty;
-  if (req.user !== undefined) body.user = req.user;
+  if (req.user !== undefined) body.user = boundedUser(req.user);
+  if (req.verbosity !== undefined) body.verbosity = req.verbosity;
+  if (req.serviceTier !== undefined) body.service_tier = req.serviceTier;
+  const effort = openaiReasoningEffort(req.reasoning, upstreamModel);
+  if (effort) body.reasoning_effort = effort;
   // OpenAI caches prefixes by itself; these route and keep its cache (cache_control is Anthropic's, not sent).
   if (req.promptCacheKey !== undefined) body.prompt_cache_key = req.promptCacheKey;
   if (req.promptCacheRetention !== undefined) body.prompt_cache_retention = req.promptCacheRetention;
-  if (req.tools?.length)
-    body.tools = req.tools.map((t) => ({
-      type: "function",
-      function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters ?? { type: "object", properties: {} } },
-    }));
+  if (req.tools?.length) body.tools = req.tools.map((t) => ({ type: "function", function: functionOf(t) }));
   if (req.toolChoice)
     body.tool_choice = req.toolChoice.type === "tool" ? { type: "function", function: { name: req.toolChoice.name } } : req.toolChoice.type;
   if (req.parallelToolCalls !== undefined && req.tools?.length) body.parallel_tool_calls = req.parallelToolCalls;

@@ -33,9 +33,12 @@ export function usageFromOpenAI(u: unknown): Usage | null {
 
 export function fromOpenAIChatResponse(json: Record<string, unknown>): CanonicalResponse | null {
   const choice = (json.choices as Array<Record<string, unknown>> | undefined)?.[0];
-  const message = choice?.message as { content?: unknown; tool_calls?: unknown; refusal?: unknown } | undefined;
+  const message = choice?.message as { content?: unknown; tool_calls?: unknown; refusal?: unknown; reasoning_content?: unknown; reasoning?: unknown } | undefined;
   if (!choice || !message) return null;
   const content: OutputPart[] = [];
+  // OpenAI-compatible servers (DeepSeek, vLLM, OpenRouter) return reasoning text here.
+  const reasoning = typeof message.reasoning_content === "string" ? message.reasoning_content : typeof message.reasoning === "string" ? message.reasoning : "";
+  if (reasoning) content.push({ type: "reasoning", origin: "other", text: reasoning });
   if (typeof message.content === "string" && message.content !== "") content.push({ type: "text", text: message.content });
   else if (typeof message.refusal === "string" && message.refusal) content.push({ type: "text", text: message.refusal });
   for (const tc of (message.tool_calls as Array<{ id?: string; function?: { name?: string; arguments?: string } }>) ?? [])
@@ -60,6 +63,7 @@ export function createOpenAIChatDecoder(publicModel: string) {
   let finished = false;
   let usage: Usage | null = null;
   const toolIndex = new Map<number, number>();
+  let thinking = false;
 
   return {
     push(data: string): UpstreamChunk {
@@ -87,8 +91,16 @@ export function createOpenAIChatDecoder(publicModel: string) {
         events.push({ type: "start", id: String(json.id ?? ""), model: publicModel });
       }
       const choice = (json.choices as Array<Record<string, unknown>> | undefined)?.[0];
-      const delta = choice?.delta as { content?: unknown; refusal?: unknown; tool_calls?: unknown } | undefined;
+      const delta = choice?.delta as { content?: unknown; refusal?: unknown; tool_calls?: unknown; reasoning_content?: unknown; reasoning?: unknown } | undefined;
       if (delta) {
+        const r = typeof delta.reasoning_content === "string" ? delta.reasoning_content : typeof delta.reasoning === "string" ? delta.reasoning : "";
+        if (r !== "") {
+          thinking = true;
+          events.push({ type: "reasoning_delta", text: r });
+        } else if (thinking && ((typeof delta.content === "string" && delta.content !== "") || delta.tool_calls)) {
+          thinking = false;
+          events.push({ type: "reasoning_end", origin: "other" });
+        }
         if (typeof delta.content === "string" && delta.content !== "") events.push({ type: "text_delta", text: delta.content });
         if (typeof delta.refusal === "string" && delta.refusal !== "") events.push({ type: "text_delta", text: delta.refusal });
         for (const tc of (delta.tool_calls as Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>) ?? []) {

@@ -2,18 +2,24 @@
 import { fromOpenAIChatResponse, createOpenAIChatDecoder } from "./openai-chat-response";
 import { toOpenAIChatBody } from "./openai-chat-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
-import { joinUrl } from "./text-http";
+import { joinUrl, vendorHeaders } from "./text-http";
 import type { PreparedCall, TextAdapter, TextRoute } from "./text-types";
 
-function target(route: TextRoute): HttpTarget {
-  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+const VENDOR_HEADERS = ["openai-beta"] as const;
+
+function target(route: TextRoute, call?: PreparedCall): HttpTarget {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json", ...call?.headers };
   if (route.upstream.apiKey) headers.authorization = `Bearer ${route.upstream.apiKey}`;
   return { url: joinUrl(route.upstream.baseUrl, "chat/completions"), headers };
 }
 
 export const openaiChat: TextAdapter = {
   passthroughFor: "chat-completions",
-  prepare(route, req, raw) {
+  capabilities: {
+    hints: new Set(["seed", "presence_penalty", "frequency_penalty", "verbosity", "service_tier", "top_p", "temperature"]),
+    hostedTools: new Set(),
+  },
+  prepare(route, req, raw, clientHeaders) {
     if (raw) {
       // Same protocol in and out: the client's JSON goes on with unknown fields intact.
       const body: Record<string, unknown> = { ...raw, model: route.upstreamModel };
@@ -21,21 +27,21 @@ export const openaiChat: TextAdapter = {
       if (req.stream) body.stream_options = { ...(so ?? {}), include_usage: true };
       if (req.maxOutputTokens !== undefined && raw.max_completion_tokens == null && raw.max_tokens == null)
         body.max_completion_tokens = req.maxOutputTokens;
-      const call: PreparedCall = { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, hideUsageChunk: !so?.include_usage };
+      const call: PreparedCall = { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, hideUsageChunk: !so?.include_usage, headers: vendorHeaders(clientHeaders, VENDOR_HEADERS) };
       return { ok: true, value: call };
     }
     const body = toOpenAIChatBody(req, route.upstreamModel);
     if (!body.ok) return body;
-    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false } };
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped } };
   },
   complete(call, opts) {
-    return httpComplete(call, opts, target(call.route), fromOpenAIChatResponse, (j) => {
+    return httpComplete(call, opts, target(call.route, call), fromOpenAIChatResponse, (j) => {
       j.model = call.publicModel;
     });
   },
   stream(call, opts) {
     const d = createOpenAIChatDecoder(call.publicModel);
-    return httpStream(call, opts, target(call.route), { push: (data) => d.push(data), end: () => d.end() });
+    return httpStream(call, opts, target(call.route, call), { push: (data) => d.push(data), end: () => d.end() });
   },
   injectCost(json, costMicroUsd) {
     const u = json.usage as Record<string, unknown> | null | undefined;

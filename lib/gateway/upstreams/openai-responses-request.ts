@@ -1,5 +1,9 @@
 /** Canonical request → OpenAI Responses wire body (reference/responses.md), for converted clients. */
 import { imageToUrl, partsText, type CanonicalRequest } from "../canonical";
+import { boundedUser } from "../protocols/policy";
+import { openaiReasoningEffort } from "../protocols/reasoning";
+import { bareToolId } from "../protocols/signatures";
+import { functionOf } from "./openai-chat-request";
 import type { Inexpressible } from "./text-types";
 
 export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: string): { ok: true; value: Record<string, unknown> } | Inexpressible {
@@ -22,8 +26,9 @@ export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: stri
         if (p.type === "text") text += p.text;
         else if (p.type === "tool_call") {
           flush();
-          input.push({ type: "function_call", call_id: p.id, name: p.name, arguments: p.arguments });
-        } else return { ok: false, field: "messages", message: `a ${p.type} part cannot appear in an assistant turn` };
+          input.push({ type: "function_call", call_id: bareToolId(p.id), name: p.name, arguments: p.arguments });
+        } else if (p.type === "reasoning") continue; // another vendor's reasoning is never replayed
+        else return { ok: false, field: "messages", message: `a ${p.type} part cannot appear in an assistant turn` };
       }
       flush();
       continue;
@@ -45,8 +50,9 @@ export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: stri
           : p.isError
             ? `Error: ${text}`
             : text;
-        input.push({ type: "function_call_output", call_id: p.callId, output });
-      } else return { ok: false, field: "messages", message: "a tool call cannot appear in a user turn" };
+        input.push({ type: "function_call_output", call_id: bareToolId(p.callId), output });
+      } else if (p.type === "reasoning") continue;
+      else return { ok: false, field: "messages", message: "a tool call cannot appear in a user turn" };
     }
     flush();
   }
@@ -57,18 +63,14 @@ export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: stri
   if (req.maxOutputTokens !== undefined) body.max_output_tokens = req.maxOutputTokens;
   if (req.temperature !== undefined) body.temperature = req.temperature;
   if (req.topP !== undefined) body.top_p = req.topP;
-  if (req.user !== undefined) body.user = req.user;
+  if (req.user !== undefined) body.user = boundedUser(req.user);
+  const effort = openaiReasoningEffort(req.reasoning, upstreamModel);
+  if (effort) body.reasoning = { effort, ...(req.reasoning?.show ? { summary: "auto" } : {}) };
   // Prompt-cache routing and retention (cache_control is Anthropic's: OpenAI caches prefixes by itself).
   if (req.promptCacheKey !== undefined) body.prompt_cache_key = req.promptCacheKey;
   if (req.promptCacheRetention !== undefined) body.prompt_cache_retention = req.promptCacheRetention;
   if (req.tools?.length)
-    body.tools = req.tools.map((t) => ({
-      type: "function",
-      name: t.name,
-      ...(t.description ? { description: t.description } : {}),
-      parameters: t.parameters ?? { type: "object", properties: {} },
-      strict: false,
-    }));
+    body.tools = req.tools.map((t) => ({ type: "function", ...functionOf(t), strict: false }));
   if (req.toolChoice) body.tool_choice = req.toolChoice.type === "tool" ? { type: "function", name: req.toolChoice.name } : req.toolChoice.type;
   if (req.parallelToolCalls !== undefined && req.tools?.length) body.parallel_tool_calls = req.parallelToolCalls;
   const rf = req.responseFormat;

@@ -10,11 +10,11 @@ import { reasoningFor, wrapReasoning } from "./openai-responses-reasoning";
 import { createOpenAIResponsesDecoder, fromOpenAIResponsesResponse } from "./openai-responses-response";
 import { toOpenAIResponsesBody } from "./openai-responses-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
-import { joinUrl } from "./text-http";
+import { joinUrl, vendorHeaders } from "./text-http";
 import type { PreparedCall, TextAdapter, TextRoute } from "./text-types";
 
-function target(route: TextRoute): HttpTarget {
-  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
+function target(route: TextRoute, call?: PreparedCall): HttpTarget {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json", ...call?.headers };
   if (route.upstream.apiKey) headers.authorization = `Bearer ${route.upstream.apiKey}`;
   return { url: joinUrl(route.upstream.baseUrl, "responses"), headers };
 }
@@ -36,12 +36,14 @@ function inputFor(route: TextRoute, input: unknown): unknown {
 
 export const openaiResponses: TextAdapter = {
   passthroughFor: "responses",
-  prepare(route, req, raw) {
+  // What toOpenAIResponsesBody renders; other hints and hosted tools are dropped and named.
+  capabilities: { hints: new Set(["temperature", "top_p"]), hostedTools: new Set() },
+  prepare(route, req, raw, clientHeaders) {
     if (raw) {
       const body: Record<string, unknown> = { ...raw, model: route.upstreamModel, input: inputFor(route, raw.input) };
       // The cap bounds the hold, so it must bound the upstream too.
       if (req.maxOutputTokens !== undefined && raw.max_output_tokens == null) body.max_output_tokens = req.maxOutputTokens;
-      const call: PreparedCall = { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true };
+      const call: PreparedCall = { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, headers: vendorHeaders(clientHeaders, ["openai-beta"]) };
       return { ok: true, value: call };
     }
     const body = toOpenAIResponsesBody(req, route.upstreamModel);
@@ -49,7 +51,7 @@ export const openaiResponses: TextAdapter = {
     return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false } };
   },
   complete(call, opts) {
-    return httpComplete(call, opts, target(call.route), fromOpenAIResponsesResponse, (j) => {
+    return httpComplete(call, opts, target(call.route, call), fromOpenAIResponsesResponse, (j) => {
       j.model = call.publicModel;
       wrapReasoning(j, call.route.upstream.id);
     });
@@ -61,7 +63,7 @@ export const openaiResponses: TextAdapter = {
       if (chunk.json) wrapReasoning(chunk.json, call.route.upstream.id);
       return chunk;
     };
-    return httpStream(call, opts, target(call.route), { push, end: () => d.end() });
+    return httpStream(call, opts, target(call.route, call), { push, end: () => d.end() });
   },
   injectCost(json, costMicroUsd) {
     const holder = json.response && typeof json.response === "object" ? (json.response as Record<string, unknown>) : json;

@@ -154,3 +154,18 @@ function first(v: string | string[] | undefined): string | undefined {
 export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, "")}/${path.replace(/^\/+/, "")}`;
 }
+
+/**
+ * Vendor headers a same-protocol passthrough forwards (DESIGN.md, "Passthrough is faithful"):
+ * an allow-list, so the caller's key and hop-by-hop headers never travel.
+ */
+export function vendorHeaders(headers: Record<string, string | string[] | undefined> | undefined, allow: readonly string[]): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  let out: Record<string, string> | undefined;
+  for (const name of allow) {
+    const v = headers[name];
+    if (v === undefined) continue;
+    (out ??= {})[name] = Array.isArray(v) ? v.join(",") : v;
+  }
+  return out;
+}

@@ -4,6 +4,7 @@
  * says so, before any money moves), then `complete`s or `stream`s it.
  */
 import type { ModelPrice } from "../../../db/schema";
+import type { TargetCapabilities } from "../protocols/policy";
 import type { CanonicalField } from "../protocols/types";
 import type { CanonicalRequest, CanonicalResponse, StreamEvent } from "../canonical";
 import type { ApiError } from "../errors";
@@ -17,6 +18,8 @@ export interface TextRoute {
   /** Integer micro-USD per million tokens. */
   price: ModelPrice;
   defaultMaxTokens?: number | null;
+  /** The operator made this model strict: hints are refused with a 400 instead of dropped. */
+  strict?: boolean;
   upstream: {
     id: string;
     protocol: string;
@@ -61,7 +64,14 @@ export interface PreparedCall {
   passthrough: boolean;
   /** CC passthrough only: the client did not ask for the usage chunk we force upstream. */
   hideUsageChunk?: boolean;
+  /** Fields the request builder dropped (model rules, e.g. sampling with thinking on). */
+  dropped?: string[];
+  /** Passthrough: the client's vendor headers from the allow-list (anthropic-beta, …). */
+  headers?: Record<string, string>;
 }
+
+/** The client's request headers, as node gives them. */
+export type ClientHeaders = Record<string, string | string[] | undefined>;
 
 /** One upstream SSE event: its canonical meaning and, for passthrough, the parsed wire JSON. */
 export interface UpstreamChunk {
@@ -88,7 +98,9 @@ export interface CompleteResult {
 }
 
 export interface TextAdapter {
-  prepare(route: TextRoute, req: CanonicalRequest, raw?: Record<string, unknown>): { ok: true; value: PreparedCall } | Inexpressible;
+  prepare(route: TextRoute, req: CanonicalRequest, raw?: Record<string, unknown>, headers?: ClientHeaders): { ok: true; value: PreparedCall } | Inexpressible;
+  /** Hints and hosted tools the target takes (the conversion policy drops the rest). */
+  capabilities: TargetCapabilities;
   complete(call: PreparedCall, opts: CallOptions): Promise<Outcome<CompleteResult>>;
   /** Resolves once the upstream accepted (2xx head); the iterator then yields its events. */
   stream(call: PreparedCall, opts: CallOptions): Promise<Outcome<AsyncIterable<UpstreamChunk>>>;

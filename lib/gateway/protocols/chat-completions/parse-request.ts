@@ -11,6 +11,9 @@ import type {
 } from "../../canonical";
 import { imageFromUrl } from "../../canonical";
 import { readCacheControl, systemBlocksOf } from "../../cache-control";
+import { type ReasoningControl } from "../../canonical";
+import { parseEffort } from "../reasoning";
+import { splitToolId } from "../signatures";
 import type { Result } from "../types";
 import { bad, toStringList, zodError } from "../validate";
 import { ccRequest, type CcMessage } from "./schema";
@@ -49,7 +52,7 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
         if (!r.ok) return r;
         const parts: ContentPart[] = r.value.filter((p) => p.type !== "text" || p.text !== "");
         for (const tc of m.tool_calls ?? [])
-          parts.push({ type: "tool_call", id: tc.id, name: tc.function.name, arguments: tc.function.arguments });
+          parts.push({ type: "tool_call", id: tc.id, name: tc.function.name, arguments: tc.function.arguments, signature: splitToolId(tc.id).signature });
         push(messages, "assistant", parts);
         break;
       }
@@ -67,7 +70,17 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
 
   let toolChoice: ToolChoice | undefined;
   if (typeof b.tool_choice === "string") toolChoice = { type: b.tool_choice };
-  else if (b.tool_choice) toolChoice = { type: "tool", name: b.tool_choice.function.name };
+  else if (b.tool_choice) {
+    const c = b.tool_choice as { type: string; function?: { name: string }; custom?: { name: string } };
+    toolChoice = { type: "tool", name: (c.type === "custom" ? c.custom?.name : c.function?.name) ?? "" };
+  }
+
+  let reasoning: ReasoningControl | undefined;
+  if (b.reasoning_effort != null) {
+    const e = parseEffort(b.reasoning_effort);
+    if (!e) return { ok: false, error: bad("reasoning_effort", `unknown effort "${b.reasoning_effort}"`) };
+    reasoning = e === "none" ? { enabled: false } : { enabled: true, effort: e, show: true };
+  }
 
   let responseFormat: ResponseFormat | undefined;
   const rf = b.response_format;
@@ -82,7 +95,9 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
     const t = b.tools![i]!;
     const cc = readCacheControl((t as { cache_control?: unknown }).cache_control, `tools[${i}]`);
     if (!cc.ok) return cc;
-    tools.push({ name: t.function.name, description: t.function.description, parameters: t.function.parameters, ...(cc.value ? { cacheControl: cc.value } : {}) });
+    const cache = cc.value ? { cacheControl: cc.value } : {};
+    if (t.type === "custom") tools.push({ name: t.custom.name, description: t.custom.description, custom: { format: t.custom.format }, ...cache });
+    else tools.push({ name: t.function.name, description: t.function.description, parameters: t.function.parameters, ...cache });
   }
   const cacheHints = b as { prompt_cache_key?: unknown; prompt_cache_retention?: unknown };
 
@@ -105,6 +120,10 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
     frequencyPenalty: b.frequency_penalty ?? undefined,
     user: b.user,
     tools: b.tools ? tools : undefined,
+    reasoning,
+    verbosity: b.verbosity ?? undefined,
+    serviceTier: b.service_tier ?? undefined,
+    hostedTools: b.web_search_options ? [{ type: "web_search", label: "web_search_options" }] : undefined,
     toolChoice,
     parallelToolCalls: b.parallel_tool_calls,
     responseFormat,

@@ -44,9 +44,11 @@ export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unk
 
 export function renderChatResponse(resp: CanonicalResponse, ctx: RenderContext): Record<string, unknown> {
   let text = "";
+  let reasoning = "";
   const toolCalls: unknown[] = [];
   for (const p of resp.content) {
     if (p.type === "text") text += p.text;
+    else if (p.type === "reasoning") reasoning += p.text;
     else toolCalls.push({ id: p.id, type: "function", function: { name: p.name, arguments: p.arguments } });
   }
   const message: Record<string, unknown> = {
@@ -55,6 +57,8 @@ export function renderChatResponse(resp: CanonicalResponse, ctx: RenderContext):
     refusal: null,
   };
   if (toolCalls.length) message.tool_calls = toolCalls;
+  // The de-facto field of OpenAI-compatible servers (DeepSeek, vLLM) for the reasoning text.
+  if (reasoning) message.reasoning_content = reasoning;
   return {
     id: protocolId.chat(),
     object: "chat.completion",
@@ -95,6 +99,10 @@ export function createChatStreamEncoder(ctx: RenderContext): StreamEncoder {
           return start();
         case "text_delta":
           return [...start(), chunk({ content: ev.text })];
+        case "reasoning_delta":
+          return [...start(), chunk({ reasoning_content: ev.text })];
+        case "reasoning_end":
+          return [];
         case "tool_call_start":
           return [
             ...start(),

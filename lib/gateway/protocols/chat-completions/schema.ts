@@ -27,19 +27,26 @@ export const ccMessage = z.looseObject({
   name: z.string().optional(),
 });
 
-export const ccTool = z.looseObject({
-  type: z.literal("function"),
-  function: z.looseObject({
-    name: z.string().min(1),
-    description: z.string().optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
-    strict: z.boolean().nullable().optional(),
+export const ccTool = z.union([
+  z.looseObject({
+    type: z.literal("function"),
+    function: z.looseObject({
+      name: z.string().min(1),
+      description: z.string().optional(),
+      parameters: z.record(z.string(), z.unknown()).optional(),
+      strict: z.boolean().nullable().optional(),
+    }),
   }),
-});
+  z.looseObject({
+    type: z.literal("custom"),
+    custom: z.looseObject({ name: z.string().min(1), description: z.string().optional(), format: z.unknown().optional() }),
+  }),
+]);
 
 export const ccToolChoice = z.union([
   z.enum(["none", "auto", "required"]),
   z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string() }) }),
+  z.looseObject({ type: z.literal("custom"), custom: z.looseObject({ name: z.string() }) }),
 ]);
 
 export const ccRequest = z.looseObject({
@@ -57,6 +64,10 @@ export const ccRequest = z.looseObject({
   presence_penalty: z.number().min(-2).max(2).nullable().optional(),
   frequency_penalty: z.number().min(-2).max(2).nullable().optional(),
   user: z.string().optional(),
+  reasoning_effort: z.string().nullable().optional(),
+  verbosity: z.string().nullable().optional(),
+  service_tier: z.string().nullable().optional(),
+  web_search_options: z.looseObject({}).nullable().optional(),
   tools: z.array(ccTool).optional(),
   tool_choice: ccToolChoice.optional(),
   parallel_tool_calls: z.boolean().optional(),

@@ -1,5 +1,7 @@
 /** generateContent wire request → canonical request (model and streaming come from the URL). */
-import type { CanonicalMessage, CanonicalRequest, CanonicalTool, ContentPart, ResponseFormat, ToolChoice } from "../../canonical";
+import type { CanonicalMessage, CanonicalRequest, CanonicalTool, ContentPart, HostedTool, ReasoningControl, ResponseFormat, ToolChoice } from "../../canonical";
+import { parseEffort } from "../reasoning";
+import { idWithSignature } from "../signatures";
 import type { ParseOptions, Result } from "../types";
 import { bad, zodError } from "../validate";
 import { camelKeys, toJsonSchema } from "./camel";
@@ -14,11 +16,23 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
     return { ok: false, error: bad("generationConfig.candidateCount", "only 1 candidate is supported") };
   if (b.cachedContent) return { ok: false, error: bad("cachedContent", "cached contents are not supported") };
   const unconvertible: string[] = [];
-  if (g.thinkingConfig !== undefined) unconvertible.push("generationConfig.thinkingConfig");
-
+  // Reasoning controls map (docs/conversion-policy.md, "Reasoning").
+  let reasoning: ReasoningControl | undefined;
+  const tc = g.thinkingConfig;
+  if (tc) {
+    const show = tc.includeThoughts === true;
+    if (tc.thinkingLevel !== undefined) {
+      const e = parseEffort(tc.thinkingLevel.toLowerCase());
+      if (!e || e === "none") return { ok: false, error: bad("generationConfig.thinkingConfig.thinkingLevel", `unknown level "${tc.thinkingLevel}"`) };
+      reasoning = { enabled: true, effort: e, show };
+    } else if (tc.thinkingBudget === 0) reasoning = { enabled: false };
+    else if (tc.thinkingBudget === -1) reasoning = { enabled: true, adaptive: true, show };
+    else if (tc.thinkingBudget !== undefined) reasoning = { enabled: true, budgetTokens: tc.thinkingBudget, show };
+    else if (show) reasoning = { enabled: true, adaptive: true, show };
+  }
   const messages: CanonicalMessage[] = [];
   // GC ids are optional: synthesise stable ones and pair responses with calls by name, in order.
-  const pending: Array<{ id: string; name: string }> = [];
+  const pending: Array<{ id: string; name: string; visible: string }> = [];
   let synth = 0;
   for (let i = 0; i < b.contents.length; i++) {
     const c = b.contents[i]!;
@@ -29,7 +43,10 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
       const p = c.parts[j]!;
       const where = `contents[${i}].parts[${j}]`;
       if (typeof p.text === "string") {
-        if (p.thought) continue;
+        if (p.thought) {
+          if (role === "assistant" && p.text !== "") parts.push({ type: "reasoning", origin: "gemini", text: p.text, signature: p.thoughtSignature });
+          continue;
+        }
         if (p.text !== "") parts.push({ type: "text", text: p.text });
       } else if (p.inlineData) {
         if (!p.inlineData.mimeType.startsWith("image/"))
@@ -39,13 +56,15 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
         parts.push({ type: "image", source: { kind: "url", url: p.fileData.fileUri } });
       } else if (p.functionCall) {
         const id = p.functionCall.id ?? `call_gc${i}_${synth++}`;
-        pending.push({ id, name: p.functionCall.name });
-        parts.push({ type: "tool_call", id, name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}) });
+        const visible = idWithSignature(id, p.thoughtSignature);
+        pending.push({ id, name: p.functionCall.name, visible });
+        parts.push({ type: "tool_call", id: visible, name: p.functionCall.name, arguments: JSON.stringify(p.functionCall.args ?? {}), signature: p.thoughtSignature });
       } else if (p.functionResponse) {
         const fr = p.functionResponse;
         let id = fr.id;
         const k = pending.findIndex((q) => (id ? q.id === id : q.name === fr.name));
-        if (k >= 0) id = pending.splice(k, 1)[0]!.id;
+        // The result pairs with the call's visible id (which carries its signature).
+        if (k >= 0) id = pending.splice(k, 1)[0]!.visible;
         id ??= `call_gc${i}_${synth++}`;
         const resp = fr.response as Record<string, unknown> | undefined;
         const isError = !!resp && "error" in resp && !("output" in resp);
@@ -62,10 +81,15 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
   }
 
   const tools: CanonicalTool[] = [];
+  const hostedTools: HostedTool[] = [];
   for (let i = 0; i < (b.tools ?? []).length; i++) {
     const t = b.tools![i]! as Record<string, unknown> & { functionDeclarations?: Array<{ name: string; description?: string; parameters?: unknown; parametersJsonSchema?: unknown }> };
-    const other = Object.keys(t).find((k) => k !== "functionDeclarations");
-    if (other) return { ok: false, error: bad(`tools[${i}].${other}`, "only functionDeclarations are supported") };
+    // Google's own tools: mapped where the target has one, else dropped as hints.
+    for (const k of Object.keys(t)) {
+      if (k === "functionDeclarations") continue;
+      const type: HostedTool["type"] = k === "googleSearch" || k === "googleSearchRetrieval" ? "web_search" : k === "codeExecution" ? "code_execution" : k === "urlContext" ? "url_context" : "other";
+      hostedTools.push({ type, label: `tools[${i}].${k}` });
+    }
     for (const f of t.functionDeclarations ?? [])
       tools.push({
         name: f.name,
@@ -115,6 +139,8 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
       tools: tools.length ? tools : undefined,
       toolChoice,
       responseFormat,
+      reasoning,
+      hostedTools: hostedTools.length ? hostedTools : undefined,
       unconvertible: unconvertible.length ? unconvertible : undefined,
     },
   };

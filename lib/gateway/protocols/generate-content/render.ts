@@ -55,7 +55,9 @@ function callPart(id: string, name: string, args: string) {
 }
 
 export function renderGenerateContentResponse(resp: CanonicalResponse, ctx: RenderContext): Record<string, unknown> {
-  const parts = resp.content.map((p) => (p.type === "text" ? { text: p.text } : callPart(p.id, p.name, p.arguments)));
+  const parts = resp.content.map((p) =>
+    p.type === "text" ? { text: p.text } : p.type === "reasoning" ? { text: p.text, thought: true } : callPart(p.id, p.name, p.arguments),
+  );
   return {
     candidates: [{ content: { role: "model", parts: parts.length ? parts : [{ text: "" }] }, finishReason: finishReason(resp.stopReason), index: 0 }],
     usageMetadata: renderUsage(resp.usage, ctx.costMicroUsd),
@@ -95,6 +97,10 @@ export function createGenerateContentStreamEncoder(ctx: RenderContext): StreamEn
           return [];
         case "text_delta":
           return [...flushCall(), chunk([{ text: e.text }])];
+        case "reasoning_delta":
+          return [...flushCall(), chunk([{ text: e.text, thought: true }])];
+        case "reasoning_end":
+          return [];
         case "tool_call_start": {
           const out = flushCall();
           call = { id: e.id, name: e.name, args: "" };

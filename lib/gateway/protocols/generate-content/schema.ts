@@ -4,6 +4,7 @@ import { z } from "zod";
 export const gcPart = z.looseObject({
   text: z.string().optional(),
   thought: z.boolean().optional(),
+  thoughtSignature: z.string().optional(),
   inlineData: z.looseObject({ mimeType: z.string(), data: z.string() }).optional(),
   fileData: z.looseObject({ mimeType: z.string().optional(), fileUri: z.string() }).optional(),
   functionCall: z.looseObject({ name: z.string(), args: z.record(z.string(), z.unknown()).optional(), id: z.string().optional() }).optional(),
@@ -40,7 +41,9 @@ export const gcRequest = z.looseObject({
       responseMimeType: z.string().optional(),
       responseSchema: z.unknown().optional(),
       responseJsonSchema: z.unknown().optional(),
-      thinkingConfig: z.unknown().optional(),
+      thinkingConfig: z
+        .looseObject({ thinkingBudget: z.number().int().optional(), thinkingLevel: z.string().optional(), includeThoughts: z.boolean().optional() })
+        .optional(),
     })
     .optional(),
   cachedContent: z.string().optional(),

@@ -1,7 +1,13 @@
 /** Messages wire request → canonical request. */
-import type { CanonicalMessage, CanonicalRequest, ContentPart, ImagePart, TextPart, ToolChoice } from "../../canonical";
+import type { CanonicalMessage, CanonicalRequest, ContentPart, HostedTool, ImagePart, ReasoningControl, ResponseFormat, TextPart, ToolChoice } from "../../canonical";
+import { parseEffort } from "../reasoning";
+import { splitToolId } from "../signatures";
+import { hostedFromAnthropicType } from "../tools";
 import type { Result } from "../types";
 import { bad, zodError } from "../validate";
+
+/** Our own marker in signatures we render for another vendor's reasoning (never Anthropic's). */
+export const FOREIGN_SIGNATURE_PREFIX = "gateway:";
 import { amRequest } from "./schema";
 
 type Block = { type: string; [k: string]: unknown };
@@ -11,8 +17,26 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
   if (!parsed.success) return { ok: false, error: zodError(parsed.error) };
   const b = parsed.data;
   const unconvertible: string[] = [];
-  if (b.thinking && b.thinking.type !== "disabled") unconvertible.push("thinking");
-  if (b.output_config) unconvertible.push("output_config");
+  // Reasoning controls map (docs/conversion-policy.md, "Reasoning").
+  let reasoning: ReasoningControl | undefined;
+  const th = b.thinking as { type: string; budget_tokens?: unknown; display?: unknown } | undefined;
+  const show = th?.display !== "omitted";
+  if (th?.type === "enabled")
+    reasoning = { enabled: true, budgetTokens: typeof th.budget_tokens === "number" ? th.budget_tokens : undefined, show };
+  else if (th?.type === "adaptive") reasoning = { enabled: true, adaptive: true, show };
+  else if (th?.type === "disabled") reasoning = { enabled: false };
+  else if (th) return { ok: false, error: bad("thinking.type", `unknown thinking type "${th.type}"`) };
+  const oc = b.output_config as { effort?: unknown; format?: { type?: string; schema?: Record<string, unknown> } } | undefined;
+  if (oc?.effort !== undefined) {
+    const e = parseEffort(oc.effort);
+    if (!e || e === "none") return { ok: false, error: bad("output_config.effort", `unknown effort "${String(oc.effort)}"`) };
+    reasoning = reasoning ? (reasoning.enabled ? { ...reasoning, effort: e } : reasoning) : { enabled: true, effort: e, show: false };
+  }
+  let responseFormat: ResponseFormat | undefined;
+  if (oc?.format) {
+    if (oc.format.type !== "json_schema" || !oc.format.schema) unconvertible.push("output_config.format");
+    else responseFormat = { type: "json_schema", name: "response", schema: oc.format.schema };
+  }
 
   const messages: CanonicalMessage[] = [];
   for (let i = 0; i < b.messages.length; i++) {
@@ -23,7 +47,8 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
     for (let j = 0; j < blocks.length; j++) {
       const r = block(blocks[j]!, `${where}.content[${j}]`, m.role);
       if (!r.ok) return r;
-      if (r.value) parts.push(r.value);
+      if (r.value === UNCONVERTIBLE) unconvertible.push(`${where}.content[${j}]`);
+      else if (r.value) parts.push(r.value);
     }
     const last = messages[messages.length - 1];
     if (last && last.role === m.role) last.parts.push(...parts);
@@ -31,10 +56,16 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
   }
 
   const tools = [];
+  const hostedTools: HostedTool[] = [];
   for (let i = 0; i < (b.tools ?? []).length; i++) {
     const t = b.tools![i]!;
-    if (t.type && t.type !== "custom")
-      return { ok: false, error: bad(`tools[${i}].type`, `server tool "${t.type}" is not supported`) };
+    if (t.type && t.type !== "custom") {
+      // Server tools pass through as sent; converted, they map where the target has one.
+      const hosted = hostedFromAnthropicType(t.type);
+      if (hosted) hostedTools.push({ type: hosted, label: `tools[${i}] (${t.type})` });
+      else unconvertible.push(`tools[${i}] (${t.type})`);
+      continue;
+    }
     tools.push({ name: t.name, description: t.description, parameters: t.input_schema });
   }
 
@@ -64,12 +95,18 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
       toolChoice,
       parallelToolCalls: tc?.disable_parallel_tool_use ? false : undefined,
       user: b.metadata?.user_id ?? undefined,
+      reasoning,
+      responseFormat,
+      hostedTools: hostedTools.length ? hostedTools : undefined,
       unconvertible: unconvertible.length ? unconvertible : undefined,
     },
   };
 }
 
-function block(bl: Block, where: string, role: "user" | "assistant"): Result<ContentPart | null> {
+/** A block only a passthrough can carry (documents, server-tool records): converted routes 400. */
+const UNCONVERTIBLE = Symbol("unconvertible");
+
+function block(bl: Block, where: string, role: "user" | "assistant"): Result<ContentPart | null | typeof UNCONVERTIBLE> {
   switch (bl.type) {
     case "text":
       if (typeof bl.text !== "string") return { ok: false, error: bad(`${where}.text`, "must be a string") };
@@ -82,7 +119,7 @@ function block(bl: Block, where: string, role: "user" | "assistant"): Result<Con
       if (role !== "assistant") break;
       if (typeof bl.id !== "string" || typeof bl.name !== "string")
         return { ok: false, error: bad(where, "tool_use needs id and name") };
-      return { ok: true, value: { type: "tool_call", id: bl.id, name: bl.name, arguments: JSON.stringify(bl.input ?? {}) } };
+      return { ok: true, value: { type: "tool_call", id: bl.id, name: bl.name, arguments: JSON.stringify(bl.input ?? {}), signature: splitToolId(bl.id).signature } };
     case "tool_result": {
       if (role !== "user") break;
       if (typeof bl.tool_use_id !== "string") return { ok: false, error: bad(`${where}.tool_use_id`, "required") };
@@ -100,10 +137,32 @@ function block(bl: Block, where: string, role: "user" | "assistant"): Result<Con
         }
       return { ok: true, value: { type: "tool_result", callId: bl.tool_use_id, content, isError: bl.is_error === true || undefined } };
     }
-    case "thinking":
+    case "thinking": {
+      if (role !== "assistant") break;
+      // Signed reasoning goes back only to Anthropic; ours (another vendor's, re-shown) is marked.
+      const sig = typeof bl.signature === "string" ? bl.signature : "";
+      const text = typeof bl.thinking === "string" ? bl.thinking : "";
+      if (!sig || sig.startsWith(FOREIGN_SIGNATURE_PREFIX)) return { ok: true, value: { type: "reasoning", origin: "other", text } };
+      return { ok: true, value: { type: "reasoning", origin: "anthropic", text, signature: sig } };
+    }
     case "redacted_thinking":
-      // Signed reasoning cannot be replayed into another vendor; the passthrough keeps it.
-      return { ok: true, value: null };
+      if (role !== "assistant" || typeof bl.data !== "string") break;
+      return { ok: true, value: { type: "reasoning", origin: "anthropic", text: "", redacted: bl.data } };
+    case "document":
+    case "search_result":
+    case "container_upload":
+      return { ok: true, value: UNCONVERTIBLE };
+    case "server_tool_use":
+    case "web_search_tool_result":
+    case "web_fetch_tool_result":
+    case "code_execution_tool_result":
+    case "bash_code_execution_tool_result":
+    case "text_editor_code_execution_tool_result":
+    case "tool_search_tool_result":
+    case "mcp_tool_use":
+    case "mcp_tool_result":
+      // The record of a tool the provider ran: its outcome is in the text that follows.
+      return role === "assistant" ? { ok: true, value: null } : { ok: true, value: UNCONVERTIBLE };
   }
   return { ok: false, error: bad(`${where}.type`, `block type "${bl.type}" is not supported in ${role} turns`) };
 }

@@ -4,6 +4,7 @@ import type { ApiError } from "../../errors";
 import { estimatePromptTokens } from "../../tokens";
 import { usageClasses } from "../../usage";
 import { costUsd, protocolId } from "../ids";
+import { FOREIGN_SIGNATURE_PREFIX } from "./parse-request";
 import { sseEvent } from "../sse";
 import type { RenderContext, StreamEncoder } from "../types";
 
@@ -50,7 +51,9 @@ export function renderMessagesResponse(resp: CanonicalResponse, ctx: RenderConte
     content: resp.content.map((p) =>
       p.type === "text"
         ? { type: "text", text: p.text }
-        : { type: "tool_use", id: p.id, name: p.name, input: argumentsToObject(p.arguments) },
+        : p.type === "reasoning"
+          ? { type: "thinking", thinking: p.text, signature: `${FOREIGN_SIGNATURE_PREFIX}${p.origin}` }
+          : { type: "tool_use", id: p.id, name: p.name, input: argumentsToObject(p.arguments) },
     ),
     stop_reason: stopReason(resp.stopReason),
     stop_sequence: resp.stopSequence ?? null,
@@ -61,7 +64,7 @@ export function renderMessagesResponse(resp: CanonicalResponse, ctx: RenderConte
 export function createMessagesStreamEncoder(ctx: RenderContext): StreamEncoder {
   let started = false;
   let blockCount = 0;
-  let open: { index: number; kind: "text" | "tool"; tool?: number } | null = null;
+  let open: { index: number; kind: "text" | "tool" | "thinking"; tool?: number } | null = null;
   const toolBlock = new Map<number, number>();
   let inputTokens = 0;
 
@@ -87,11 +90,16 @@ export function createMessagesStreamEncoder(ctx: RenderContext): StreamEncoder {
       }),
     ];
   };
-  const close = (): string[] => {
+  const close = (origin = "other"): string[] => {
     if (!open) return [];
     const idx = open.index;
+    const out: string[] = [];
+    // A thinking block ends on its signature; another vendor's reasoning gets our marker.
+    if (open.kind === "thinking")
+      out.push(sseEvent("content_block_delta", { type: "content_block_delta", index: idx, delta: { type: "signature_delta", signature: `${FOREIGN_SIGNATURE_PREFIX}${origin}` } }));
     open = null;
-    return [sseEvent("content_block_stop", { type: "content_block_stop", index: idx })];
+    out.push(sseEvent("content_block_stop", { type: "content_block_stop", index: idx }));
+    return out;
   };
 
   return {
@@ -109,6 +117,18 @@ export function createMessagesStreamEncoder(ctx: RenderContext): StreamEncoder {
           out.push(sseEvent("content_block_delta", { type: "content_block_delta", index: open.index, delta: { type: "text_delta", text: e.text } }));
           return out;
         }
+        case "reasoning_delta": {
+          const out = start();
+          if (!open || open.kind !== "thinking") {
+            out.push(...close());
+            open = { index: blockCount++, kind: "thinking" };
+            out.push(sseEvent("content_block_start", { type: "content_block_start", index: open.index, content_block: { type: "thinking", thinking: "", signature: "" } }));
+          }
+          out.push(sseEvent("content_block_delta", { type: "content_block_delta", index: open.index, delta: { type: "thinking_delta", thinking: e.text } }));
+          return out;
+        }
+        case "reasoning_end":
+          return open?.kind === "thinking" ? close(e.origin) : [];
         case "tool_call_start": {
           const out = [...start(), ...close()];
           open = { index: blockCount++, kind: "tool", tool: e.index };

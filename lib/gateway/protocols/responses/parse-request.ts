@@ -1,7 +1,10 @@
 /** Responses wire request → canonical request. Stateful features are refused, not faked. */
-import type { CanonicalMessage, CanonicalRequest, ContentPart, ImagePart, ResponseFormat, TextPart, ToolChoice } from "../../canonical";
+import type { CanonicalMessage, CanonicalRequest, CanonicalTool, ContentPart, HostedTool, ImagePart, ReasoningControl, ResponseFormat, TextPart, ToolChoice } from "../../canonical";
 import { imageFromUrl } from "../../canonical";
 import { readCacheControl, systemBlocksOf } from "../../cache-control";
+import { parseEffort } from "../reasoning";
+import { reasoningFromCarrier, splitToolId } from "../signatures";
+import { hostedFromOpenAIType, namespacedName } from "../tools";
 import type { Result } from "../types";
 import { bad, zodError } from "../validate";
 import { rsRequest } from "./schema";
@@ -21,9 +24,18 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
   if (b.instructions) (system.push(b.instructions), systemParts.push([{ type: "text", text: b.instructions }]));
   const messages: CanonicalMessage[] = [];
   const unconvertible: string[] = [];
+  const tools: CanonicalTool[] = [];
+  const hostedTools: HostedTool[] = [];
+  const addTools = (list: unknown[], where: string): Result<null> => {
+    for (let i = 0; i < list.length; i++) {
+      const r = tool(list[i] as Record<string, unknown>, `${where}[${i}]`, tools, hostedTools, unconvertible);
+      if (!r.ok) return r;
+    }
+    return { ok: true, value: null };
+  };
   const items = typeof b.input === "string" ? [{ role: "user" as const, content: b.input }] : b.input;
   for (let i = 0; i < items.length; i++) {
-    const it = items[i]! as (typeof items)[number] & { type?: string; call_id?: string; name?: string; arguments?: string; output?: unknown };
+    const it = items[i]! as (typeof items)[number] & { type?: string; call_id?: string; name?: string; arguments?: string; output?: unknown; input?: string; namespace?: string };
     const where = `input[${i}]`;
     const type = it.type ?? "message";
     if (type === "message") {
@@ -35,14 +47,28 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
       else push(messages, it.role, r.value.filter((p) => p.type !== "text" || p.text !== ""));
     } else if (type === "function_call") {
       if (!it.call_id || !it.name) return { ok: false, error: bad(where, "function_call needs call_id and name") };
-      push(messages, "assistant", [{ type: "tool_call", id: it.call_id, name: it.name, arguments: it.arguments ?? "" }]);
-    } else if (type === "function_call_output") {
+      const name = it.namespace ? namespacedName(it.namespace, it.name) : it.name;
+      push(messages, "assistant", [{ type: "tool_call", id: it.call_id, name, arguments: it.arguments ?? "", signature: splitToolId(it.call_id).signature }]);
+    } else if (type === "custom_tool_call") {
+      // Other upstreams know custom tools as functions taking one `input` string.
+      if (!it.call_id || !it.name) return { ok: false, error: bad(where, "custom_tool_call needs call_id and name") };
+      push(messages, "assistant", [{ type: "tool_call", id: it.call_id, name: it.name, arguments: JSON.stringify({ input: it.input ?? "" }), signature: splitToolId(it.call_id).signature }]);
+    } else if (type === "custom_tool_call_output" || type === "function_call_output") {
       if (!it.call_id) return { ok: false, error: bad(`${where}.call_id`, "required") };
       const r = parts(it.output as never, where, true);
       if (!r.ok) return r;
       push(messages, "user", [{ type: "tool_result", callId: it.call_id, content: r.value }]);
     } else if (type === "reasoning") {
-      // Reasoning items cannot be replayed into another vendor (conversion.md, "Pitfalls").
+      // What the issuing vendor needs back rides in encrypted_content (protocols/signatures.ts).
+      const r = it as { summary?: Array<{ text?: string }>; encrypted_content?: string | null };
+      const summary = (r.summary ?? []).map((x) => x.text ?? "").join("\n");
+      push(messages, "assistant", [r.encrypted_content ? reasoningFromCarrier(r.encrypted_content, summary) : { type: "reasoning", origin: "other", text: summary }]);
+    } else if (type === "additional_tools") {
+      // Tools announced inside the input (Codex does this for its default model).
+      const r = addTools(((it as { tools?: unknown[] }).tools ?? []) as unknown[], `${where}.tools`);
+      if (!r.ok) return r;
+    } else if (type.endsWith("_call") && hostedFromOpenAIType(type.slice(0, -"_call".length)) !== null) {
+      // The record of a hosted tool's run (web_search_call, …): its outcome is in the text after it.
       continue;
     } else {
       // Kept for a Responses upstream (passthrough); any converted route refuses it, naming the item.
@@ -50,22 +76,24 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
     }
   }
 
-  const tools = [];
-  for (let i = 0; i < (b.tools ?? []).length; i++) {
-    const t = b.tools![i]!;
-    if (t.type !== "function" || !t.name)
-      return { ok: false, error: bad(`tools[${i}].type`, `only function tools are supported, not "${t.type}"`) };
-    const cc = readCacheControl((t as { cache_control?: unknown }).cache_control, `tools[${i}]`);
-    if (!cc.ok) return cc;
-    tools.push({ name: t.name, description: t.description ?? undefined, parameters: t.parameters ?? undefined, ...(cc.value ? { cacheControl: cc.value } : {}) });
-  }
+  const declared = addTools(b.tools ?? [], "tools");
+  if (!declared.ok) return declared;
 
   let toolChoice: ToolChoice | undefined;
-  const tc = b.tool_choice;
-  if (typeof tc === "string") toolChoice = { type: tc };
-  else if (tc && tc.type === "function" && typeof (tc as { name?: unknown }).name === "string")
-    toolChoice = { type: "tool", name: (tc as { name: string }).name };
+  const tc = b.tool_choice as { type: string; name?: unknown; mode?: unknown } | string | undefined;
+  if (typeof tc === "string") toolChoice = { type: tc as "auto" | "none" | "required" };
+  else if (tc && (tc.type === "function" || tc.type === "custom") && typeof tc.name === "string") toolChoice = { type: "tool", name: tc.name };
+  else if (tc && tc.type === "allowed_tools") toolChoice = { type: tc.mode === "required" ? "required" : "auto" };
+  else if (tc && hostedFromOpenAIType(tc.type) !== null) toolChoice = { type: "auto" };
   else if (tc) return { ok: false, error: bad("tool_choice", `tool_choice type "${tc.type}" is not supported`) };
+
+  let reasoning: ReasoningControl | undefined;
+  if (b.reasoning) {
+    const e = b.reasoning.effort == null ? undefined : parseEffort(b.reasoning.effort);
+    if (b.reasoning.effort != null && !e) return { ok: false, error: bad("reasoning.effort", `unknown effort "${b.reasoning.effort}"`) };
+    const show = b.reasoning.summary != null && b.reasoning.summary !== "none";
+    reasoning = e === "none" ? { enabled: false } : e || show ? { enabled: true, effort: e, show } : undefined;
+  }
 
   let responseFormat: ResponseFormat | undefined;
   const f = b.text?.format;
@@ -94,8 +122,45 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
       responseFormat,
       user: b.user,
       unconvertible: unconvertible.length ? unconvertible : undefined,
+      reasoning,
+      hostedTools: hostedTools.length ? hostedTools : undefined,
+      verbosity: b.text?.verbosity ?? undefined,
+      serviceTier: b.service_tier ?? undefined,
     },
   };
+}
+
+/**
+ * One Responses tool into the canonical lists: functions; custom tools (free text); namespace
+ * members flattened to `<namespace>__<member>`; hosted tools by type (mapped or dropped as hints).
+ */
+function tool(t: Record<string, unknown>, where: string, tools: CanonicalTool[], hosted: HostedTool[], unconvertible: string[]): Result<null> {
+  const type = String(t.type ?? "");
+  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+  if (type === "function") {
+    if (!str(t.name)) return { ok: false, error: bad(`${where}.name`, "required") };
+    tools.push({ name: t.name as string, description: str(t.description), parameters: (t.parameters as Record<string, unknown> | null) ?? undefined });
+  } else if (type === "custom") {
+    if (!str(t.name)) return { ok: false, error: bad(`${where}.name`, "required") };
+    tools.push({ name: t.name as string, description: str(t.description), custom: { format: t.format } });
+  } else if (type === "namespace") {
+    const ns = str(t.name);
+    if (!ns || !Array.isArray(t.tools)) return { ok: false, error: bad(where, "a namespace needs a name and tools") };
+    const members: CanonicalTool[] = [];
+    for (let i = 0; i < t.tools.length; i++) {
+      const r = tool(t.tools[i] as Record<string, unknown>, `${where}.tools[${i}]`, members, hosted, unconvertible);
+      if (!r.ok) return r;
+    }
+    const prefix = str(t.description);
+    for (const m of members)
+      tools.push({ ...m, name: namespacedName(ns, m.name), description: prefix ? `${prefix}\n\n${m.description ?? ""}`.trim() : m.description, namespace: { name: ns, member: m.name } });
+  } else {
+    const h = hostedFromOpenAIType(type);
+    // Unknown to us: a Responses upstream may know it (passthrough); converted routes refuse it.
+    if (h === null) unconvertible.push(`${where}.type`);
+    else hosted.push({ type: h, label: type });
+  }
+  return { ok: true, value: null };
 }
 
 function push(messages: CanonicalMessage[], role: "user" | "assistant", p: ContentPart[]) {

@@ -1,5 +1,7 @@
 /** Canonical response and stream events → Responses wire JSON and SSE (with sequence_number). */
-import type { CanonicalResponse, StopReason, StreamEvent, Usage } from "../../canonical";
+import { argumentsToObject, type CanonicalResponse, type ReasoningPart, type StopReason, type StreamEvent, type Usage } from "../../canonical";
+import { randomBase62 } from "../../../ids";
+import { reasoningCarrier } from "../signatures";
 import type { ApiError } from "../../errors";
 import { promptDetails } from "../chat-completions/render";
 import { costUsd, nowSeconds, protocolId } from "../ids";
@@ -43,7 +45,11 @@ function baseResponse(id: string, createdAt: number, ctx: RenderContext): Record
     temperature: r.temperature ?? 1,
     top_p: r.topP ?? 1,
     tool_choice: r.toolChoice ? (r.toolChoice.type === "tool" ? { type: "function", name: r.toolChoice.name } : r.toolChoice.type) : "auto",
-    tools: (r.tools ?? []).map((t) => ({ type: "function", name: t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: false })),
+    tools: (r.tools ?? []).map((t) =>
+      t.custom
+        ? { type: "custom", name: t.name, description: t.description ?? null, ...(t.custom.format ? { format: t.custom.format } : {}) }
+        : { type: "function", name: t.namespace?.member ?? t.name, description: t.description ?? null, parameters: t.parameters ?? null, strict: false },
+    ),
     text: { format: { type: "text" } },
     store: false,
     truncation: "disabled",
@@ -62,13 +68,42 @@ function functionItem(id: string, callId: string, name: string, args: string, st
   return { id, type: "function_call", status, call_id: callId, name, arguments: args };
 }
 
+/** A custom tool's raw input: other upstreams call it as a function with one `input` string. */
+function customInput(args: string): string {
+  const o = argumentsToObject(args);
+  return typeof o.input === "string" ? o.input : args;
+}
+
+/** A call as the client declared the tool: function (namespaced or not) or custom. */
+function toolItem(ctx: RenderContext, callId: string, name: string, args: string, status: string): OutputItem {
+  const tool = ctx.request.tools?.find((t) => t.name === name);
+  if (tool?.custom) return { id: `ctc_${randomBase62(24)}`, type: "custom_tool_call", status, call_id: callId, name, input: customInput(args) };
+  const item = functionItem(protocolId.functionCall(), callId, tool?.namespace?.member ?? name, args, status);
+  if (tool?.namespace) item.namespace = tool.namespace.name;
+  return item;
+}
+
+/** Reasoning as a summary item; what its issuer must get back rides in encrypted_content. */
+function reasoningItem(id: string, p: Pick<ReasoningPart, "text" | "origin" | "signature" | "redacted">): OutputItem {
+  const item: OutputItem = { id, type: "reasoning", summary: p.text ? [{ type: "summary_text", text: p.text }] : [] };
+  const enc = reasoningCarrier({ type: "reasoning", ...p });
+  if (enc) item.encrypted_content = enc;
+  return item;
+}
+
 export function renderResponsesResponse(resp: CanonicalResponse, ctx: RenderContext): Record<string, unknown> {
   const output: OutputItem[] = [];
   let text = "";
-  for (const p of resp.content) if (p.type === "text") text += p.text;
-  if (text !== "") output.push(messageItem(`msg_${protocolId.response().slice(5)}`, text, "completed"));
-  for (const p of resp.content)
-    if (p.type === "tool_call") output.push(functionItem(protocolId.functionCall(), p.id, p.name, p.arguments, "completed"));
+  let textAt = -1;
+  for (const p of resp.content) {
+    if (p.type === "reasoning") output.push(reasoningItem(`rs_${randomBase62(24)}`, p));
+    else if (p.type === "text") {
+      if (textAt < 0) textAt = output.length;
+      text += p.text;
+    }
+  }
+  if (text !== "") output.splice(textAt, 0, messageItem(`msg_${protocolId.response().slice(5)}`, text, "completed"));
+  for (const p of resp.content) if (p.type === "tool_call") output.push(toolItem(ctx, p.id, p.name, p.arguments, "completed"));
   const created = nowSeconds();
   return {
     ...baseResponse(protocolId.response(), created, ctx),
@@ -86,7 +121,11 @@ export function createResponsesStreamEncoder(ctx: RenderContext): StreamEncoder 
   let started = false;
   const output: OutputItem[] = [];
   // The open output item: a message (with its text so far) or a function call.
-  let open: { kind: "message"; index: number; id: string; text: string } | { kind: "call"; index: number; id: string; tool: number } | null = null;
+  let open:
+    | { kind: "message"; index: number; id: string; text: string }
+    | { kind: "call"; index: number; id: string; tool: number }
+    | { kind: "reasoning"; index: number; id: string; text: string }
+    | null = null;
   const calls = new Map<number, { item: OutputItem; outputIndex: number; args: string }>();
 
   const ev = (type: string, body: Record<string, unknown>) => sseEvent(type, { type, sequence_number: seq++, ...body });
@@ -96,10 +135,23 @@ export function createResponsesStreamEncoder(ctx: RenderContext): StreamEncoder 
     const r = baseResponse(id, created, ctx);
     return [ev("response.created", { response: r }), ev("response.in_progress", { response: r })];
   };
-  const close = (): string[] => {
+  const close = (end?: Extract<StreamEvent, { type: "reasoning_end" }>): string[] => {
     if (!open) return [];
     const o = open;
     open = null;
+    if (o.kind === "reasoning") {
+      const base = { item_id: o.id, output_index: o.index, summary_index: 0 };
+      const item = reasoningItem(o.id, { text: o.text, origin: end?.origin ?? "other", signature: end?.signature, redacted: end?.redacted });
+      output[o.index] = item;
+      const out: string[] = [];
+      if (o.text !== "")
+        out.push(
+          ev("response.reasoning_summary_text.done", { ...base, text: o.text }),
+          ev("response.reasoning_summary_part.done", { ...base, part: { type: "summary_text", text: o.text } }),
+        );
+      out.push(ev("response.output_item.done", { output_index: o.index, item }));
+      return out;
+    }
     if (o.kind === "message") {
       const base = { item_id: o.id, output_index: o.index, content_index: 0 };
       const item = messageItem(o.id, o.text, "completed");
@@ -111,6 +163,17 @@ export function createResponsesStreamEncoder(ctx: RenderContext): StreamEncoder 
       ];
     }
     const c = calls.get(o.tool)!;
+    if (c.item.type === "custom_tool_call") {
+      // Other upstreams stream `{"input": …}` JSON: the raw input is known once the call is whole.
+      const input = customInput(c.args);
+      const item: OutputItem = { ...c.item, input, status: "completed" };
+      output[o.index] = item;
+      return [
+        ev("response.custom_tool_call_input.delta", { item_id: o.id, output_index: o.index, delta: input }),
+        ev("response.custom_tool_call_input.done", { item_id: o.id, output_index: o.index, input }),
+        ev("response.output_item.done", { output_index: o.index, item }),
+      ];
+    }
     const item: OutputItem = { ...c.item, arguments: c.args, status: "completed" };
     output[o.index] = item;
     return [
@@ -140,10 +203,38 @@ export function createResponsesStreamEncoder(ctx: RenderContext): StreamEncoder 
           out.push(ev("response.output_text.delta", { item_id: open.id, output_index: open.index, content_index: 0, delta: e.text, logprobs: [] }));
           return out;
         }
+        case "reasoning_delta": {
+          const out = start();
+          if (!open || open.kind !== "reasoning") {
+            out.push(...close());
+            const itemId = `rs_${randomBase62(24)}`;
+            open = { kind: "reasoning", index: output.length, id: itemId, text: "" };
+            output.push({ id: itemId, type: "reasoning", summary: [] });
+            out.push(
+              ev("response.output_item.added", { output_index: open.index, item: { id: itemId, type: "reasoning", summary: [] } }),
+              ev("response.reasoning_summary_part.added", { item_id: itemId, output_index: open.index, summary_index: 0, part: { type: "summary_text", text: "" } }),
+            );
+          }
+          open.text += e.text;
+          out.push(ev("response.reasoning_summary_text.delta", { item_id: open.id, output_index: open.index, summary_index: 0, delta: e.text }));
+          return out;
+        }
+        case "reasoning_end": {
+          const out = start();
+          if (open?.kind === "reasoning") return [...out, ...close(e)];
+          if (!e.signature && !e.redacted) return out;
+          // A signed block without text (redacted thinking): a reasoning item of its own.
+          out.push(...close());
+          const itemId = `rs_${randomBase62(24)}`;
+          open = { kind: "reasoning", index: output.length, id: itemId, text: "" };
+          output.push({ id: itemId, type: "reasoning", summary: [] });
+          out.push(ev("response.output_item.added", { output_index: open.index, item: { id: itemId, type: "reasoning", summary: [] } }));
+          return [...out, ...close(e)];
+        }
         case "tool_call_start": {
           const out = [...start(), ...close()];
-          const itemId = protocolId.functionCall();
-          const item = functionItem(itemId, e.id, e.name, "", "in_progress");
+          const item = toolItem(ctx, e.id, e.name, "", "in_progress");
+          const itemId = item.id as string;
           open = { kind: "call", index: output.length, id: itemId, tool: e.index };
           calls.set(e.index, { item, outputIndex: open.index, args: "" });
           output.push(item);
@@ -154,6 +245,7 @@ export function createResponsesStreamEncoder(ctx: RenderContext): StreamEncoder 
           const c = calls.get(e.index);
           if (!c) return [];
           c.args += e.arguments;
+          if (c.item.type === "custom_tool_call") return [];
           return [ev("response.function_call_arguments.delta", { item_id: c.item.id, output_index: c.outputIndex, delta: e.arguments })];
         }
         case "usage":

@@ -11,6 +11,8 @@ export const rsItem = z.looseObject({
   name: z.string().optional(),
   arguments: z.string().optional(),
   output: z.union([z.string(), z.array(rsContentPart)]).optional(),
+  input: z.string().optional(),
+  namespace: z.string().optional(),
 });
 
 export const rsTool = z.looseObject({
@@ -43,6 +45,8 @@ export const rsRequest = z.looseObject({
   conversation: z.unknown().optional(),
   store: z.boolean().nullable().optional(),
   user: z.string().optional(),
+  reasoning: z.looseObject({ effort: z.string().nullable().optional(), summary: z.string().nullable().optional() }).nullable().optional(),
+  service_tier: z.string().nullable().optional(),
   text: z
     .looseObject({
       format: z
@@ -53,6 +57,7 @@ export const rsRequest = z.looseObject({
           strict: z.boolean().nullable().optional(),
         })
         .optional(),
+      verbosity: z.string().nullable().optional(),
     })
     .optional(),
 });
