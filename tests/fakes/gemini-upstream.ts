@@ -20,6 +20,7 @@ const usage = (s: TextScript, final: boolean): Record<string, unknown> | null =>
 };
 const calls = (s: TextScript) =>
   s.toolCalls.map((t) => ({ functionCall: { ...(t.id ? { id: t.id } : {}), name: t.name, args: JSON.parse(t.arguments) }, ...(t.signature ? { thoughtSignature: t.signature } : {}) }));
+const thought = (s: TextScript) => (s.reasoning ? [{ text: s.reasoning, thought: true }] : []);
 const modelOf = (path: string) => decodeURIComponent(path.split("/models/")[1]?.split(":")[0] ?? "");
 
 export const geminiProtocol: Protocol = {
@@ -33,7 +34,7 @@ export const geminiProtocol: Protocol = {
   keyOf: (req, url) => (req.headers["x-goog-api-key"] as string | undefined) ?? url.searchParams.get("key") ?? undefined,
   errorBody: (status, message) => ({ error: { code: status, message, status: STATUS[status] ?? "INTERNAL" } }),
   json: (s) => ({
-    candidates: [{ content: { role: "model", parts: [...(s.text ? [{ text: s.text }] : []), ...calls(s)] }, finishReason: "STOP", index: 0 }],
+    candidates: [{ content: { role: "model", parts: [...thought(s), ...(s.text ? [{ text: s.text }] : []), ...calls(s)] }, finishReason: "STOP", index: 0 }],
     ...(usage(s, true) ? { usageMetadata: usage(s, true) } : {}),
     modelVersion: "gemini-fake-001",
     responseId: "fake-resp-1",
@@ -48,6 +49,7 @@ export const geminiProtocol: Protocol = {
       })}\n\n`;
     const ws = s.text ? words(s.text) : [];
     const out: string[] = [];
+    if (s.reasoning) out.push(chunk(thought(s), false));
     ws.forEach((w, i) => out.push(chunk([{ text: w }], i === ws.length - 1 && !s.toolCalls.length)));
     if (s.toolCalls.length) out.push(chunk(calls(s), true));
     if (!out.length) out.push(chunk([{ text: "" }], true));

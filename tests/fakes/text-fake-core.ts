@@ -34,6 +34,8 @@ export interface TextScript {
   thinking?: { thinking: string; signature: string };
   /** A tool loop: make the tool calls only while the request carries no tool result yet, then answer text. */
   toolCallsUntilResult?: boolean;
+  /** Gemini: a thought part (reasoning text) before the content. */
+  reasoning?: string;
   /**
    * Usage to report; null = none at all (the gateway must count itself). `input` is ALL prompt
    * tokens and `output` ALL output tokens; the cache classes are parts of input, reasoning of

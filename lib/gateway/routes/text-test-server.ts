@@ -57,7 +57,7 @@ export async function startTestHost(routes: Record<string, TextRoute[]>, retry?:
       return;
     }
     const out = await handleText(
-      { protocol: p.protocol, body, bodyBytes: raw.length, parseOpts: p.opts, signal: ac.signal, startedAt: performance.now() },
+      { protocol: p.protocol, body, bodyBytes: raw.length, parseOpts: p.opts, signal: ac.signal, startedAt: performance.now(), headers: req.headers },
       {
         resolveRoutes: async (model) => (routes[model] ? { ok: true, routes: routes[model]! } : { ok: false, error: errors.modelNotFound(model) }),
         retry: retry ?? { retriesPerRoute: 1, baseDelayMs: 5, maxDelayMs: 20 },
