@@ -85,7 +85,8 @@ describe("text on PGlite", () => {
     expect(missing.status).toBe(404);
     const unknown = await fetch(`${server.url}/v1beta/models/nope:generateContent?key=${key}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ contents: [{ parts: [{ text: "x" }] }] }) });
     expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as any).error.code).toBe("model_not_found");
+    // Google's own error shape; the spec's code rides in the ErrorInfo detail.
+    expect(((await unknown.json()) as any).error).toMatchObject({ code: 404, status: "NOT_FOUND", details: [{ reason: "model_not_found" }] });
   });
 
   it("raw SSE over curl-like fetch: data-only chunks ending in [DONE], one event per write", async () => {

@@ -1,7 +1,9 @@
 /**
- * Public API errors are values (ApiError), rendered in one place. The envelope is the spec's
- * `{error:{message,type,code}}` on every route; the Messages route adds a top-level
- * `type:"error"` so Anthropic clients parse it (DESIGN.md, "Errors").
+ * Public API errors are values (ApiError), rendered in one place, in each protocol's own shape
+ * (docs/decisions/0009-native-error-shapes.md): the spec's `{error:{message,type,code}}` on the
+ * OpenAI-style routes; Anthropic's `{type:"error", error:{type, message}}` on Messages routes and
+ * Google's `{error:{code:<HTTP status>, message, status}}` on Gemini routes, each keeping the
+ * spec's `code` value (Anthropic: `error.code`; Google: an ErrorInfo detail's `reason`).
  */
 import { json, type GatewayResponse } from "./http";
 
@@ -132,10 +134,77 @@ function shouldRetryHeader(status: number): Record<string, string> {
   return status >= 400 && status < 500 && status !== 409 && status !== 429 ? { "x-should-retry": "false" } : {};
 }
 
+/** Anthropic's error type for an HTTP status (reference/messages.md, "Errors"). */
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 401:
+      return "authentication_error";
+    case 402:
+      return "billing_error";
+    case 403:
+      return "permission_error";
+    case 404:
+      return "not_found_error";
+    case 413:
+      return "request_too_large";
+    case 429:
+      return "rate_limit_error";
+    case 504:
+      return "timeout_error";
+    case 529:
+    case 503:
+      return "overloaded_error";
+  }
+  return status >= 500 ? "api_error" : "invalid_request_error";
+}
+
+/** Google's canonical status name for an HTTP status (reference/generate-content.md, "Errors"). */
+export function googleStatus(status: number): string {
+  switch (status) {
+    case 400:
+      return "INVALID_ARGUMENT";
+    case 401:
+      return "UNAUTHENTICATED";
+    case 402:
+      return "FAILED_PRECONDITION";
+    case 403:
+      return "PERMISSION_DENIED";
+    case 404:
+      return "NOT_FOUND";
+    case 429:
+      return "RESOURCE_EXHAUSTED";
+    case 504:
+      return "DEADLINE_EXCEEDED";
+    case 502:
+    case 503:
+      return "UNAVAILABLE";
+    default:
+      return status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION";
+  }
+}
+
 export function errorBody(err: ApiError, style: ErrorStyle = "openai"): Record<string, unknown> {
+  if (style === "anthropic") {
+    const inner: Record<string, unknown> = { type: anthropicErrorType(err.status), message: err.message, code: err.code };
+    if (err.param) inner.param = err.param;
+    return { type: "error", error: inner };
+  }
+  if (style === "gemini") {
+    // The Google SDK recognises an error by a numeric `code`; the spec's code rides in ErrorInfo.
+    const metadata: Record<string, string> = { type: err.type };
+    if (err.param) metadata.param = err.param;
+    return {
+      error: {
+        code: err.status,
+        message: err.message,
+        status: googleStatus(err.status),
+        details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: err.code, domain: "gateway", metadata }],
+      },
+    };
+  }
   const inner: Record<string, unknown> = { message: err.message, type: err.type, code: err.code };
   if (err.param) inner.param = err.param;
-  return style === "anthropic" ? { type: "error", error: inner } : { error: inner };
+  return { error: inner };
 }
 
 export function errorResponse(err: ApiError, style: ErrorStyle = "openai"): GatewayResponse {

@@ -122,10 +122,10 @@ describe("messages stream", () => {
     expect(ev[6]!.data.delta).toEqual({ type: "input_json_delta", partial_json: '{"a":' });
     expect(ev[9]!.data).toMatchObject({ delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 5, input_tokens: 10, cost_usd: 0.00002 } });
   });
-  it("mid-stream error is event: error", () => {
+  it("mid-stream error is event: error with Anthropic's error type, the spec's code kept", () => {
     const enc = messages.createStreamEncoder({ model: "pub", request });
     const [e] = parse(enc.error(errors.upstreamTimeout()));
-    expect(e).toMatchObject({ event: "error", data: { type: "error", error: { type: "upstream_error", message: expect.any(String) } } });
+    expect(e).toMatchObject({ event: "error", data: { type: "error", error: { type: "timeout_error", code: "upstream_timeout", message: expect.any(String) } } });
   });
 });
 
@@ -140,6 +140,8 @@ describe("generateContent stream", () => {
   });
   it("mid-stream error has a numeric code", () => {
     const enc = generateContent.createStreamEncoder({ model: "pub", request });
-    expect(parse(enc.error(errors.upstreamTimeout()))[0]!.data).toEqual({ error: { code: 504, message: expect.any(String), status: "DEADLINE_EXCEEDED" } });
+    expect(parse(enc.error(errors.upstreamTimeout()))[0]!.data).toMatchObject({
+      error: { code: 504, message: expect.any(String), status: "DEADLINE_EXCEEDED", details: [{ reason: "upstream_timeout" }] },
+    });
   });
 });

@@ -359,3 +359,27 @@ describe("passthrough is faithful", () => {
     expect(((await bad.json()) as any).error.message).toMatch(/^tools\[0\] \(bash_20250124\)/);
   });
 });
+
+describe("errors in each protocol's own shape", () => {
+  it("Messages: Anthropic's error types, the spec's code kept; Gemini: Google's {code, message, status}", async () => {
+    const am = await post("/v1/messages", { model: "nope", max_tokens: 5, messages: [{ role: "user", content: "x" }] });
+    expect(am.status).toBe(404);
+    expect(await am.json()).toMatchObject({ type: "error", error: { type: "not_found_error", code: "model_not_found" } });
+    const bad = await post("/v1/messages", { model: "m-anthropic", messages: [{ role: "user", content: "x" }] });
+    expect(await bad.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error", code: "invalid_request", message: expect.stringMatching(/^max_tokens/) } });
+    const gg = await post(gc("nope"), { contents: [{ parts: [{ text: "x" }] }] });
+    expect(gg.status).toBe(404);
+    expect(((await gg.json()) as any).error).toMatchObject({ code: 404, status: "NOT_FOUND", message: expect.any(String), details: [{ reason: "model_not_found" }] });
+    // The OpenAI-style routes keep the spec's envelope.
+    const cc = await post("/v1/chat/completions", { model: "nope", messages: [{ role: "user", content: "x" }] });
+    expect(((await cc.json()) as any).error).toMatchObject({ type: "invalid_request", code: "model_not_found" });
+  });
+});
+
+it("a converted Messages stream starts with the prompt's size, not 0", async () => {
+  fakes.openai.reset();
+  const r = await post("/v1/messages", { model: "m-openai", max_tokens: 50, stream: true, messages: [{ role: "user", content: "count the words of this rather long prompt please" }] });
+  const start = (await r.text()).split("\n\n").find((e) => e.startsWith("event: message_start"))!;
+  const input = JSON.parse(start.split("data: ")[1]!).message.usage.input_tokens;
+  expect(input).toBeGreaterThan(5);
+});

@@ -1,6 +1,6 @@
 /** Canonical response and stream events → generateContent wire JSON and `?alt=sse` data-only chunks. */
 import { argumentsToObject, type CanonicalResponse, type StopReason, type StreamEvent, type Usage } from "../../canonical";
-import type { ApiError } from "../../errors";
+import { errorBody, type ApiError } from "../../errors";
 import { costUsd, protocolId } from "../ids";
 import { sseData } from "../sse";
 import type { RenderContext, StreamEncoder } from "../types";
@@ -26,29 +26,6 @@ export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unk
   return out;
 }
 
-export function googleStatus(status: number): string {
-  switch (status) {
-    case 400:
-      return "INVALID_ARGUMENT";
-    case 401:
-      return "UNAUTHENTICATED";
-    case 402:
-      return "FAILED_PRECONDITION";
-    case 403:
-      return "PERMISSION_DENIED";
-    case 404:
-      return "NOT_FOUND";
-    case 429:
-      return "RESOURCE_EXHAUSTED";
-    case 504:
-      return "DEADLINE_EXCEEDED";
-    case 502:
-    case 503:
-      return "UNAVAILABLE";
-    default:
-      return status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION";
-  }
-}
 
 function callPart(id: string, name: string, args: string) {
   return { functionCall: { id, name, args: argumentsToObject(args) } };
@@ -120,7 +97,8 @@ export function createGenerateContentStreamEncoder(ctx: RenderContext): StreamEn
     },
     error(err: ApiError): string[] {
       // The only mid-stream error form the Google SDK detects: a numeric `code` (DESIGN.md).
-      return [sseData({ error: { code: err.status, message: err.message, status: googleStatus(err.status) } })];
+      return [sseData(errorBody(err, "gemini"))];
     },
   };
 }
+

@@ -1,6 +1,6 @@
 /** Canonical response and stream events → Messages wire JSON and SSE (event: lines required). */
 import { argumentsToObject, type CanonicalResponse, type StopReason, type StreamEvent, type Usage } from "../../canonical";
-import type { ApiError } from "../../errors";
+import { errorBody, type ApiError } from "../../errors";
 import { estimatePromptTokens } from "../../tokens";
 import { usageClasses } from "../../usage";
 import { costUsd, protocolId } from "../ids";
@@ -165,7 +165,7 @@ export function createMessagesStreamEncoder(ctx: RenderContext): StreamEncoder {
       }
     },
     error(err: ApiError): string[] {
-      return [sseEvent("error", { type: "error", error: { type: err.type, code: err.code, message: err.message } })];
+      return [sseEvent("error", errorBody(err, "anthropic"))];
     },
   };
 }
