@@ -181,6 +181,8 @@ export const models = pgTable(
     contextWindow: integer("context_window"),
     /** What a prompt may hold besides text, for clients (`/v1/models`): "image", "pdf", "audio", "video". */
     inputModalities: jsonb("input_modalities").$type<InputModality[]>(),
+    /** Converted requests with hints this upstream lacks are refused, not dropped (docs/conversion-policy.md). */
+    strict: boolean("strict").notNull().default(false),
     /** Failover order among rows sharing modelId: lower first. */
     priority: integer("priority").notNull().default(0),
     enabled: boolean("enabled").notNull().default(true),

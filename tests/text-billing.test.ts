@@ -152,6 +152,22 @@ describe("text billing", () => {
     await ledgerInvariant(email);
   });
 
+  it("a strict model (config file) refuses a hint with a 400 naming it and charges nothing; a lax one drops and names it", async () => {
+    const { email, key } = await createAccount(server, { usd: 1 });
+    const body = { contents: [{ parts: [{ text: "hi" }] }], generationConfig: { topK: 40 } };
+    const call = (model: string) =>
+      fetch(`${server.url}/v1beta/models/${model}:generateContent`, { method: "POST", headers: { "content-type": "application/json", "x-goog-api-key": key }, body: JSON.stringify(body) });
+    const strict = await call("chat-strict");
+    expect(strict.status).toBe(400);
+    expect(((await strict.json()) as any).error.message).toMatch(/^generationConfig\.topK: /);
+    expect(fakes.openai.generationRequests()).toHaveLength(0);
+    const lax = await call("chat-openai");
+    expect(lax.status).toBe(200);
+    expect(lax.headers.get("x-gateway-dropped-params")).toBe("generationConfig.topK");
+    expect(fakes.openai.generationRequests().at(-1)!.body.top_k).toBeUndefined();
+    await ledgerInvariant(email);
+  });
+
   it("answers 402 insufficient_user_quota before any upstream call, leaving no hold and no charge", async () => {
     const { email, key } = await createAccount(server, { usd: 0.0001 });
     const err: any = await client(key).chat.completions.create({ model: "chat-openai", messages: [{ role: "user", content: "Hi" }] }).catch((e) => e);

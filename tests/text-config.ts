@@ -31,6 +31,8 @@ export function textGatewayConfig(u: TextFakeUrls, opts: { timeoutMs?: number; d
     model("chat-anthropic", "an", "claude-fake"),
     model("chat-gemini", "ge", "gemini-fake"),
     model("demo-chat", "demo", "demo-chat"),
+    // docs/conversion-policy.md: hints the upstream lacks are refused, not dropped.
+    { ...model("chat-strict", "oa", "gpt-fake"), strict: true },
   ];
   if (opts.backup) {
     upstreams.push({ id: "oa2", protocol: "openai", baseUrl: opts.backup.openai, apiKey: opts.backup.openaiKey, timeoutMs });

@@ -64,6 +64,7 @@ export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" |
         defaultMaxTokens: m.maxOutputTokens ?? m.defaultMaxTokens ?? null,
         contextWindow: m.contextWindow ?? null,
         inputModalities: m.inputModalities ?? null,
+        strict: m.strict ?? false,
         priority,
         enabled: m.enabled ?? true,
         source,

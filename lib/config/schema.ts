@@ -57,6 +57,8 @@ export const modelSchema = z.strictObject({
   defaultMaxTokens: z.int().positive().max(10_000_000).optional(),
   contextWindow: z.int().positive().max(100_000_000).optional(),
   inputModalities: z.array(z.enum(INPUT_MODALITIES)).optional(),
+  /** Refuse hints (knobs the upstream lacks) with a 400 instead of dropping them. */
+  strict: z.boolean().optional(),
   enabled: z.boolean().optional(),
 });
 

@@ -175,6 +175,8 @@ export const createModelSchema = z.object({
   contextWindow: z.union([z.null(), z.coerce.number().int().min(1).max(100_000_000)]).optional(),
   inputModalities: z.union([z.null(), z.array(z.enum(INPUT_MODALITIES))]).optional(),
   priority: z.coerce.number().int().min(0).max(1000).default(0),
+  /** Refuse hints instead of dropping them (docs/conversion-policy.md). */
+  strict: z.boolean().optional(),
   enabled: z.boolean().default(true),
 });
 
@@ -204,6 +206,7 @@ export async function createModel(db: DB, actor: Actor, body: z.infer<typeof cre
         defaultMaxTokens: body.defaultMaxTokens ?? null,
         contextWindow: body.contextWindow ?? null,
         inputModalities: body.inputModalities ?? null,
+        strict: body.strict ?? false,
         priority: body.priority,
         enabled: body.enabled,
         source: "console",
@@ -232,6 +235,7 @@ export async function updateModel(db: DB, actor: Actor, rowId: string, body: z.i
   if (body.contextWindow !== undefined) set.contextWindow = body.contextWindow;
   if (body.inputModalities !== undefined) set.inputModalities = body.inputModalities;
   if (body.priority !== undefined) set.priority = body.priority;
+  if (body.strict !== undefined) set.strict = body.strict;
   if (body.enabled !== undefined) set.enabled = body.enabled;
   let price: ModelPrice | undefined;
   if (body.price !== undefined) {

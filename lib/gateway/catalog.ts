@@ -31,6 +31,8 @@ export interface ModelRoute {
   /** Integer micro-USD (per million tokens for token prices). */
   price: ModelPrice;
   defaultMaxTokens: number | null;
+  /** Hints are refused, not dropped (docs/conversion-policy.md). */
+  strict: boolean;
   upstream: UpstreamInfo;
 }
 
@@ -103,6 +105,7 @@ async function load(): Promise<Catalog> {
       upstreamModel: m.upstreamModel,
       price: m.price,
       defaultMaxTokens: m.defaultMaxTokens,
+      strict: m.strict,
       upstream: { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey, timeoutMs: u.timeoutMs },
     };
     const list = routes.get(m.modelId) ?? [];

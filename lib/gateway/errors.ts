@@ -1,6 +1,6 @@
 /**
  * Public API errors are values (ApiError), rendered in one place, in each protocol's own shape
- * (docs/decisions/0009-native-error-shapes.md): the spec's `{error:{message,type,code}}` on the
+ * (docs/decisions/0015-native-errors-and-carried-signatures.md): the spec's `{error:{message,type,code}}` on the
  * OpenAI-style routes; Anthropic's `{type:"error", error:{type, message}}` on Messages routes and
  * Google's `{error:{code:<HTTP status>, message, status}}` on Gemini routes, each keeping the
  * spec's `code` value (Anthropic: `error.code`; Google: an ErrorInfo detail's `reason`).

@@ -1,0 +1,1 @@
+ALTER TABLE "models" ADD COLUMN "strict" boolean DEFAULT false NOT NULL;
