@@ -115,8 +115,9 @@ describe("responses → canonical", () => {
   });
 
   it("keeps input item types it cannot convert for a Responses upstream, named for any other", () => {
-    const r = responses.parseRequest({ model: "m", input: [{ type: "custom_tool_call_output", call_id: "c", output: "x" }] });
-    expect(r.ok && r.value.unconvertible).toEqual(["input[0].type"]);
+    // custom_tool_call_output converts now (custom tools); an item type we do not know stays unconvertible.
+    const r = responses.parseRequest({ model: "m", input: [{ type: "local_shell_call_output", call_id: "c", output: "x" }], tools: [{ type: "no_such_tool" }] });
+    expect(r.ok && r.value.unconvertible).toEqual(["input[0].type", "tools[0].type"]);
   });
   it("store is accepted and ignored", () => {
     expect(responses.parseRequest({ model: "m", input: "x", store: true }).ok).toBe(true);
