@@ -77,12 +77,12 @@ describe("openai-responses upstream", () => {
     expect(done.model).toBe("resp-a");
     expect(done.id).not.toMatch(/^resp_upstream/);
     expect(done.usage.cost_usd).toBeCloseTo((12 + 3 * 2) / 1e6, 9);
-    // Unknown item types go through as they are.
+    // Items go through as they are (passthrough), whether or not the gateway could convert them.
     a.reset();
     await oa().responses.create({ model: "resp-a", input: [{ type: "custom_tool_call_output", call_id: "c1", output: "ok" } as any, { role: "user", content: "go" }] });
     expect(a.generationRequests()[0]!.body.input[0]).toEqual({ type: "custom_tool_call_output", call_id: "c1", output: "ok" });
-    // …and a converted upstream refuses them, naming the item.
-    const e = await oa().responses.create({ model: "chat-anthropic", input: [{ type: "custom_tool_call_output", call_id: "c1", output: "ok" } as any] }).catch((x) => x);
+    // …and a converted upstream refuses an item type it cannot carry, naming it.
+    const e = await oa().responses.create({ model: "chat-anthropic", input: [{ type: "mcp_approval_response", approval_request_id: "a1", approve: true } as any] }).catch((x) => x);
     expect(e.status).toBe(400);
     expect(e.message).toContain("input[0].type");
   });

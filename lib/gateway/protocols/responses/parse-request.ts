@@ -137,12 +137,15 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
 function tool(t: Record<string, unknown>, where: string, tools: CanonicalTool[], hosted: HostedTool[], unconvertible: string[]): Result<null> {
   const type = String(t.type ?? "");
   const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+  const cc = readCacheControl(t.cache_control, where);
+  if (!cc.ok) return cc;
+  const cache = cc.value ? { cacheControl: cc.value } : {};
   if (type === "function") {
     if (!str(t.name)) return { ok: false, error: bad(`${where}.name`, "required") };
-    tools.push({ name: t.name as string, description: str(t.description), parameters: (t.parameters as Record<string, unknown> | null) ?? undefined });
+    tools.push({ name: t.name as string, description: str(t.description), parameters: (t.parameters as Record<string, unknown> | null) ?? undefined, ...cache });
   } else if (type === "custom") {
     if (!str(t.name)) return { ok: false, error: bad(`${where}.name`, "required") };
-    tools.push({ name: t.name as string, description: str(t.description), custom: { format: t.format } });
+    tools.push({ name: t.name as string, description: str(t.description), custom: { format: t.format }, ...cache });
   } else if (type === "namespace") {
     const ns = str(t.name);
     if (!ns || !Array.isArray(t.tools)) return { ok: false, error: bad(where, "a namespace needs a name and tools") };
