@@ -11,7 +11,8 @@
  *
  * Cells not yet in ENABLED still run and are reported (with the gateway's error) but do not fail
  * the file; the README "Works with" table lists exactly the enabled cells, checked here
- * (UPDATE_README=1 rewrites it from this run's results).
+ * (UPDATE_README=1 rewrites it from this run's results). AGENT_DUMP=<folder> writes what reached
+ * the fakes in each cell, and the CLI's output, there.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -93,9 +94,22 @@ async function runCell(cli: CliName, kind: UpstreamKind): Promise<{ why: string 
   else if (!fs.existsSync(file)) why = `no file written (${errorLine ?? "no error printed"})`;
   else if (fs.readFileSync(file, "utf8") !== task.content) why = `wrong content: ${JSON.stringify(fs.readFileSync(file, "utf8"))}`;
   else if (!r.stdout.includes(task.answer)) why = `final answer not printed: ${JSON.stringify(r.stdout.slice(-200))}`;
+  if (process.env.AGENT_DUMP) dump(`${cli}×${kind}`, r);
   fs.rmSync(home, { recursive: true, force: true });
   fs.rmSync(workdir, { recursive: true, force: true });
   return { why, r, task, email, outside: trap.attempts.splice(0) };
+}
+
+/** AGENT_DUMP=<folder>: every request the fakes received in a cell (what the gateway forwarded, keys left out) and the CLI's output. */
+function dump(cell: string, r: CliResult) {
+  const dir = path.join(process.env.AGENT_DUMP!, cell);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "cli-output.txt"), `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`);
+  for (const [name, f] of Object.entries(fakes))
+    f.requests.forEach((q, i) => {
+      const { authorization: _a, "x-api-key": _k, "x-goog-api-key": _g, ...headers } = q.headers;
+      fs.writeFileSync(path.join(dir, `${name}-${i}.json`), JSON.stringify({ path: q.path, headers, refused: q.refused, body: q.body }, null, 1));
+    });
 }
 
 /** One charge per upstream answer, each tokens × price; balance = Σ ledger; nothing held. */
