@@ -19,6 +19,7 @@
  *   Gemini 3 models refuse a replayed `functionCall` of the current turn without the
  *   `thoughtSignature` they issued (or Google's documented placeholder).
  */
+import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { anthropicProtocol } from "./anthropic-upstream";
 import { geminiProtocol } from "./gemini-upstream";
@@ -60,6 +61,7 @@ function writerArgs(name: string, task: AgentTask, schema: any): string {
   if (name === "shell") return JSON.stringify({ command: ["bash", "-lc", printf] });
   // apply_patch: Codex's freeform patch language; as a function, its one string parameter.
   const patch = `*** Begin Patch\n*** Add File: ${task.file}\n${task.content
+    .replace(/\n$/, "") // each "+" line is one line of the file, newline included
     .split("\n")
     .map((l) => `+${l}`)
     .join("\n")}\n*** End Patch\n`;
@@ -70,6 +72,8 @@ function writerArgs(name: string, task: AgentTask, schema: any): string {
 
 let counter = 0;
 const nextId = () => `${Date.now().toString(36)}${(counter++).toString(36)}`;
+/** Signatures are opaque base64 blobs, as both vendors send them. */
+const signature = () => randomBytes(48).toString("base64");
 
 interface Turn {
   /** The last message is a tool result. */
@@ -305,7 +309,7 @@ export function startAgentAnthropic(key: string): Promise<AgentFake> {
       };
       let thinking: TextScript["thinking"];
       if (body.thinking?.type === "enabled" || body.thinking?.type === "adaptive") {
-        thinking = { thinking: `Thinking about step ${++n}.`, signature: `sig-anthropic-${nextId()}` };
+        thinking = { thinking: `Thinking about step ${++n}.`, signature: signature() };
         signatures.set(thinking.signature, thinking.thinking);
       }
       const s = decide(script, fake(), turn, ++n, { thinking });
@@ -343,9 +347,9 @@ export function startAgentGemini(key: string): Promise<AgentFake> {
       return {
         ...s,
         toolCalls: s.toolCalls.map((t) => {
-          const signature = gemini3 ? `sig-gemini-${nextId()}` : undefined;
-          if (signature) signatures.add(signature);
-          return { name: t.name, arguments: t.arguments, signature };
+          const sig = gemini3 ? signature() : undefined;
+          if (sig) signatures.add(sig);
+          return { name: t.name, arguments: t.arguments, signature: sig };
         }),
       };
     },
