@@ -19,20 +19,20 @@ export default async function Home() {
   return (
     <main className="mx-auto max-w-3xl px-6 py-16">
       <h1 className="text-3xl font-semibold tracking-tight">Generation Gateway</h1>
-      <p className="mt-4 text-lg text-zinc-600 dark:text-zinc-400">
+      <p className="mt-4 text-lg text-zinc-600">
         One prepaid API key for text generation, embeddings, images and video. Point the official OpenAI,
         Anthropic or Google SDK at this server; every request is billed in USD against your balance.
       </p>
       <div className="mt-8 flex gap-3">
-        <Link href="/signin" className="rounded-md bg-zinc-900 px-4 py-2 text-sm font-medium text-white dark:bg-white dark:text-zinc-900">
+        <Link href="/signin" className="rounded-md bg-zinc-900 px-4 py-2 text-sm font-medium text-white">
           Sign in
         </Link>
-        <Link href="/signup" className="rounded-md border border-zinc-300 px-4 py-2 text-sm font-medium dark:border-zinc-700">
+        <Link href="/signup" className="rounded-md border border-zinc-300 px-4 py-2 text-sm font-medium">
           Create an account
         </Link>
       </div>
       <h2 className="mt-12 text-sm font-semibold uppercase tracking-wide text-zinc-500">Text protocols</h2>
-      <ul className="mt-3 divide-y divide-zinc-200 rounded-md border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
+      <ul className="mt-3 divide-y divide-zinc-200 rounded-md border border-zinc-200">
         {protocols.map(([name, route]) => (
           <li key={name} className="flex justify-between px-4 py-3 text-sm">
             <span>{name}</span>

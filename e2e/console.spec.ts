@@ -340,6 +340,28 @@ test("tabs follow the arrow keys; favicon; a styled 404", async ({ request }) =>
   await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
 });
 
+test("dark mode follows the system setting, and the header toggle overrides it", async ({}, info) => {
+  const bodyBg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.goto("/usage");
+  await expect(page.getByTestId("request-row").first()).toBeVisible();
+  expect(await bodyBg()).toBe("rgb(24, 24, 27)");
+  await shot(page, info, "dark-usage");
+  await page.getByTestId("theme-toggle").click(); // system → light
+  expect(await bodyBg()).toBe("rgb(255, 255, 255)");
+  await page.reload();
+  await expect(page.getByTestId("theme-toggle")).toHaveAttribute("title", "Theme: light"); // remembered
+  expect(await bodyBg()).toBe("rgb(255, 255, 255)");
+  await page.getByTestId("theme-toggle").click(); // light → dark
+  await page.emulateMedia({ colorScheme: "light" });
+  expect(await bodyBg()).toBe("rgb(24, 24, 27)");
+  await page.goto("/billing");
+  await expect(page.getByRole("heading", { name: "Billing" })).toBeVisible();
+  await shot(page, info, "dark-billing");
+  await page.getByTestId("theme-toggle").click(); // dark → system (light here)
+  expect(await bodyBg()).toBe("rgb(255, 255, 255)");
+});
+
 test("sign out, a wrong password, sign in again", async ({}, info) => {
   await page.getByRole("button", { name: "Sign out" }).first().click();
   await expect(page).toHaveURL(/\/signin/);

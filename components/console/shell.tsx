@@ -8,6 +8,7 @@ import { cx } from "../ui/cx";
 import { CloseButton, Drawer } from "../ui/drawer";
 import { Money } from "../ui/money";
 import { useMe } from "./hooks";
+import { ThemeToggle } from "./theme-toggle";
 import type { SessionUserView } from "./types";
 
 const NAV: { href: string; label: string; icon: string; admin?: boolean }[] = [
@@ -150,6 +151,7 @@ export function ConsoleShell({ user, children }: { user: SessionUserView; childr
             <Link href="/docs" className="hidden text-sm text-zinc-600 hover:text-zinc-900 sm:block">
               Docs
             </Link>
+            <ThemeToggle />
             <BalancePill />
           </div>
         </header>

@@ -2,7 +2,7 @@
 import { usd } from "../console/format";
 import type { DailySpend } from "../console/types";
 
-const COLORS = ["#18181b", "#6366f1", "#10b981", "#f59e0b", "#ef4444", "#0ea5e9", "#a855f7", "#84cc16"];
+const COLORS = ["var(--color-zinc-900)", "#6366f1", "#10b981", "#f59e0b", "#ef4444", "#0ea5e9", "#a855f7", "#84cc16"];
 
 function daysBetween(from: string, to: string): string[] {
   const out: string[] = [];
@@ -37,7 +37,7 @@ export function SpendChart({ data, from, to, height = 180 }: { data: DailySpend[
   return (
     <figure className="relative">
       <svg viewBox={`0 0 ${W} ${H}`} className="h-auto w-full" role="img" aria-label={`Daily spend from ${from} to ${to}: ${usd(total)} in total`}>
-        <line x1={0} x2={W} y1={H - pad.bottom} y2={H - pad.bottom} stroke="#e4e4e7" />
+        <line x1={0} x2={W} y1={H - pad.bottom} y2={H - pad.bottom} stroke="var(--color-zinc-200)" />
         {days.map((d, i) => {
           let y = H - pad.bottom;
           const parts = byDay.get(d);
@@ -55,7 +55,7 @@ export function SpendChart({ data, from, to, height = 180 }: { data: DailySpend[
                 );
               })}
               {(i === 0 || i === days.length - 1 || i % Math.ceil(days.length / 6) === 0) && (
-                <text x={pad.left + i * bw + bw / 2} y={H - 6} textAnchor="middle" fontSize="10" fill="#71717a">
+                <text x={pad.left + i * bw + bw / 2} y={H - 6} textAnchor="middle" fontSize="10" fill="var(--color-zinc-500)">
                   {d.slice(5)}
                 </text>
               )}
