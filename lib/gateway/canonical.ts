@@ -148,6 +148,9 @@ export interface CanonicalRequest {
   tools?: CanonicalTool[];
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
+  /** Chat's token log-probabilities (a hint: only OpenAI upstreams give them). */
+  logprobs?: boolean;
+  topLogprobs?: number;
   /** Output cap as the client sent it; the route fills a default before billing and upstream. */
   maxOutputTokens?: number;
   temperature?: number;

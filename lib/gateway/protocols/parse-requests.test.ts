@@ -63,7 +63,6 @@ describe("chat completions → canonical", () => {
     ["missing model", { messages: [{ role: "user", content: "x" }] }, "model"],
     ["empty messages", { model: "m", messages: [] }, "messages"],
     ["temperature out of range", { model: "m", temperature: 3, messages: [{ role: "user", content: "x" }] }, "temperature"],
-    ["n > 1", { model: "m", n: 2, messages: [{ role: "user", content: "x" }] }, "n"],
     ["stream_options without stream", { model: "m", stream_options: { include_usage: true }, messages: [{ role: "user", content: "x" }] }, "stream_options"],
     ["tool message without id", { model: "m", messages: [{ role: "tool", content: "x" }] }, "messages[0].tool_call_id"],
     ["audio part", { model: "m", messages: [{ role: "user", content: [{ type: "input_audio", input_audio: {} }] }] }, "messages[0].content[0].type"],
@@ -216,12 +215,20 @@ describe("generateContent → canonical", () => {
     expect(r.value.toolChoice).toEqual({ type: "tool", name: "f" });
   });
   it.each([
-    [{ contents: [{ parts: [{ text: "x" }] }], generationConfig: { candidateCount: 2 } }, "generationConfig.candidateCount"],
     [{ contents: [{ role: "system", parts: [{ text: "x" }] }] }, "contents[0].role"],
     [{ contents: [{ parts: [{ text: "x" }] }], generationConfig: { thinkingConfig: { thinkingLevel: "extreme" } } }, "generationConfig.thinkingConfig.thinkingLevel"],
     [{ contents: [] }, "contents"],
   ])("400 naming %j", (body, field) => {
     const r = generateContent.parseRequest(body, { pathModel: "gm" });
     expect(!r.ok && r.error.param).toBe(field);
+  });
+});
+
+describe("several choices", () => {
+  it("are carried for a same-protocol upstream and marked unconvertible for any other", () => {
+    const c = chatCompletions.parseRequest({ model: "m", n: 3, messages: [{ role: "user", content: "x" }] });
+    expect(c.ok && [c.value.n, c.value.unconvertible]).toEqual([3, ["n"]]);
+    const g = generateContent.parseRequest({ contents: [{ parts: [{ text: "x" }] }], generationConfig: { candidateCount: 2 } }, { pathModel: "gm" });
+    expect(g.ok && [g.value.n, g.value.unconvertible]).toEqual([2, ["generationConfig.candidateCount"]]);
   });
 });

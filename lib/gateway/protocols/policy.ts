@@ -9,7 +9,18 @@ import { createHash } from "node:crypto";
 import type { CanonicalRequest, HostedTool } from "../canonical";
 
 /** The hints (canonical names; each protocol renders its own with fieldName). */
-export type HintField = "top_k" | "seed" | "presence_penalty" | "frequency_penalty" | "verbosity" | "service_tier" | "top_p" | "temperature";
+export type HintField =
+  | "top_k"
+  | "seed"
+  | "presence_penalty"
+  | "frequency_penalty"
+  | "verbosity"
+  | "service_tier"
+  | "top_p"
+  | "temperature"
+  | "logprobs"
+  | "top_logprobs"
+  | "parallel_tool_calls";
 
 export interface TargetCapabilities {
   /** Hints the target takes. */
@@ -41,6 +52,8 @@ const KEYS: Array<[HintField, keyof CanonicalRequest]> = [
   ["frequency_penalty", "frequencyPenalty"],
   ["verbosity", "verbosity"],
   ["service_tier", "serviceTier"],
+  ["logprobs", "logprobs"],
+  ["top_logprobs", "topLogprobs"],
 ];
 
 export function applyConversionPolicy(req: CanonicalRequest, target: PolicyTarget): PolicyOutcome {
@@ -53,6 +66,8 @@ export function applyConversionPolicy(req: CanonicalRequest, target: PolicyTarge
   };
   for (const [hint, key] of KEYS) if (req[key] !== undefined && !target.caps.hints.has(hint)) drop(hint, key);
   if (req.temperature !== undefined && req.topP !== undefined && temperatureWinsOverTopP(target.upstreamModel)) drop("top_p", "topP");
+  // Parallel calls are every vendor's default: only asking for one call at a time needs the target's support.
+  if (req.parallelToolCalls === false && !target.caps.hints.has("parallel_tool_calls")) drop("parallel_tool_calls", "parallelToolCalls");
   if (req.hostedTools?.length) {
     const kept = req.hostedTools.filter((t) => target.caps.hostedTools.has(t.type));
     for (const t of req.hostedTools) if (!kept.includes(t)) dropped.push(t.label);

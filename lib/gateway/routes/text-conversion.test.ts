@@ -72,6 +72,19 @@ describe("hints", () => {
     expect(lastBody("anthropic")).not.toHaveProperty("seed");
   });
 
+  it("logprobs to Claude and one-call-at-a-time to Gemini are named; Claude takes parallel_tool_calls: false as its own switch", async () => {
+    fakes.anthropic.reset();
+    const tools = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }];
+    const a = await post("/v1/chat/completions", { model: "m-anthropic", logprobs: true, top_logprobs: 2, parallel_tool_calls: false, tools, messages: [{ role: "user", content: "hi" }] });
+    expect(a.status).toBe(200);
+    expect(a.headers.get(DROPPED_PARAMS_HEADER)).toBe("logprobs, top_logprobs");
+    expect(lastBody("anthropic").tool_choice).toMatchObject({ disable_parallel_tool_use: true });
+    fakes.gemini.reset();
+    const g = await post("/v1/chat/completions", { model: "m-gemini", parallel_tool_calls: false, tools, messages: [{ role: "user", content: "hi" }] });
+    expect(g.status).toBe(200);
+    expect(g.headers.get(DROPPED_PARAMS_HEADER)).toBe("parallel_tool_calls");
+  });
+
   it("a strict model refuses a hint with a 400 naming it, before any upstream call", async () => {
     fakes.openai.reset();
     const r = await post(gc("m-openai-strict"), { contents: [{ parts: [{ text: "hi" }] }], generationConfig: { topK: 40 } });

@@ -148,7 +148,8 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   const price: ModelPrice = usable[0]!.price;
   const anyPassthrough = usable.some((r) => plans.get(r)!.call.passthrough);
   const bound = anyPassthrough ? rawBodyTokenBound(tc.bodyBytes, req) : promptTokenBound(req);
-  const hold = textHoldMicro(bound, req.maxOutputTokens, price);
+  // Several choices (`n`, `candidateCount`, passthrough only) each take up to the cap.
+  const hold = textHoldMicro(bound, req.maxOutputTokens * Math.max(1, req.n ?? 1), price);
   const reserved = await deps.billing.reserve(hold);
   if (!reserved.ok) {
     const err = reserved.availableMicroUsd === undefined ? reserved.error : whatWouldFit(reserved.error, protocol, bound, req.maxOutputTokens, hold, reserved.availableMicroUsd, price);

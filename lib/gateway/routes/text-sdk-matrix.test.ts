@@ -60,9 +60,17 @@ describe("errors and billing on the host", () => {
     expect(fakes.anthropic.generationRequests()).toHaveLength(0);
   });
 
-  it("n > 1 and previous_response_id → 400", async () => {
+  it("n > 1 reaches an OpenAI upstream (holding the cap per choice) and is a 400 on a converted route; previous_response_id → 400 here", async () => {
     const c = clients();
-    await expect(c.openai.chat.completions.create({ model: "m-openai", n: 2, messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({ status: 400 });
+    fakes.openai.reset();
+    await c.openai.chat.completions.create({ model: "m-openai", n: 1, max_completion_tokens: 10, messages: [{ role: "user", content: "x" }] });
+    await c.openai.chat.completions.create({ model: "m-openai", n: 2, max_completion_tokens: 10, messages: [{ role: "user", content: "x" }] });
+    expect(fakes.openai.generationRequests()[1]!.body).toMatchObject({ n: 2 });
+    // The second choice holds its own 10 output tokens at 2 µUSD each.
+    expect(host.holds.at(-1)! - host.holds.at(-2)!).toBe(20);
+    const err: any = await c.openai.chat.completions.create({ model: "m-anthropic", n: 2, messages: [{ role: "user", content: "x" }] }).catch((e) => e);
+    expect(err.status).toBe(400);
+    expect(err.message).toContain("n:");
     await expect(c.openai.responses.create({ model: "m-openai", input: "x", previous_response_id: "resp_1" })).rejects.toMatchObject({ status: 400 });
   });
 

@@ -79,6 +79,8 @@ export function createAnthropicDecoder(publicModel: string) {
   let finished = false;
   let toolCount = 0;
   const blockTool = new Map<number, number>();
+  /** Tool blocks that streamed some arguments; one with none gets "{}" (a call without arguments). */
+  const withArgs = new Set<number>();
   // Open thinking blocks by index: their signature arrives last, in a signature_delta.
   const thinking = new Map<number, { signature?: string; redacted?: string }>();
 
@@ -116,6 +118,10 @@ export function createAnthropicDecoder(publicModel: string) {
           break;
         }
         case "content_block_stop": {
+          // Claude streams a call without arguments as no input_json_delta at all; chat and
+          // Responses clients then parse "" (not JSON) as the arguments.
+          const tool = blockTool.get(Number(json.index));
+          if (tool !== undefined && !withArgs.has(Number(json.index))) events.push({ type: "tool_call_delta", index: tool, arguments: "{}" });
           const t = thinking.get(Number(json.index));
           if (t) {
             thinking.delete(Number(json.index));
@@ -133,6 +139,7 @@ export function createAnthropicDecoder(publicModel: string) {
           }
           else if (d?.type === "input_json_delta" && typeof d.partial_json === "string" && d.partial_json !== "") {
             const idx = blockTool.get(Number(json.index));
+            withArgs.add(Number(json.index));
             if (idx !== undefined) events.push({ type: "tool_call_delta", index: idx, arguments: d.partial_json });
           }
           break;

@@ -151,6 +151,19 @@ describe("upstream streams → canonical events", () => {
     expect(d.end()).toBeNull();
   });
   it("anthropic: an error event mid-stream is an upstream error", () => {
+    // A call without arguments streams no input_json_delta at all: the arguments must still be JSON.
+    const none = createAnthropicDecoder("pub");
+    const evs = [
+      ["message_start", '{"type":"message_start","message":{"id":"m","model":"claude","usage":{"input_tokens":5,"output_tokens":1}}}'],
+      ["content_block_start", '{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"now","input":{}}}'],
+      ["content_block_stop", '{"type":"content_block_stop","index":0}'],
+      ["content_block_start", '{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_2","name":"f","input":{}}}'],
+      ["content_block_delta", '{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"a\\":1}"}}'],
+      ["content_block_stop", '{"type":"content_block_stop","index":1}'],
+    ].flatMap(([e, data]) => none.push(data!, e).events);
+    const args = (i: number) => evs.filter((e) => e.type === "tool_call_delta" && e.index === i).map((e) => (e as { arguments: string }).arguments).join("");
+    expect(args(0)).toBe("{}");
+    expect(args(1)).toBe('{"a":1}');
     const d = createAnthropicDecoder("pub");
     expect(() => d.push('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', "error")).toThrow(/Overloaded/);
   });

@@ -22,7 +22,6 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
   const parsed = ccRequest.safeParse(body);
   if (!parsed.success) return { ok: false, error: zodError(parsed.error) };
   const b = parsed.data;
-  if (b.n != null && b.n > 1) return { ok: false, error: bad("n", "only 1 candidate is supported") };
   if (b.stream_options != null && !b.stream)
     return { ok: false, error: bad("stream_options", "only allowed when stream is true") };
 
@@ -126,7 +125,11 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
     hostedTools: b.web_search_options ? [{ type: "web_search", label: "web_search_options" }] : undefined,
     toolChoice,
     parallelToolCalls: b.parallel_tool_calls,
+    logprobs: b.logprobs === true ? true : undefined,
+    topLogprobs: b.top_logprobs ?? undefined,
     responseFormat,
+    // Several choices: an OpenAI upstream (passthrough) makes them; a converted route refuses.
+    unconvertible: b.n != null && b.n > 1 ? ["n"] : undefined,
   };
   return { ok: true, value: req };
 }

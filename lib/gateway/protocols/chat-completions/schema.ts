@@ -71,6 +71,8 @@ export const ccRequest = z.looseObject({
   tools: z.array(ccTool).optional(),
   tool_choice: ccToolChoice.optional(),
   parallel_tool_calls: z.boolean().optional(),
+  logprobs: z.boolean().nullable().optional(),
+  top_logprobs: z.number().int().min(0).max(20).nullable().optional(),
   response_format: z
     .union([
       z.looseObject({ type: z.literal("text") }),

@@ -12,10 +12,10 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
   if (!parsed.success) return { ok: false, error: zodError(parsed.error) };
   const b = parsed.data;
   const g = b.generationConfig ?? {};
-  if (g.candidateCount && g.candidateCount > 1)
-    return { ok: false, error: bad("generationConfig.candidateCount", "only 1 candidate is supported") };
   if (b.cachedContent) return { ok: false, error: bad("cachedContent", "cached contents are not supported") };
   const unconvertible: string[] = [];
+  // Several candidates: a Gemini upstream (passthrough) makes them; a converted route refuses.
+  if (g.candidateCount && g.candidateCount > 1) unconvertible.push("generationConfig.candidateCount");
   // Reasoning controls map (docs/conversion-policy.md, "Reasoning").
   let reasoning: ReasoningControl | undefined;
   const tc = g.thinkingConfig;
@@ -129,6 +129,7 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
       messages,
       stream: opts.stream === true,
       maxOutputTokens: g.maxOutputTokens,
+      n: g.candidateCount ?? undefined,
       temperature: g.temperature,
       topP: g.topP,
       topK: g.topK,
