@@ -272,14 +272,14 @@ async function allInside(loc: Locator, width: number, what: string) {
   }
 }
 
-test("Cost and every row action stay inside the viewport at 1280 and 390 px", async ({}, info) => {
+test("Cost and every row action stay inside the viewport at 1280, 1920 and 390 px", async ({}, info) => {
   const origin = new URL(BASE()).origin;
   const created = await page.request.post(`${BASE()}/api/console/keys`, { headers: { origin }, data: { name: "a key with a rather long name for layout" } });
   expect(created.status()).toBe(200);
   const id = (await created.json()).key.id as string;
   const rolled = await page.request.post(`${BASE()}/api/console/keys/${encodeURIComponent(id)}/roll`, { headers: { origin }, data: { graceSeconds: 3600 } });
   expect(rolled.status()).toBe(200);
-  for (const width of [1280, 390]) {
+  for (const width of [1280, 1920, 390]) {
     await page.setViewportSize({ width, height: 800 });
     await page.goto("/usage");
     await allInside(page.getByTestId("request-cost"), width, "Usage cost");
