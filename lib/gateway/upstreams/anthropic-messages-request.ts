@@ -32,12 +32,13 @@ export interface Built {
   dropped?: string[];
 }
 
+/** What JSON mode (`response_format: {type: "json_object"}`) becomes for Claude. */
+export const JSON_MODE_INSTRUCTION = "Respond with exactly one valid JSON object and nothing else: no prose, no Markdown code fences.";
+
 export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): Built | Inexpressible {
   void upstreamModel;
   if (req.temperature !== undefined && req.temperature > 1)
     return { ok: false, field: "temperature", message: `must be between 0 and 1 for this model, got ${req.temperature}` };
-  if (req.responseFormat?.type === "json_object")
-    return { ok: false, field: "response_format", message: "JSON mode is not supported by this model; use a JSON schema" };
   if (req.maxOutputTokens === undefined) return { ok: false, field: "max_tokens", message: "required by this model" };
 
   const messages: Array<{ role: string; content: Record<string, unknown>[] }> = [];
@@ -99,6 +100,11 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): B
   const systemBlocks = req.systemBlocks?.filter((b) => b.text !== "");
   if (systemBlocks?.length) body.system = systemBlocks.map((b) => ({ type: "text", text: b.text, ...anthropicCacheControl(b.cacheControl) }));
   else if (req.system) body.system = req.system;
+  // JSON mode has no switch on Claude: it is asked for in the system prompt, after the client's own.
+  if (req.responseFormat?.type === "json_object") {
+    const blocks = typeof body.system === "string" ? [{ type: "text", text: body.system }] : ((body.system as Record<string, unknown>[] | undefined) ?? []);
+    body.system = [...blocks, { type: "text", text: JSON_MODE_INSTRUCTION }];
+  }
   if (req.temperature !== undefined && !dropped.includes("temperature")) body.temperature = req.temperature;
   if (req.topP !== undefined && !dropped.includes("top_p")) body.top_p = req.topP;
   if (req.topK !== undefined && !dropped.includes("top_k")) body.top_k = req.topK;

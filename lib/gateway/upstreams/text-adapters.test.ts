@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { CanonicalRequest } from "../canonical";
-import { anthropicToolId, toAnthropicBody } from "./anthropic-messages-request";
+import { anthropicToolId, JSON_MODE_INSTRUCTION, toAnthropicBody } from "./anthropic-messages-request";
 import { createAnthropicDecoder } from "./anthropic-messages-response";
 import { planDemoReply } from "./demo-chat";
 import { toGeminiBody } from "./gemini-generate-request";
@@ -60,9 +60,15 @@ describe("canonical → anthropic messages", () => {
     expect(b.tools[0]).toEqual({ name: "get_weather", description: "d", input_schema: base.tools![0]!.parameters });
     expect(anthropicToolId("a b/c")).toBe("a_b_c");
   });
+  it("JSON mode becomes an instruction after the client's system prompt", () => {
+    const r = toAnthropicBody({ ...base, responseFormat: { type: "json_object" } }, "m");
+    expect(r.ok && (r.value as any).system).toEqual([
+      { type: "text", text: "Be brief." },
+      { type: "text", text: JSON_MODE_INSTRUCTION },
+    ]);
+  });
   it.each([
     [{ temperature: 1.2 }, "temperature"],
-    [{ responseFormat: { type: "json_object" as const } }, "response_format"],
     [{ maxOutputTokens: undefined }, "max_tokens"],
   ])("%j cannot be expressed", (extra, field) => {
     expect(toAnthropicBody({ ...base, ...extra }, "m")).toMatchObject({ ok: false, field });
