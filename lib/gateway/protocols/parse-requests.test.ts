@@ -232,3 +232,22 @@ describe("several choices", () => {
     expect(g.ok && [g.value.n, g.value.unconvertible]).toEqual([2, ["generationConfig.candidateCount"]]);
   });
 });
+
+describe("what coding agents send", () => {
+  it("Claude Code: a system turn inside messages joins the system prompt", () => {
+    const r = messages.parseRequest({ model: "m", max_tokens: 5, system: "A", messages: [{ role: "user", content: "q" }, { role: "system", content: "B" }, { role: "user", content: "r" }] });
+    expect(r.ok && r.value).toMatchObject({ system: "A\n\nB", messages: [{ role: "user", parts: [{ text: "q" }, { text: "r" }] }] });
+  });
+  it("Codex: replayed items with null fields (a reasoning item's content) parse", () => {
+    const r = responses.parseRequest({ model: "m", input: [{ role: "user", content: "q" }, { type: "reasoning", id: "rs_1", summary: [], content: null, encrypted_content: null }] });
+    expect(r.ok).toBe(true);
+  });
+  it("a Gemini signature of any text survives the trip through the tool-call id", async () => {
+    const { idWithSignature, splitToolId } = await import("./signatures");
+    for (const sig of ["sig-write-1", "c2ln+/==", "ünïcode sig"]) {
+      const id = idWithSignature("call_1", sig);
+      expect(id).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(splitToolId(id)).toEqual({ id: "call_1", signature: sig });
+    }
+  });
+});

@@ -14,18 +14,10 @@ const MARK = "__thought__";
 export const GEMINI_SKIP_SIGNATURE = "skip_thought_signature_validator";
 const CARRIER = "gwr1.";
 
-const toB64Url = (b64: string) => b64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-function fromB64Url(s: string): string {
-  const b = s.replace(/-/g, "+").replace(/_/g, "/");
-  return b + "=".repeat((4 - (b.length % 4)) % 4);
-}
-
-/** The id a client sees for a Gemini call with a signature. */
+/** The id a client sees for a Gemini call with a signature (its exact text, as base64url). */
 export function idWithSignature(id: string, signature: string | undefined): string {
   if (!signature) return id;
-  // A signature is base64; anything else is carried as UTF-8 bytes.
-  const b64 = /^[A-Za-z0-9+/]+=*$/.test(signature) ? signature : Buffer.from(signature, "utf8").toString("base64");
-  return `${id}${MARK}${toB64Url(b64)}`;
+  return `${id}${MARK}${Buffer.from(signature, "utf8").toString("base64url")}`;
 }
 
 /** Splits a client-echoed tool-call id into the upstream's id and the signature it carries. */
@@ -34,7 +26,7 @@ export function splitToolId(id: string): { id: string; signature?: string } {
   if (k < 0) return { id };
   const sig = id.slice(k + MARK.length);
   if (!sig || !/^[A-Za-z0-9_-]+$/.test(sig)) return { id };
-  return { id: id.slice(0, k), signature: fromB64Url(sig) };
+  return { id: id.slice(0, k), signature: Buffer.from(sig, "base64url").toString("utf8") };
 }
 
 /** The id an upstream sees: never another vendor's signature. */

@@ -39,9 +39,17 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
   }
 
   const messages: CanonicalMessage[] = [];
+  const extraSystem: string[] = [];
   for (let i = 0; i < b.messages.length; i++) {
-    const m = b.messages[i]!;
+    const raw = b.messages[i]!;
     const where = `messages[${i}]`;
+    if (raw.role === "system") {
+      // Converted, a system turn joins the system prompt (it loses its position, conversion.md).
+      const blocks = typeof raw.content === "string" ? [{ type: "text", text: raw.content }] : (raw.content as Block[]);
+      extraSystem.push(blocks.map((bl) => (bl.type === "text" && typeof bl.text === "string" ? bl.text : "")).join(""));
+      continue;
+    }
+    const m = raw as typeof raw & { role: "user" | "assistant" };
     const blocks: Block[] = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content as Block[]);
     const parts: ContentPart[] = [];
     for (let j = 0; j < blocks.length; j++) {
@@ -78,7 +86,8 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
     toolChoice = { type: "tool", name: tc.name };
   }
 
-  const system = typeof b.system === "string" ? b.system : b.system?.map((s) => s.text).join("\n\n");
+  const base = typeof b.system === "string" ? b.system : b.system?.map((s) => s.text).join("\n\n");
+  const system = [base ?? "", ...extraSystem].filter((t) => t !== "").join("\n\n");
   return {
     ok: true,
     value: {

@@ -9,7 +9,8 @@ export const amRequest = z.looseObject({
   messages: z
     .array(
       z.looseObject({
-        role: z.enum(["user", "assistant"]),
+        // The SDK types allow a mid-conversation system turn (Claude Code sends one).
+        role: z.enum(["user", "assistant", "system"]),
         content: z.union([z.string(), z.array(amBlock)]),
       }),
     )

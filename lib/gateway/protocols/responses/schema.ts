@@ -3,16 +3,17 @@ import { z } from "zod";
 
 export const rsContentPart = z.looseObject({ type: z.string() });
 
+// Items replayed by clients (Codex) carry nulls in fields their type does not use: accepted.
 export const rsItem = z.looseObject({
   type: z.string().optional(),
-  role: z.enum(["user", "assistant", "system", "developer"]).optional(),
-  content: z.union([z.string(), z.array(rsContentPart)]).optional(),
-  call_id: z.string().optional(),
-  name: z.string().optional(),
-  arguments: z.string().optional(),
-  output: z.union([z.string(), z.array(rsContentPart)]).optional(),
-  input: z.string().optional(),
-  namespace: z.string().optional(),
+  role: z.enum(["user", "assistant", "system", "developer"]).nullable().optional(),
+  content: z.union([z.string(), z.array(rsContentPart)]).nullable().optional(),
+  call_id: z.string().nullable().optional(),
+  name: z.string().nullable().optional(),
+  arguments: z.string().nullable().optional(),
+  output: z.union([z.string(), z.array(rsContentPart)]).nullable().optional(),
+  input: z.string().nullable().optional(),
+  namespace: z.string().nullable().optional(),
 });
 
 export const rsTool = z.looseObject({
