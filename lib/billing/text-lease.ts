@@ -19,7 +19,7 @@ import { holds } from "../../db/schema";
 import { notifyInvalidation, onInvalidation } from "../gateway/invalidation";
 import { newId, randomBase62 } from "../ids";
 import { moveMoney } from "./lock-order";
-import { relaxCommit } from "./text-settle-batch";
+import { relaxCommit, textSettlementsIdle } from "./text-settle-batch";
 
 export interface LeaseOptions {
   /** Lease rows expire (and are swept) this long after their last extension or renewal. */
@@ -310,6 +310,11 @@ export class LeaseManager {
 
   /** Returns an idle lease's whole amount to the account (and key). */
   private async release(l: Lease): Promise<void> {
+    if (!l.id || l.inUse > 0) return;
+    // A reply leaves before its settlement commits (decision 0006): the lease row must carry
+    // every queued charge before it goes, or that money comes back to the account as if unspent,
+    // is lent again, and the late charge then falls on the balance alone (overspend).
+    await textSettlementsIdle();
     if (!l.id || l.inUse > 0) return;
     const id = l.id;
     const amount = l.amount;
