@@ -210,7 +210,11 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     },
     async query<T>(text: string, params: unknown[] = []) {
       if (!db) throw new Error("server.query needs PostgreSQL (DATABASE_URL)");
-      pool ??= new pg.Pool({ connectionString: db.url, max: 2 });
+      if (!pool) {
+        pool = new pg.Pool({ connectionString: db.url, max: 2 });
+        // Idle clients are terminated when the database is dropped (a shared one by its owner).
+        pool.on("error", () => {});
+      }
       return (await pool.query(text, params)).rows as T[];
     },
     logs: () => fs.readFileSync(logFile, "utf8"),
