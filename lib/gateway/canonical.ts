@@ -179,6 +179,8 @@ export interface CanonicalRequest {
    * answer 400 naming them rather than drop them silently.
    */
   unconvertible?: string[];
+  /** Messages: the client set `cache_control` breakpoints (kept on the passthrough, a hint elsewhere). */
+  cacheBreakpoints?: boolean;
 }
 
 /** Why generation ended, in protocol-neutral words (conversion.md, "Stop / finish reasons"). */

@@ -20,7 +20,9 @@ export type HintField =
   | "temperature"
   | "logprobs"
   | "top_logprobs"
-  | "parallel_tool_calls";
+  | "parallel_tool_calls"
+  | "cache_control"
+  | "prompt_cache_key";
 
 export interface TargetCapabilities {
   /** Hints the target takes. */
@@ -66,6 +68,10 @@ export function applyConversionPolicy(req: CanonicalRequest, target: PolicyTarge
   };
   for (const [hint, key] of KEYS) if (req[key] !== undefined && !target.caps.hints.has(hint)) drop(hint, key);
   if (req.temperature !== undefined && req.topP !== undefined && temperatureWinsOverTopP(target.upstreamModel)) drop("top_p", "topP");
+  // Prompt caching: explicit breakpoints only Anthropic takes; the cache key only OpenAI. Other
+  // targets cache on their own (implicitly), so the fields are hints: named, nothing else changes.
+  if (!target.caps.hints.has("cache_control") && hasCacheBreakpoints(req)) dropped.push("cache_control");
+  if (!target.caps.hints.has("prompt_cache_key") && (req.promptCacheKey !== undefined || req.promptCacheRetention !== undefined)) dropped.push("prompt_cache_key");
   // Parallel calls are every vendor's default: only asking for one call at a time needs the target's support.
   if (req.parallelToolCalls === false && !target.caps.hints.has("parallel_tool_calls")) drop("parallel_tool_calls", "parallelToolCalls");
   if (req.hostedTools?.length) {
@@ -76,6 +82,15 @@ export function applyConversionPolicy(req: CanonicalRequest, target: PolicyTarge
   if (dropped.length && target.strict)
     return { ok: false, field: dropped[0]!, message: "has no counterpart on this model's upstream, and this model refuses hints (strict)" };
   return { ok: true, request: out ?? req, dropped };
+}
+
+function hasCacheBreakpoints(req: CanonicalRequest): boolean {
+  return (
+    !!req.cacheBreakpoints ||
+    !!req.systemBlocks?.some((b) => b.cacheControl) ||
+    !!req.tools?.some((t) => t.cacheControl) ||
+    req.messages.some((m) => m.parts.some((p) => "cacheControl" in p && p.cacheControl))
+  );
 }
 
 /** OpenAI's limit on `user` / `safety_identifier`; longer ids (Claude Code's) go as a hash. */

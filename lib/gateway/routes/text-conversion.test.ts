@@ -85,6 +85,24 @@ describe("hints", () => {
     expect(g.headers.get(DROPPED_PARAMS_HEADER)).toBe("parallel_tool_calls");
   });
 
+  it("prompt-cache fields are carried where the target has them and named where it caches on its own", async () => {
+    const cached = [{ role: "user", content: [{ type: "text", text: "long prefix", cache_control: { type: "ephemeral" } }] }];
+    fakes.anthropic.reset();
+    const toClaude = await post("/v1/chat/completions", { model: "m-anthropic", prompt_cache_key: "k1", messages: cached });
+    expect(toClaude.headers.get(DROPPED_PARAMS_HEADER)).toBe("prompt_cache_key");
+    expect(JSON.stringify(lastBody("anthropic"))).toContain('"cache_control"');
+    fakes.gemini.reset();
+    const toGemini = await post("/v1/chat/completions", { model: "m-gemini", messages: cached });
+    expect(toGemini.headers.get(DROPPED_PARAMS_HEADER)).toBe("cache_control");
+    fakes.openai.reset();
+    const fromMessages = await post("/v1/messages", { model: "m-openai", max_tokens: 10, system: [{ type: "text", text: "s", cache_control: { type: "ephemeral", ttl: "1h" } }], messages: [{ role: "user", content: "hi" }] });
+    expect(fromMessages.status).toBe(200);
+    expect(fromMessages.headers.get(DROPPED_PARAMS_HEADER)).toBe("cache_control");
+    fakes.openai.reset();
+    const keyToOpenAI = await post(gc("m-openai"), { contents: [{ parts: [{ text: "hi" }] }] });
+    expect(keyToOpenAI.headers.get(DROPPED_PARAMS_HEADER)).toBeNull();
+  });
+
   it("a strict model refuses a hint with a 400 naming it, before any upstream call", async () => {
     fakes.openai.reset();
     const r = await post(gc("m-openai-strict"), { contents: [{ parts: [{ text: "hi" }] }], generationConfig: { topK: 40 } });

@@ -23,7 +23,7 @@ function target(route: TextRoute, call?: PreparedCall): HttpTarget {
 
 export const anthropicMessages: TextAdapter = {
   passthroughFor: "messages",
-  capabilities: { hints: new Set(["top_k", "top_p", "temperature", "parallel_tool_calls"]), hostedTools: new Set(["web_search"]) },
+  capabilities: { hints: new Set(["top_k", "top_p", "temperature", "parallel_tool_calls", "cache_control"]), hostedTools: new Set(["web_search"]) },
   prepare(route, req, raw, clientHeaders) {
     if (raw) {
       const body = { ...raw, model: route.upstreamModel };

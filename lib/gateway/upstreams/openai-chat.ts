@@ -16,7 +16,7 @@ function target(route: TextRoute, call?: PreparedCall): HttpTarget {
 export const openaiChat: TextAdapter = {
   passthroughFor: "chat-completions",
   capabilities: {
-    hints: new Set(["seed", "presence_penalty", "frequency_penalty", "verbosity", "service_tier", "top_p", "temperature", "logprobs", "top_logprobs", "parallel_tool_calls"]),
+    hints: new Set(["seed", "presence_penalty", "frequency_penalty", "verbosity", "service_tier", "top_p", "temperature", "logprobs", "top_logprobs", "parallel_tool_calls", "prompt_cache_key"]),
     hostedTools: new Set(),
   },
   prepare(route, req, raw, clientHeaders) {

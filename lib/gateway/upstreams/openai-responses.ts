@@ -37,7 +37,7 @@ function inputFor(route: TextRoute, input: unknown): unknown {
 export const openaiResponses: TextAdapter = {
   passthroughFor: "responses",
   // What toOpenAIResponsesBody renders; other hints and hosted tools are dropped and named.
-  capabilities: { hints: new Set(["temperature", "top_p", "parallel_tool_calls"]), hostedTools: new Set() },
+  capabilities: { hints: new Set(["temperature", "top_p", "parallel_tool_calls", "prompt_cache_key"]), hostedTools: new Set() },
   prepare(route, req, raw, clientHeaders) {
     if (raw) {
       const body: Record<string, unknown> = { ...raw, model: route.upstreamModel, input: inputFor(route, raw.input) };

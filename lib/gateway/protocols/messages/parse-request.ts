@@ -87,6 +87,12 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
   }
 
   const base = typeof b.system === "string" ? b.system : b.system?.map((s) => s.text).join("\n\n");
+  // Breakpoints stay in the body on the passthrough; converted, they are a hint the target caches without.
+  const marked = (x: unknown) => typeof x === "object" && x !== null && (x as { cache_control?: unknown }).cache_control != null;
+  const cacheBreakpoints =
+    (Array.isArray(b.system) && b.system.some(marked)) ||
+    (Array.isArray(b.tools) && b.tools.some(marked)) ||
+    b.messages.some((m) => Array.isArray(m.content) && (m.content as unknown[]).some(marked));
   const system = [base ?? "", ...extraSystem].filter((t) => t !== "").join("\n\n");
   return {
     ok: true,
@@ -108,6 +114,7 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
       responseFormat,
       hostedTools: hostedTools.length ? hostedTools : undefined,
       unconvertible: unconvertible.length ? unconvertible : undefined,
+      cacheBreakpoints: cacheBreakpoints || undefined,
     },
   };
 }
