@@ -292,6 +292,8 @@ export const requestLogs = pgTable(
     ttftMs: integer("ttft_ms"),
     /** Responses API: stored items replayed into the prompt (previous_response_id, item_reference). */
     replayedItems: integer("replayed_items"),
+    /** Hints the conversion dropped for the serving upstream, as x-gateway-dropped-params named them. */
+    droppedParams: text("dropped_params"),
     createdAt: createdAt(),
   },
   (t) => [

@@ -111,6 +111,19 @@ describe("Google REST on v1beta and v1", () => {
     }
   });
 
+  it("a hint the serving upstream lacks is named in the header and on the request-log row", async () => {
+    const r = await post("/v1/models/claude-chat:generateContent", { contents: [{ role: "user", parts: [{ text: "hi" }] }], generationConfig: { seed: 7 } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("x-gateway-dropped-params")).toBe("generationConfig.seed");
+    const id = r.headers.get("x-request-id")!;
+    let rows: Array<{ dropped_params: string | null }> = [];
+    for (let i = 0; i < 50 && !rows.length; i++) {
+      rows = await server.query("select dropped_params from request_logs where request_id = $1", [id]);
+      if (!rows.length) await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(rows[0]?.dropped_params).toBe("generationConfig.seed");
+  });
+
   it("embedContent (one document) and batchEmbedContents on any embedding upstream", async () => {
     const one = await post("/v1beta/models/emb-ge:embedContent", { content: { parts: [{ text: "alpha" }] } });
     expect(one.status).toBe(200);

@@ -37,6 +37,8 @@ interface Form {
   defaultMaxTokens: string;
   contextWindow: string;
   inputModalities: string;
+  /** Text models: refuse hints (400) instead of dropping them (docs/conversion-policy.md). */
+  strict: boolean;
   priority: string;
 }
 
@@ -59,6 +61,7 @@ const EMPTY: Form = {
   defaultMaxTokens: "",
   contextWindow: "",
   inputModalities: "",
+  strict: false,
   priority: "0",
 };
 
@@ -86,6 +89,7 @@ function fromModel(m: AdminModel): Form {
     contextWindow: m.contextWindow ? String(m.contextWindow) : "",
     inputModalities: (m.inputModalities ?? []).join(", "),
     priority: String(m.priority),
+    strict: m.strict ?? false,
   };
 }
 
@@ -167,6 +171,7 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
       defaultMaxTokens: form.defaultMaxTokens ? Number(form.defaultMaxTokens) : null,
       contextWindow: form.contextWindow ? Number(form.contextWindow) : null,
       inputModalities: form.inputModalities.trim() ? modalities(form.inputModalities) : null,
+      ...(form.kind === "text" ? { strict: form.strict } : {}),
       priority: Number(form.priority),
       family: form.kind === "video" && form.family ? form.family : null,
     };
@@ -212,6 +217,15 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
               {form.kind === "text" && <TextField label="Max output tokens" inputMode="numeric" value={form.defaultMaxTokens} onChange={set("defaultMaxTokens")} error={err("defaultMaxTokens")} optional />}
               {form.kind === "text" && <TextField label="Context window (tokens)" inputMode="numeric" value={form.contextWindow} onChange={set("contextWindow")} error={err("contextWindow")} optional />}
               {form.kind === "text" && <TextField label="Input modalities" value={form.inputModalities} onChange={set("inputModalities")} error={err("inputModalities")} placeholder="text, image, pdf" optional />}
+              {form.kind === "text" && (
+                <label className="flex items-start gap-2 text-sm text-zinc-700 sm:col-span-3">
+                  <input type="checkbox" className="mt-0.5" checked={form.strict} onChange={(e) => setForm((f) => ({ ...f, strict: e.target.checked }))} />
+                  <span>
+                    Strict: refuse settings this model&apos;s upstream cannot honour (e.g. <code>top_k</code>, <code>seed</code>) with a 400, instead of dropping them and naming them in
+                    <code> x-gateway-dropped-params</code>.
+                  </span>
+                </label>
+              )}
               {form.kind === "text" &&
                 CLASS_FIELDS.map(([k, name]) => (
                   <TextField

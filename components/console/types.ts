@@ -183,6 +183,7 @@ export interface AdminModel {
   defaultMaxTokens: number | null;
   contextWindow: number | null;
   inputModalities: string[] | null;
+  strict?: boolean;
   priority: number;
   enabled: boolean;
   source: "config" | "console" | "demo";

@@ -128,5 +128,6 @@ function logRow(ctx: RouteContext, route: string, s: TextSettlement): typeof req
     latencyMs: Math.max(s.latencyMs, Math.round(performance.now() - ctx.startedAt)),
     ttftMs: s.ttftMs,
     replayedItems: s.replayedItems ?? null,
+    droppedParams: s.droppedParams ?? null,
   };
 }

@@ -172,7 +172,7 @@ const COLUMNS = [
   ["upstream_protocol", "text"], ["status", "int"], ["error_code", "text"], ["stream", "boolean"], ["input_tokens", "bigint"],
   ["output_tokens", "bigint"], ["settlement", "text"], ["price_snapshot", "jsonb"], ["latency_ms", "int"], ["ttft_ms", "int"],
   ["cache_read_tokens", "bigint"], ["cache_write_5m_tokens", "bigint"], ["cache_write_1h_tokens", "bigint"], ["reasoning_tokens", "bigint"],
-  ["usage_note", "text"], ["routing", "text"], ["replayed_items", "int"],
+  ["usage_note", "text"], ["routing", "text"], ["replayed_items", "int"], ["dropped_params", "text"],
 ] as const;
 type Column = (typeof COLUMNS)[number][0];
 
@@ -215,6 +215,7 @@ function record(i: BatchSettlement, n: number): Record<Column, unknown> {
     usage_note: log.usageNote ?? null,
     routing: log.routing ?? null,
     replayed_items: log.replayedItems ?? null,
+    dropped_params: log.droppedParams ?? null,
   };
 }
 
@@ -233,11 +234,11 @@ logs as (
   insert into request_logs (request_id, account_id, key_id, user_id, source, method, route, model, upstream_id,
                             inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
                             cost_micro_usd, settlement, price_snapshot, latency_ms, ttft_ms,
-                            cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, usage_note, routing, replayed_items)
+                            cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, usage_note, routing, replayed_items, dropped_params)
   select log_request_id, log_account_id, log_key_id, user_id, source, method, route, model, upstream_id,
          inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
          coalesce(charge, 0), settlement, price_snapshot, latency_ms, ttft_ms,
-         cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, usage_note, routing, replayed_items
+         cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, usage_note, routing, replayed_items, dropped_params
     from settled order by n
   on conflict do nothing
 ),

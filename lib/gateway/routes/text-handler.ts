@@ -159,8 +159,13 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
 
   const costOf = (u: Usage) => Math.min(hold, textCostMicro(u, price));
   const timeoutOf = (r: TextRoute) => r.upstream.timeoutMs ?? deps.defaultTimeoutMs ?? DEFAULT_TEXT_TIMEOUT_MS;
+  /** The request-log row names the hints dropped for the entry that served (as the header does). */
+  const droppedOf = (served: TextRoute | null | undefined) => (served && plans.get(served)?.dropped.join(", ")) || null;
   const settle = (s: Omit<TextSettlement, "holdId" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">, opts?: { early?: boolean }) =>
-    deps.billing.settle({ ...base, ...s, holdId, model: req.model, priceSnapshot: textPriceSnapshot(price), latencyMs: elapsed(), routing: routingOf(s.route) }, opts);
+    deps.billing.settle(
+      { ...base, ...s, holdId, model: req.model, priceSnapshot: textPriceSnapshot(price), latencyMs: elapsed(), routing: routingOf(s.route), droppedParams: droppedOf(s.route) },
+      opts,
+    );
 
   if (!req.stream) {
     const r = await withFailover(usable, (route) => plans.get(route)!.adapter.complete(plans.get(route)!.call, { signal, timeoutMs: timeoutOf(route) }), signal, deps.retry);

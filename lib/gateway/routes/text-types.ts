@@ -35,6 +35,8 @@ export interface TextSettlement {
   ttftMs: number | null;
   /** Responses API: stored items replayed into the prompt (set by the responses route). */
   replayedItems?: number;
+  /** Hints dropped for the serving upstream (x-gateway-dropped-params), comma-separated. */
+  droppedParams?: string | null;
 }
 
 export type ReserveOutcome =

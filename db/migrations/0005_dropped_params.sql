@@ -1,0 +1,1 @@
+ALTER TABLE "request_logs" ADD COLUMN "dropped_params" text;
