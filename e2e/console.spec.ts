@@ -201,6 +201,19 @@ test("admin: users, credit, upstreams, models, audit", async ({}, info) => {
   await page.getByTestId("model-row").filter({ hasText: "demo-image-mini" }).getByRole("button", { name: "Edit" }).click();
   await shot(page, info, "admin-model-edit");
   await page.getByRole("button", { name: "Cancel" }).click();
+  // A text model: sizing fields and the Strict switch (hints refused instead of dropped), saved.
+  const chatRow = page.getByTestId("model-row").filter({ hasText: "demo-chat" });
+  await chatRow.getByRole("button", { name: "Edit" }).click();
+  await expect(page.getByLabel("Context window (tokens)")).toHaveValue("32768");
+  await page.getByLabel(/Strict: refuse settings/).check();
+  await shot(page, info, "admin-model-edit-text");
+  await page.getByRole("dialog").getByRole("button", { name: /Save/ }).click();
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  await chatRow.getByRole("button", { name: "Edit" }).click();
+  await expect(page.getByLabel(/Strict: refuse settings/)).toBeChecked();
+  await page.getByLabel(/Strict: refuse settings/).uncheck();
+  await page.getByRole("dialog").getByRole("button", { name: /Save/ }).click();
+  await expect(page.getByRole("dialog")).toHaveCount(0);
   await page.getByRole("tab", { name: "Audit log" }).click();
   await expect(page.getByTestId("audit-row").filter({ hasText: "balance.credit" })).toBeVisible();
   await shot(page, info, "admin-audit");
