@@ -17,14 +17,14 @@ import { generateText, isStepCount, streamText, tool } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./fakes/anthropic-upstream";
-import { GEMINI_FAKE_KEY, startFakeGemini } from "./fakes/gemini-upstream";
-import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
+import { startFakeAnthropic } from "./fakes/anthropic-upstream";
+import { startFakeGemini } from "./fakes/gemini-upstream";
+import { startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
 import { createAccount } from "./support/accounts";
 import { idleBooks } from "./support/books";
 import { startTestServer, type TestServer } from "./support/server";
-import { textGatewayConfig } from "./text-config";
+import { textGatewayConfig, textFakeUrls } from "./text-config";
 
 let server: TestServer;
 let key: string;
@@ -36,14 +36,7 @@ const WEATHER = { name: "get_weather", arguments: JSON.stringify({ city: "Paris"
 beforeAll(async () => {
   [fakes.openai, fakes.anthropic, fakes.gemini] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGemini()]);
   server = await startTestServer({
-    config: textGatewayConfig({
-      openai: fakes.openai.baseUrl,
-      anthropic: fakes.anthropic.baseUrl,
-      gemini: fakes.gemini.baseUrl,
-      openaiKey: OPENAI_FAKE_KEY,
-      anthropicKey: ANTHROPIC_FAKE_KEY,
-      geminiKey: GEMINI_FAKE_KEY,
-    }),
+    config: textGatewayConfig(textFakeUrls(fakes)),
   });
   ({ key, email } = await createAccount(server, { usd: 5 }));
   setTracingDisabled(true);

@@ -5,14 +5,14 @@
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./fakes/anthropic-upstream";
-import { GEMINI_FAKE_KEY, startFakeGemini } from "./fakes/gemini-upstream";
-import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
+import { startFakeAnthropic } from "./fakes/anthropic-upstream";
+import { startFakeGemini } from "./fakes/gemini-upstream";
+import { startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
 import { createAccount } from "./support/accounts";
 import { idleBooks } from "./support/books";
 import { startTestServer, type TestServer } from "./support/server";
-import { textGatewayConfig } from "./text-config";
+import { textGatewayConfig, textFakeUrls } from "./text-config";
 
 let server: TestServer;
 let fakes: Record<"openai" | "anthropic" | "gemini", FakeTextUpstream>;
@@ -24,14 +24,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 beforeAll(async () => {
   fakes = { openai: await startFakeOpenAI(), anthropic: await startFakeAnthropic(), gemini: await startFakeGemini() };
   server = await startTestServer({
-    config: textGatewayConfig({
-      openai: fakes.openai.baseUrl,
-      anthropic: fakes.anthropic.baseUrl,
-      gemini: fakes.gemini.baseUrl,
-      openaiKey: OPENAI_FAKE_KEY,
-      anthropicKey: ANTHROPIC_FAKE_KEY,
-      geminiKey: GEMINI_FAKE_KEY,
-    }),
+    config: textGatewayConfig(textFakeUrls(fakes)),
   });
   ({ key, email } = await createAccount(server, { usd: 1 }));
 });
@@ -137,7 +130,7 @@ describe("background responses", () => {
   });
 
   it("resumes on another instance while the run goes on", async () => {
-    const other = await startTestServer({ config: textGatewayConfig({ openai: fakes.openai.baseUrl, anthropic: fakes.anthropic.baseUrl, gemini: fakes.gemini.baseUrl, openaiKey: OPENAI_FAKE_KEY, anthropicKey: ANTHROPIC_FAKE_KEY, geminiKey: GEMINI_FAKE_KEY }), shareWith: server });
+    const other = await startTestServer({ config: textGatewayConfig(textFakeUrls(fakes)), shareWith: server });
     try {
       fakes.anthropic.reset({ text: Array.from({ length: 30 }, (_, i) => `w${i}`).join(" "), eventDelayMs: 100 });
       const stream = await oa().responses.create({ model: "chat-anthropic", input: "count", background: true, stream: true });

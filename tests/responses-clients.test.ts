@@ -11,15 +11,15 @@ import { generateText, isStepCount, tool, type ModelMessage } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./fakes/anthropic-upstream";
-import { GEMINI_FAKE_KEY, startFakeGemini } from "./fakes/gemini-upstream";
+import { startFakeAnthropic } from "./fakes/anthropic-upstream";
+import { startFakeGemini } from "./fakes/gemini-upstream";
 import { OPENAI_RESPONSES_FAKE_KEY, startFakeOpenAIResponses } from "./fakes/openai-responses-upstream";
-import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
+import { startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
 import { createAccount } from "./support/accounts";
 import { idleBooks } from "./support/books";
 import { startTestServer, type TestServer } from "./support/server";
-import { TEXT_PRICE_USD, textGatewayConfig } from "./text-config";
+import { TEXT_PRICE_USD, textGatewayConfig, textFakeUrls } from "./text-config";
 
 type Upstream = "openai" | "anthropic" | "gemini" | "responses";
 const UPSTREAMS: Upstream[] = ["openai", "anthropic", "gemini", "responses"];
@@ -31,14 +31,7 @@ const fakes = {} as Record<Upstream, FakeTextUpstream>;
 
 beforeAll(async () => {
   [fakes.openai, fakes.anthropic, fakes.gemini, fakes.responses] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGemini(), startFakeOpenAIResponses()]);
-  const config = textGatewayConfig({
-    openai: fakes.openai.baseUrl,
-    anthropic: fakes.anthropic.baseUrl,
-    gemini: fakes.gemini.baseUrl,
-    openaiKey: OPENAI_FAKE_KEY,
-    anthropicKey: ANTHROPIC_FAKE_KEY,
-    geminiKey: GEMINI_FAKE_KEY,
-  });
+  const config = textGatewayConfig(textFakeUrls(fakes));
   config.upstreams.push({ id: "rs", protocol: "openai-responses", baseUrl: fakes.responses.baseUrl, apiKey: OPENAI_RESPONSES_FAKE_KEY, timeoutMs: 3000 });
   config.models.push({ id: "resp-native", kind: "text", upstream: "rs", upstreamModel: "gpt-native", price: TEXT_PRICE_USD, defaultMaxTokens: 100 });
   server = await startTestServer({ config });

@@ -7,27 +7,20 @@
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./fakes/anthropic-upstream";
-import { GEMINI_FAKE_KEY, startFakeGemini } from "./fakes/gemini-upstream";
-import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
+import { startFakeAnthropic } from "./fakes/anthropic-upstream";
+import { startFakeGemini } from "./fakes/gemini-upstream";
+import { startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
 import { signUp } from "./console-helpers";
 import { createAccount } from "./support/accounts";
 import { startTestServer, type TestServer } from "./support/server";
-import { textGatewayConfig } from "./text-config";
+import { textGatewayConfig, textFakeUrls } from "./text-config";
 
 let server: TestServer;
 let fakes: Record<"openai" | "anthropic" | "gemini", FakeTextUpstream>;
 const client = (key: string, s: TestServer = server) => new OpenAI({ apiKey: key, baseURL: `${s.url}/v1`, maxRetries: 0 });
 const config = () =>
-  textGatewayConfig({
-    openai: fakes.openai.baseUrl,
-    anthropic: fakes.anthropic.baseUrl,
-    gemini: fakes.gemini.baseUrl,
-    openaiKey: OPENAI_FAKE_KEY,
-    anthropicKey: ANTHROPIC_FAKE_KEY,
-    geminiKey: GEMINI_FAKE_KEY,
-  });
+  textGatewayConfig(textFakeUrls(fakes));
 
 beforeAll(async () => {
   fakes = { openai: await startFakeOpenAI(), anthropic: await startFakeAnthropic(), gemini: await startFakeGemini() };

@@ -6,14 +6,14 @@
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./fakes/anthropic-upstream";
-import { GEMINI_FAKE_KEY, startFakeGemini } from "./fakes/gemini-upstream";
-import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
+import { startFakeAnthropic } from "./fakes/anthropic-upstream";
+import { startFakeGemini } from "./fakes/gemini-upstream";
+import { startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
 import { balanceUsd, createAccount, createKey } from "./support/accounts";
 import { startTestServer, usesPostgres, type TestServer } from "./support/server";
 import { tokensAsNumbers } from "./support/log-rows";
-import { textGatewayConfig } from "./text-config";
+import { textGatewayConfig, textFakeUrls } from "./text-config";
 
 let server: TestServer;
 let fakes: Record<"openai" | "anthropic" | "gemini", FakeTextUpstream>;
@@ -23,14 +23,7 @@ const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${server.url
 beforeAll(async () => {
   fakes = { openai: await startFakeOpenAI(), anthropic: await startFakeAnthropic(), gemini: await startFakeGemini() };
   server = await startTestServer({
-    config: textGatewayConfig({
-      openai: fakes.openai.baseUrl,
-      anthropic: fakes.anthropic.baseUrl,
-      gemini: fakes.gemini.baseUrl,
-      openaiKey: OPENAI_FAKE_KEY,
-      anthropicKey: ANTHROPIC_FAKE_KEY,
-      geminiKey: GEMINI_FAKE_KEY,
-    }),
+    config: textGatewayConfig(textFakeUrls(fakes)),
   });
 });
 afterAll(async () => {

@@ -1,3 +1,7 @@
+import { ANTHROPIC_FAKE_KEY } from "./fakes/anthropic-upstream";
+import { GEMINI_FAKE_KEY } from "./fakes/gemini-upstream";
+import { OPENAI_FAKE_KEY } from "./fakes/openai-upstream";
+
 /** Gateway config for the text integration tests: one model per fake upstream, plus failover pairs. */
 export const TEXT_PRICE_USD = { inputPerMTok: 1, outputPerMTok: 2 }; // 1 and 2 micro-USD per token
 
@@ -8,6 +12,18 @@ export interface TextFakeUrls {
   openaiKey: string;
   anthropicKey: string;
   geminiKey: string;
+}
+
+/** The URLs and keys of the three text fakes, as textGatewayConfig takes them. */
+export function textFakeUrls(fakes: { openai: { baseUrl: string }; anthropic: { baseUrl: string }; gemini: { baseUrl: string } }): TextFakeUrls {
+  return {
+    openai: fakes.openai.baseUrl,
+    anthropic: fakes.anthropic.baseUrl,
+    gemini: fakes.gemini.baseUrl,
+    openaiKey: OPENAI_FAKE_KEY,
+    anthropicKey: ANTHROPIC_FAKE_KEY,
+    geminiKey: GEMINI_FAKE_KEY,
+  };
 }
 
 export function textGatewayConfig(u: TextFakeUrls, opts: { timeoutMs?: number; defaultMaxTokens?: number; backup?: TextFakeUrls } = {}) {

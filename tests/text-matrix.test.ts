@@ -4,13 +4,13 @@
  * tool calling, asserting what the client got and what each fake upstream received.
  */
 import { afterAll, beforeAll } from "vitest";
-import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./fakes/anthropic-upstream";
-import { GEMINI_FAKE_KEY, startFakeGemini } from "./fakes/gemini-upstream";
-import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
+import { startFakeAnthropic } from "./fakes/anthropic-upstream";
+import { startFakeGemini } from "./fakes/gemini-upstream";
+import { startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
 import { createAccount } from "./support/accounts";
 import { startTestServer, type TestServer } from "./support/server";
-import { textGatewayConfig } from "./text-config";
+import { textGatewayConfig, textFakeUrls } from "./text-config";
 import { defineTextMatrix } from "./text-matrix-cases";
 
 let server: TestServer;
@@ -20,14 +20,7 @@ let key: string;
 beforeAll(async () => {
   fakes = { openai: await startFakeOpenAI(), anthropic: await startFakeAnthropic(), gemini: await startFakeGemini() };
   server = await startTestServer({
-    config: textGatewayConfig({
-      openai: fakes.openai.baseUrl,
-      anthropic: fakes.anthropic.baseUrl,
-      gemini: fakes.gemini.baseUrl,
-      openaiKey: OPENAI_FAKE_KEY,
-      anthropicKey: ANTHROPIC_FAKE_KEY,
-      geminiKey: GEMINI_FAKE_KEY,
-    }),
+    config: textGatewayConfig(textFakeUrls(fakes)),
   });
   ({ key } = await createAccount(server, { usd: 10 }));
 });
