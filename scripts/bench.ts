@@ -9,7 +9,11 @@
  * the added latency and the gateway's CPU time per request.
  *
  *   npm run bench -- [--seconds 4] [--rounds 3] [--clients 1,16,64] [--modes plain,stream] [--peer portkey] [--json FILE] [--profile DIR]
- *                    [--soak 60] [--rate 200] [--scale on|off] [--tracing on|off]
+ *                    [--soak 60] [--rate 200] [--scale on|off] [--tracing on|off] [--sizes 1k,100k,1m|off]
+ *
+ * `--sizes`: the added latency of one client's non-streamed request whose body is a whole agent
+ * conversation of that size, passed through (chat completions to an OpenAI upstream) and
+ * converted (Anthropic Messages to the same upstream), against a direct call of the same size.
  *
  * `--tracing on` exports every request's spans over OTLP/HTTP to a sink in the bench process
  * (it reads and drops them), to measure what tracing costs; off (the default) leaves
@@ -411,6 +415,9 @@ async function main() {
   console.log("idle cpu ms per second:", Object.fromEntries([...idleRate].map(([k, v]) => [k, +v.toFixed(2)])));
 
   const gatewayTarget = targets.find((t) => t.name === "gateway")!;
+  const sizes = opt("sizes", "1k,100k,1m");
+  const sizeRows = sizes === "off" ? null : await bodySizes(upstream.port, gw, sizes.split(",").map(parseSize), seconds, rounds);
+  if (sizeRows) console.table(sizeRows);
   const soakSeconds = Number(opt("soak", "60"));
   const soakResult = soakSeconds > 0 ? await soak(gatewayTarget, gw.pid, Number(opt("rate", "200")), soakSeconds) : null;
   if (soakResult) console.log("soak:", soakResult);
@@ -432,11 +439,73 @@ async function main() {
   }
 
   const out = opt("json", "");
-  if (out) fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), seconds, rounds, rows, invariants, idleCpuMsPerS: Object.fromEntries(idleRate), soak: soakResult, scale: scaleResult }, null, 2));
+  if (out) fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), seconds, rounds, rows, sizes: sizeRows, invariants, idleCpuMsPerS: Object.fromEntries(idleRate), soak: soakResult, scale: scaleResult }, null, 2));
   peerProc?.kill("SIGTERM");
   if (sink) console.error(`tracing: the OTLP sink received ${sink.spans()} export requests`);
   await gw.drop();
   upstream.proc.kill("SIGTERM");
+}
+
+function parseSize(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(k|m)?b?$/i.exec(s.trim());
+  if (!m) throw new Error(`--sizes: cannot read "${s}" (e.g. 1k,100k,1m)`);
+  return Math.round(Number(m[1]) * (m[2]?.toLowerCase() === "m" ? 1 << 20 : m[2] ? 1024 : 1));
+}
+
+/** An agent's conversation of about `bytes` bytes: alternating turns of up to ~4 KB, then the question. */
+function conversation(bytes: number): { role: "user" | "assistant"; content: string }[] {
+  const turn = "The file src/server.ts defines the request handler; line 42 reads the body once. ".repeat(50);
+  const turns: { role: "user" | "assistant"; content: string }[] = [];
+  for (let left = bytes - 120; left > 40; left -= Math.min(turn.length, left) + 40)
+    turns.push({ role: turns.length % 2 ? "assistant" : "user", content: turn.slice(0, Math.min(turn.length, left)) });
+  if (turns.length % 2) turns.push({ role: "assistant", content: "Noted." });
+  turns.push({ role: "user", content: "Hello" });
+  return turns;
+}
+
+/** `--sizes`: added p50 for a passthrough and a converted request per body size, one client. */
+async function bodySizes(upstreamPort: number, gw: Gateway, sizes: number[], seconds: number, rounds: number) {
+  const cells = sizes.map((bytes) => {
+    const messages = conversation(bytes);
+    const chat = (model: string) => () => JSON.stringify({ model, messages });
+    return {
+      bytes,
+      targets: [
+        { name: "direct" as string, origin: `http://127.0.0.1:${upstreamPort}`, path: "/v1/chat/completions", headers: { authorization: `Bearer ${UPSTREAM_KEY}` }, body: chat("bench-upstream") },
+        { name: "passthrough", origin: gw.url, path: "/v1/chat/completions", headers: { authorization: `Bearer ${gw.key}` }, body: chat("bench-chat") },
+        {
+          name: "converted" as string,
+          origin: gw.url,
+          path: "/v1/messages",
+          headers: { "x-api-key": gw.key, "anthropic-version": "2023-06-01" },
+          body: () => JSON.stringify({ model: "bench-chat", max_tokens: 256, messages }),
+        },
+      ] as Target[],
+    };
+  });
+  const results = new Map<string, Sample[]>();
+  for (let r = 0; r < rounds; r++)
+    for (const c of cells)
+      for (const t of c.targets) {
+        const k = `${c.bytes}|${t.name}`;
+        results.set(k, [...(results.get(k) ?? []), await run(t, 1, false, seconds)]);
+      }
+  return cells.map((c) => {
+    const p50 = (name: string) => pct(merge(results.get(`${c.bytes}|${name}`)!).latencies, 50);
+    const body = Buffer.byteLength(c.targets[1]!.body(false));
+    const direct = p50("direct");
+    const added = (name: string) => +(p50(name) - direct).toFixed(2);
+    const errors = c.targets.reduce((n, t) => n + merge(results.get(`${c.bytes}|${t.name}`)!).errors, 0);
+    return {
+      "body KB": Math.round(body / 1024),
+      "direct p50 ms": +direct.toFixed(2),
+      "passthrough added p50 ms": added("passthrough"),
+      "converted added p50 ms": added("converted"),
+      "passthrough added ms/MB": +((added("passthrough") * (1 << 20)) / body).toFixed(2),
+      "converted added ms/MB": +((added("converted") * (1 << 20)) / body).toFixed(2),
+      errors,
+    };
+  });
 }
 
 /** Resident memory of a process in MB (Linux). */

@@ -1,6 +1,7 @@
 /** Reading request bodies with a size limit; malformed input becomes a ready 400/413 value. */
 import { findUnstorableInJson, unstorableMessage } from "../validate/text";
 import { errors, type ApiError } from "./errors";
+import { rememberMembers, scanJson } from "./raw-json";
 import { header, type GatewayRequest } from "./http";
 
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -29,7 +30,8 @@ export function parseJsonBody(buf: Buffer): { ok: true; value: unknown } | { ok:
   } catch {
     return { ok: false, error: errors.invalidRequest("Request body is not valid UTF-8.") };
   }
-  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+  const scan = scanJson(text);
+  if (scan.depth > MAX_JSON_DEPTH) {
     return { ok: false, error: errors.invalidRequest(`Request body is nested more than ${MAX_JSON_DEPTH} levels deep.`) };
   }
   let value: unknown;
@@ -41,26 +43,9 @@ export function parseJsonBody(buf: Buffer): { ok: true; value: unknown } | { ok:
   }
   const bad = findUnstorableInJson(text, value);
   if (bad !== null) return { ok: false, error: errors.invalidRequest(unstorableMessage(bad), bad || undefined) };
+  rememberMembers(text, value, scan.members);
   return { ok: true, value };
 }
 
 /** Deeper JSON than any real request needs; walking it later (validation, conversion) could overflow the stack. */
 export const MAX_JSON_DEPTH = 128;
-
-/** Maximum [ / { nesting outside strings; O(n), stops counting nothing else. */
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
-      if (++depth > max) max = depth;
-    } else if (c === 125 || c === 93) depth--;
-  }
-  return max;
-}

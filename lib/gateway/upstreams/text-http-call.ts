@@ -1,6 +1,7 @@
 /** The part every HTTP text adapter shares: send, classify, then parse JSON or decode SSE. */
 import type { CanonicalResponse } from "../canonical";
 import { errors } from "../errors";
+import { toJson } from "../raw-json";
 import { readSse } from "./sse-reader";
 import { openUpstream, readJson } from "./text-http";
 import type { CallOptions, CompleteResult, Outcome, PreparedCall, UpstreamChunk } from "./text-types";
@@ -24,7 +25,7 @@ export async function httpComplete(
   parse: (json: Record<string, unknown>) => CanonicalResponse | null,
   rewriteModel: (json: Record<string, unknown>) => void,
 ): Promise<Outcome<CompleteResult>> {
-  const opened = await openUpstream({ ...target, body: JSON.stringify(call.body), signal: opts.signal, timeoutMs: opts.timeoutMs, secret: call.route.upstream.apiKey });
+  const opened = await openUpstream({ ...target, body: toJson(call.body), signal: opts.signal, timeoutMs: opts.timeoutMs, secret: call.route.upstream.apiKey });
   if (!opened.ok) return opened;
   const json = await readJson(opened.value, opts.signal);
   if (!json.ok) return json;
@@ -43,7 +44,7 @@ export async function httpStream(
   const opened = await openUpstream({
     ...target,
     headers: { ...target.headers, accept: "text/event-stream" },
-    body: JSON.stringify(call.body),
+    body: toJson(call.body),
     signal: opts.signal,
     timeoutMs: opts.timeoutMs,
     secret: call.route.upstream.apiKey,

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { parseJsonBody } from "./body";
+import { scanJson, toJson } from "./raw-json";
+
+/** The per-character reference the scanner replaced. */
+function referenceDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
+const parse = (text: string) => {
+  const r = parseJsonBody(Buffer.from(text));
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value as Record<string, unknown>;
+};
+
+const bodies = [
+  `{"model":"m","messages":[{"role":"user","content":"hi"}]}`,
+  ` { "model" : "m" , "messages" : [ {"role":"user","content":"a \\"quoted\\" [brace] {x}"} ] , "stream" : true } `,
+  `{"a":{"b":{"c":[1,2,{"d":"\\\\"}]}},"e":"\\\\\\"","f":[],"g":{}}`,
+  `{"messages":[1],"messages":[2,3],"tools":[{"name":"t\\u00e9"}]}`,
+  `{"text":"é ü 😀 中文","nested":{"k":"}"},"n":null,"x":[[[["deep"]]]]}`,
+  `{"__proto__":{"polluted":true},"input":[{"type":"message"}]}`,
+  `{"k\\"ey":[1],"k\\\\":{"v":"\\\\\\\\"}}`,
+];
+
+describe("scanJson", () => {
+  it.each(bodies)("finds the depth the per-character scan finds: %s", (text) => {
+    expect(scanJson(text).depth).toBe(referenceDepth(text));
+  });
+
+  it("locates each root member's value (the last of duplicates)", () => {
+    const text = bodies[3]!;
+    const spans = scanJson(text).members;
+    const [a, b] = spans.get('"messages"')!;
+    expect(JSON.parse(text.slice(a, b))).toEqual([2, 3]);
+  });
+
+  it("agrees with the reference on random structures with hostile strings", () => {
+    const pieces = ['"', "\\", "[", "]", "{", "}", ",", ":", "a", " "];
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const value = (d: number): unknown => {
+      const k = rand(d > 5 ? 2 : 4);
+      if (k === 0) return Array.from({ length: rand(6) }, () => pieces[rand(pieces.length)]).join("");
+      if (k === 1) return rand(100);
+      if (k === 2) return Array.from({ length: rand(4) }, () => value(d + 1));
+      return Object.fromEntries(Array.from({ length: rand(4) }, () => [String(value(9)), value(d + 1)]));
+    };
+    for (let i = 0; i < 500; i++) {
+      const text = JSON.stringify({ root: value(0), other: value(0) });
+      expect(scanJson(text).depth).toBe(referenceDepth(text));
+      const parsed = parse(text);
+      expect(JSON.parse(toJson({ ...parsed, model: "upstream" }))).toEqual({ ...parsed, model: "upstream" });
+    }
+  });
+});
+
+describe("toJson", () => {
+  it.each(bodies)("serialises a passthrough copy exactly as JSON.stringify would mean it: %s", (text) => {
+    const raw = parse(text);
+    const body = { ...raw, model: "upstream-model", extra: { added: [1, "two"] }, gone: undefined };
+    expect(JSON.parse(toJson(body))).toEqual(JSON.parse(JSON.stringify(body)));
+  });
+
+  it("copies the client's text for untouched members and serialises replaced ones", () => {
+    const raw = parse(`{"model":"m","messages":[ {"role":"user",   "content":"hi"} ],"stream_options":{"x":1}}`);
+    const out = toJson({ ...raw, stream_options: { include_usage: true } });
+    expect(out).toContain(`[ {"role":"user",   "content":"hi"} ]`);
+    expect(JSON.parse(out).stream_options).toEqual({ include_usage: true });
+  });
+
+  it("serialises objects it never saw, and non-objects, like JSON.stringify", () => {
+    for (const v of [null, 1, "s", [1, { a: 2 }], { a: new Date(0), b: undefined }]) expect(toJson(v)).toBe(JSON.stringify(v));
+  });
+});
