@@ -1,6 +1,7 @@
 /**
  * Background jobs a process runs when RUN_WORKERS is not false: returning expired holds, and
- * (lib/tasks) video polling, webhooks and retention, and deleting stored responses past their retention. The same code runs in `npm run worker`.
+ * (lib/tasks) video polling, webhooks and retention, and deleting stored responses and request-log rows past
+ * their retention. The same code runs in `npm run worker`.
  */
 import { getDb } from "../../db/client";
 import { sweepExpiredHolds } from "../billing/holds";
@@ -8,6 +9,7 @@ import { sweepBackgroundResponses } from "../gateway/stored-responses/background
 import { deleteExpiredResponses } from "../gateway/stored-responses/store";
 import { logger } from "../logger";
 import { startWorker } from "../tasks/worker";
+import { deleteExpiredRequestLogs } from "./request-log-retention";
 
 export interface Jobs {
   stop(): Promise<void>;
@@ -33,6 +35,7 @@ export async function startJobs(): Promise<Jobs> {
   stops.push(every(30_000, "hold-sweeper", async () => sweepExpiredHolds(await getDb())));
   // Stored Responses past RESPONSES_RETENTION_DAYS (reads already hide them; this frees the rows).
   stops.push(every(10 * 60_000, "responses-retention", async () => deleteExpiredResponses(await getDb())));
+  stops.push(every(10 * 60_000, "request-log-retention", async () => deleteExpiredRequestLogs(await getDb())));
   // Background responses whose instance stopped: queued ones are run here, running ones failed.
   stops.push(every(10_000, "background-responses", async () => sweepBackgroundResponses(await getDb())));
   const ac = new AbortController();
