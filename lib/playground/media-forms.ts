@@ -6,8 +6,8 @@
 import type { ModelPrice, VideoFamily } from "../../db/schema";
 import { IMAGE_SIZES } from "../gateway/images/image-size";
 import { planImage, qualityTiers } from "../gateway/images/image-plan";
-import { holdMicroUsd } from "../tasks/video-price";
-import { ASPECT_RATIOS, EXTEND_MAX_SECONDS, FIRST_FAMILY_SIZES, T2V_SIZES, validateSubmission } from "../tasks/video-validate";
+import { holdMicroUsd } from "../billing/video-price";
+import { ASPECT_RATIOS, EXTEND_MAX_SECONDS, FIRST_FAMILY_SIZES, T2V_SIZES, validateSubmission } from "../gateway/videos/video-validate";
 
 export interface ImageChoices {
   /** Empty for flat-priced models (no quality tiers). */

@@ -7,6 +7,7 @@ import { getDb } from "../../db/client";
 import { sweepExpiredHolds } from "../billing/holds";
 import { sweepBackgroundResponses } from "../gateway/stored-responses/background";
 import { deleteExpiredResponses } from "../gateway/stored-responses/store";
+import { loadTaskUpstream } from "../gateway/videos/task-upstream";
 import { logger } from "../logger";
 import { startWorker } from "../tasks/worker";
 import { deleteExpiredRequestLogs } from "./request-log-retention";
@@ -39,7 +40,7 @@ export async function startJobs(): Promise<Jobs> {
   // Background responses whose instance stopped: queued ones are run here, running ones failed.
   stops.push(every(10_000, "background-responses", async () => sweepBackgroundResponses(await getDb())));
   const ac = new AbortController();
-  const worker = startWorker({ signal: ac.signal });
+  const worker = startWorker({ signal: ac.signal, upstreamFor: loadTaskUpstream });
   stops.push(async () => {
     ac.abort();
     await worker;

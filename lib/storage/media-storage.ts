@@ -1,13 +1,8 @@
 /**
- * Where finished media lives: a local folder (DATA_DIR/media) by default, an S3-compatible
- * bucket when S3_BUCKET is set. Both stream in and out; nothing holds a whole video in memory.
- * One instance per process, on globalThis (the custom server and Next's bundle share it).
+ * Where finished media lives: the contract of both stores (local-storage.ts, s3-storage.ts).
+ * Both stream in and out; nothing holds a whole video in memory. get-media-storage.ts picks one.
  */
-import path from "node:path";
 import type { Readable } from "node:stream";
-import { env } from "../env";
-import { LocalStorage } from "./local-storage";
-import { S3Storage } from "./s3-storage";
 
 export interface StoredObject {
   size: number;
@@ -46,30 +41,4 @@ export function contentTypeFor(key: string): string {
   if (key.endsWith(".jpg") || key.endsWith(".jpeg")) return "image/jpeg";
   if (key.endsWith(".webp")) return "image/webp";
   return "application/octet-stream";
-}
-
-const KEY = Symbol.for("gateway.mediaStorage");
-type G = typeof globalThis & { [KEY]?: MediaStorage };
-
-export function getMediaStorage(): MediaStorage {
-  const g = globalThis as G;
-  if (!g[KEY]) {
-    const e = env();
-    g[KEY] = e.S3_BUCKET
-      ? new S3Storage({
-          bucket: e.S3_BUCKET,
-          endpoint: e.S3_ENDPOINT,
-          region: e.S3_REGION ?? "us-east-1",
-          accessKeyId: e.S3_ACCESS_KEY_ID,
-          secretAccessKey: e.S3_SECRET_ACCESS_KEY,
-          presignTtlS: e.S3_PRESIGNED_DOWNLOAD_TTL_S,
-        })
-      : new LocalStorage(path.join(e.DATA_DIR, "media"));
-  }
-  return g[KEY]!;
-}
-
-/** For tests that switch storage between cases. */
-export function setMediaStorage(s: MediaStorage | undefined): void {
-  (globalThis as G)[KEY] = s;
 }

@@ -21,7 +21,7 @@ import { moveMoney } from "../billing/lock-order";
 import { encryptSecret } from "../crypto";
 import { newId } from "../ids";
 import { renderTask, type TaskRow } from "./task-render";
-import type { VideoJob } from "./video-types";
+import type { VideoJob } from "./task-upstream";
 
 export const RETENTION_DAYS = 14;
 const RUNNING: TaskStatus[] = ["queued", "in_progress"];

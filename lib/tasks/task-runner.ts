@@ -8,13 +8,12 @@
 import { eq } from "drizzle-orm";
 import type { DB } from "../../db/client";
 import { tasks, type ModelPrice } from "../../db/schema";
+import { finalCostMicroUsd } from "../billing/video-price";
 import { logger } from "../logger";
 import type { MediaStorage } from "../storage/media-storage";
 import { completeTask, failTask, paramsToJob, recordPollFailure, recordProgress, recordUpstreamAccepted } from "./task-lifecycle";
 import type { TaskRow } from "./task-render";
-import { loadTaskRoute, videoUpstreamFor } from "./task-route";
-import { finalCostMicroUsd } from "./video-price";
-import type { VideoRoute, VideoUpstream } from "./video-types";
+import type { TaskUpstream, TaskUpstreamLoader } from "./task-upstream";
 
 export interface RunnerDeps {
   db: DB;
@@ -22,6 +21,8 @@ export interface RunnerDeps {
   /** TASK_POLL_INTERVAL_MS: real upstreams; the demo upstream polls every second regardless. */
   pollIntervalMs: number;
   publicBaseUrl: string;
+  /** The task's upstream (lib/gateway/videos/task-upstream.ts in production). */
+  upstreamFor: TaskUpstreamLoader;
   now?: () => Date;
   signal?: AbortSignal;
 }
@@ -45,9 +46,8 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
     await failTask(deps.db, t.id, `The upstream did not finish the task within ${s} seconds; the charge was refunded.`, fin);
     return;
   }
-  const route = await loadTaskRoute(deps.db, t);
-  const upstream = route ? videoUpstreamFor(route.upstream.protocol) : null;
-  if (!route || !upstream) {
+  const upstream = await deps.upstreamFor(deps.db, t);
+  if (!upstream) {
     // An operator may restore the upstream; keep trying until the deadline.
     await recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, deps.pollIntervalMs)));
     return;
@@ -56,7 +56,7 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
   const next = () => new Date((deps.now?.() ?? new Date()).getTime() + interval);
 
   if (!t.upstreamTaskId) {
-    const created = await upstream.create(route, paramsToJob(t.params), deps.signal);
+    const created = await upstream.create(paramsToJob(t.params), deps.signal);
     // Shutting down: leave the task as it is; its lease runs out and another worker resumes it.
     if (deps.signal?.aborted) return;
     if (!created.ok) {
@@ -65,16 +65,16 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
       return;
     }
     await recordUpstreamAccepted(deps.db, t.id, {
-      upstreamId: route.upstream.id,
-      modelRowId: route.rowId,
-      upstreamModel: route.upstreamModel,
+      upstreamId: upstream.upstreamId,
+      modelRowId: upstream.modelRowId,
+      upstreamModel: upstream.upstreamModel,
       upstreamTaskId: created.value.id,
       nextPollAt: next(),
     });
     return;
   }
 
-  const polled = await upstream.get(route, t.upstreamTaskId, deps.signal);
+  const polled = await upstream.get(t.upstreamTaskId, deps.signal);
   if (deps.signal?.aborted) return;
   if (!polled.ok) {
     // The upstream no longer knows the task: it will never finish.
@@ -93,13 +93,13 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
     await recordProgress(deps.db, t.id, { status: v.status, progress: v.progress, nextPollAt: next() });
     return;
   }
-  const stored = await storeContent(t, route, upstream, deps);
+  const stored = await storeContent(t, upstream, deps);
   if (deps.signal?.aborted) return;
   if (!stored.ok) {
-    logger().warn({ taskId: t.id, upstream: route.upstream.id, why: stored.why }, "video download failed; will retry");
+    logger().warn({ taskId: t.id, upstream: upstream.upstreamId, why: stored.why }, "video download failed; will retry");
     return recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, interval)));
   }
-  const price = (t.params.price as ModelPrice | undefined) ?? route.price;
+  const price = (t.params.price as ModelPrice | undefined) ?? upstream.price;
   await completeTask(deps.db, t.id, { mediaKeys: [stored.key], costMicroUsd: finalCostMicroUsd(price, t.holdMicroUsd, v.seconds), seconds: v.seconds }, {
     ...fin,
     now: deps.now?.() ?? new Date(),
@@ -108,13 +108,12 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
 
 async function storeContent(
   t: TaskRow,
-  route: VideoRoute,
-  upstream: VideoUpstream,
+  upstream: TaskUpstream,
   deps: RunnerDeps,
 ): Promise<{ ok: true; key: string } | { ok: false; why: string }> {
   // Downloading may take minutes: keep other workers off the task meanwhile.
   await deps.db.update(tasks).set({ lockedUntil: new Date(Date.now() + DOWNLOAD_LEASE_MS) }).where(eq(tasks.id, t.id));
-  const content = await upstream.content(route, t.upstreamTaskId!, deps.signal);
+  const content = await upstream.content(t.upstreamTaskId!, deps.signal);
   if (!content.ok) return { ok: false, why: content.error.message };
   const key = mediaKeyFor(t.id, 0);
   try {

@@ -15,6 +15,7 @@ import { startFakeOpenAIVideoUpstream, type FakeOpenAIVideoUpstream } from "../.
 import { startWebhookReceiver, type WebhookReceiver } from "../../tests/fakes/webhook-receiver";
 import { applyLedgerChange, ledgerSum } from "../billing/ledger";
 import { encryptSecret } from "../crypto";
+import { loadTaskUpstream } from "../gateway/videos/task-upstream";
 import { resetEnvCache } from "../env";
 import { newId } from "../ids";
 import { LocalStorage } from "../storage/local-storage";
@@ -56,7 +57,7 @@ beforeAll(async () => {
   ]);
   const policy = makePolicy({ publicBaseUrl: "https://gw.example.com", allowHosts: [receiver.hostPort] });
   const dispatcher = createGuardedAgent({ policy, baseConnect: loopbackOnlyConnector() });
-  worker = startWorker({ signal: ac.signal, db, storage, policy, dispatcher, tickMs: 50 });
+  worker = startWorker({ signal: ac.signal, upstreamFor: loadTaskUpstream, db, storage, policy, dispatcher, tickMs: 50 });
 });
 
 afterAll(async () => {

@@ -13,16 +13,20 @@ import { getDb, type DB } from "../../db/client";
 import { tasks } from "../../db/schema";
 import { env } from "../env";
 import { logger } from "../logger";
-import { getMediaStorage, type MediaStorage } from "../storage/media-storage";
+import { getMediaStorage } from "../storage/get-media-storage";
+import type { MediaStorage } from "../storage/media-storage";
 import { runRetention } from "./retention";
 import type { WebhookUrlPolicy } from "./ssrf";
 import type { TaskRow } from "./task-render";
 import { runTaskTurn } from "./task-runner";
+import type { TaskUpstreamLoader } from "./task-upstream";
 import { webhookPolicy } from "./webhook-policy";
 import { claimDueDeliveries, runDelivery } from "./webhook-queue";
 
 export interface WorkerOptions {
   signal: AbortSignal;
+  /** Binds a task to its upstream adapter (the gateway's loadTaskUpstream). */
+  upstreamFor: TaskUpstreamLoader;
   db?: DB;
   storage?: MediaStorage;
   policy?: WebhookUrlPolicy;
@@ -113,7 +117,7 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
         claimed += due.length;
         for (const t of due) {
           track(
-            runTaskTurn(t, { db, storage, pollIntervalMs: e.TASK_POLL_INTERVAL_MS, publicBaseUrl: e.publicBaseUrl, signal: opts.signal }).catch((err) =>
+            runTaskTurn(t, { db, storage, pollIntervalMs: e.TASK_POLL_INTERVAL_MS, publicBaseUrl: e.publicBaseUrl, upstreamFor: opts.upstreamFor, signal: opts.signal }).catch((err) =>
               log.error({ err, taskId: t.id }, "task turn failed; it is retried when its lease runs out"),
             ),
           );

@@ -15,7 +15,7 @@ import type { RouteContext } from "../types";
 import { firstSuccess } from "../embeddings/first-success";
 import { logMedia, releaseMedia, reserveMedia, settleMedia } from "../embeddings/media-billing";
 import { generateImageWithUpstream, imageTimeoutMs } from "../upstreams/image-upstream";
-import { abandonIdempotent, beginIdempotent, completeIdempotent, type IdempotencyClaim } from "./idempotency";
+import { abandonIdempotent, beginIdempotent, completeIdempotent, type IdempotencyClaim } from "../idempotency";
 import { imageChargeMicro, planImage, type ImagePlan } from "./image-plan";
 import { parseImageRequest, type ImageRequest } from "./image-request";
 import { parseSize } from "./image-size";

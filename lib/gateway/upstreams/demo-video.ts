@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { errors } from "../errors";
-import type { UpstreamVideo, VideoJob, VideoOutcome, VideoUpstream } from "../../tasks/video-types";
+import type { UpstreamVideo, VideoJob, VideoOutcome, VideoUpstream } from "./video-types";
 
 export const DEMO_SIZES = ["1280x720", "1920x1080", "720x1280", "1024x1024"] as const;
 /** Waiting before it "starts", and the time from start to the finished video. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAIVideoUpstream, type FakeOpenAIVideoUpstream } from "../../../tests/fakes/openai-video-upstream";
-import type { VideoJob, VideoRoute } from "../../tasks/video-types";
+import type { VideoJob, VideoRoute } from "./video-types";
 import { openaiVideo } from "./openai-video";
 
 let fake: FakeOpenAIVideoUpstream;

@@ -13,7 +13,7 @@ import { Readable } from "node:stream";
 import { FormData, request } from "undici";
 import { z } from "zod";
 import { errors } from "../errors";
-import type { UpstreamFailure, UpstreamVideo, VideoJob, VideoOutcome, VideoRoute, VideoUpstream } from "../../tasks/video-types";
+import type { UpstreamFailure, UpstreamVideo, VideoJob, VideoOutcome, VideoRoute, VideoUpstream } from "./video-types";
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** Downloading the finished MP4 may take longer than an API call. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { VideoFamily } from "../../db/schema";
+import type { VideoFamily } from "../../../db/schema";
 import { parseSubmission, type SubmissionFields } from "./video-submission";
 import { validateSubmission } from "./video-validate";
-import { finalCostMicroUsd, holdMicroUsd } from "./video-price";
+import { finalCostMicroUsd, holdMicroUsd } from "../../billing/video-price";
 
 const sub = (fields: Record<string, unknown>, files: SubmissionFields["files"] = {}): SubmissionFields => ({ fields, files });
 const base = { model: "m", prompt: "a cat", seconds: "10" };

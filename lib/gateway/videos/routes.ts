@@ -1,4 +1,4 @@
-import { handleVideoSubmit } from "../../tasks/submit-video";
+import { handleVideoSubmit } from "./submit-video";
 import {
   handleDeleteVideo,
   handleGetTask,
@@ -6,7 +6,7 @@ import {
   handleListVideos,
   handleSignedMedia,
   handleVideoContent,
-} from "../../tasks/video-handlers";
+} from "./video-handlers";
 import type { RouteDef } from "../types";
 
 /** Room for five 5 MiB images as base64 in JSON (or as multipart files), plus the other fields. */

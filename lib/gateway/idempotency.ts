@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on POST /v1/images/generations (DESIGN.md, "Headers"): for 24 h per account
+ * `Idempotency-Key` on POST /v1/images/generations and /v1/videos (DESIGN.md, "Headers"): for 24 h per account
  * and route, a repeat of a successful request returns the first answer and charges nothing
  * more. The key is claimed with one INSERT before any money is held, so concurrent repeats
  * cannot both reach the upstream; a repeat while the first is running gets 409 (the SDKs retry
@@ -8,10 +8,10 @@
  */
 import { createHash } from "node:crypto";
 import { and, eq, lt } from "drizzle-orm";
-import type { DB } from "../../../db/client";
-import { idempotencyRecords } from "../../../db/schema";
-import { errors, type ApiError } from "../errors";
-import { json, type GatewayResponse } from "../http";
+import type { DB } from "../../db/client";
+import { idempotencyRecords } from "../../db/schema";
+import { errors, type ApiError } from "./errors";
+import { json, type GatewayResponse } from "./http";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 const MAX_KEY_LENGTH = 255;

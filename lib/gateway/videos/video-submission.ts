@@ -3,9 +3,9 @@
  * `openai` SDK always sends it (`client.videos.create`). Both become one plain record of
  * fields, with uploaded files as ImageInput bytes, before validation (video-validate.ts).
  */
-import { findUnstorableText, unstorableMessage } from "../validate/text";
-import { errors, type ApiError } from "../gateway/errors";
-import type { ImageInput } from "./video-types";
+import { findUnstorableText, unstorableMessage } from "../../validate/text";
+import { errors, type ApiError } from "../errors";
+import type { ImageInput } from "../upstreams/video-types";
 
 export interface SubmissionFields {
   /** Text fields and JSON values, as sent. */

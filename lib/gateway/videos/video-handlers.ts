@@ -3,18 +3,18 @@
  * account: another account's task id is 404, exactly like an unknown one, on every route.
  */
 import { and, desc, asc, eq, sql } from "drizzle-orm";
-import { getDb } from "../../db/client";
-import { tasks } from "../../db/schema";
-import { env } from "../env";
-import { errors, type ApiError } from "../gateway/errors";
-import { header, json, type GatewayResponse } from "../gateway/http";
-import type { RouteContext } from "../gateway/types";
-import { getMediaStorage } from "../storage/media-storage";
-import { verifyMediaUrl } from "./media-url";
-import { deleteTaskMedia } from "./retention";
+import { getDb } from "../../../db/client";
+import { tasks } from "../../../db/schema";
+import { env } from "../../env";
+import { errors, type ApiError } from "../errors";
+import { header, json, type GatewayResponse } from "../http";
+import type { RouteContext } from "../types";
+import { getMediaStorage } from "../../storage/get-media-storage";
+import { verifyMediaUrl } from "../../tasks/media-url";
+import { deleteTaskMedia } from "../../tasks/retention";
 import { serveStoredMedia } from "./serve-media";
-import { getTaskForAccount } from "./task-lifecycle";
-import { renderTask, renderVideo, type TaskRow } from "./task-render";
+import { getTaskForAccount } from "../../tasks/task-lifecycle";
+import { renderTask, renderVideo, type TaskRow } from "../../tasks/task-render";
 
 const TASK_ID = /^task_[A-Za-z0-9]{1,64}$/;
 const notFound = (id: string): ApiError => errors.notFound(`No task with id "${id.slice(0, 100)}".`);

@@ -5,26 +5,26 @@
  * Video object with status `queued`; the worker takes it from there.
  *
  * If this process dies after the task row commits, the task is not lost: its short lease runs
- * out and a worker submits it upstream (task-runner.ts).
+ * out and a worker submits it upstream (lib/tasks/task-runner.ts).
  */
-import { getDb } from "../../db/client";
-import { formatUsd } from "../billing/money";
-import { env } from "../env";
-import { resolveModel } from "../gateway/catalog";
-import { errors, type ApiError } from "../gateway/errors";
-import { header, json, type GatewayResponse } from "../gateway/http";
-import { abandonIdempotent, beginIdempotent, completeIdempotent } from "../gateway/images/idempotency";
-import type { RouteContext } from "../gateway/types";
-import { checkWebhookUrl } from "./ssrf";
-import { createVideoTask, failTask, recordUpstreamAccepted } from "./task-lifecycle";
-import { renderVideo } from "./task-render";
-import { videoUpstreamFor } from "./task-route";
+import { getDb } from "../../../db/client";
+import { formatUsd } from "../../billing/money";
+import { env } from "../../env";
+import { resolveModel } from "../catalog";
+import { errors, type ApiError } from "../errors";
+import { header, json, type GatewayResponse } from "../http";
+import { abandonIdempotent, beginIdempotent, completeIdempotent } from "../idempotency";
+import type { RouteContext } from "../types";
+import { checkWebhookUrl } from "../../tasks/ssrf";
+import { createVideoTask, failTask, recordUpstreamAccepted } from "../../tasks/task-lifecycle";
+import { renderVideo } from "../../tasks/task-render";
+import { videoUpstreamFor } from "../upstreams/video-upstream";
 import { logVideoRequest, logVideoSubmitted } from "./video-request-log";
-import { holdMicroUsd } from "./video-price";
+import { holdMicroUsd } from "../../billing/video-price";
 import { parseSubmission } from "./video-submission";
 import { checkCommonFields, heldSeconds, validateSubmission } from "./video-validate";
-import type { VideoRoute } from "./video-types";
-import { webhookPolicy } from "./webhook-policy";
+import type { VideoRoute } from "../upstreams/video-types";
+import { webhookPolicy } from "../../tasks/webhook-policy";
 
 const ROUTE = "/v1/videos";
 /** The submitting request keeps its new task to itself this long while it calls the upstream. */

@@ -1,8 +1,8 @@
 /** The request-log row of a video route call (never the prompt). */
 import { eq } from "drizzle-orm";
-import type { DB, DbOrTx } from "../../db/client";
-import { requestLogs, tasks, type ModelPrice } from "../../db/schema";
-import type { RouteContext } from "../gateway/types";
+import type { DB, DbOrTx } from "../../../db/client";
+import { requestLogs, tasks, type ModelPrice } from "../../../db/schema";
+import type { RouteContext } from "../types";
 
 export interface VideoLogFields {
   route: string;

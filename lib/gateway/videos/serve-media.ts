@@ -5,9 +5,9 @@
  * can presign (S3 with S3_PRESIGNED_DOWNLOAD_TTL_S > 0) the answer is instead a 302 to the
  * bucket, which then serves the bytes and the ranges itself; the caller has already authorized it.
  */
-import { errorResponse, type ApiError } from "../gateway/errors";
-import type { GatewayResponse } from "../gateway/http";
-import type { ByteRange, MediaStorage } from "../storage/media-storage";
+import { errorResponse, type ApiError } from "../errors";
+import type { GatewayResponse } from "../http";
+import type { ByteRange, MediaStorage } from "../../storage/media-storage";
 
 export type RangeParse = { kind: "none" } | { kind: "range"; range: ByteRange } | { kind: "unsatisfiable" };
 

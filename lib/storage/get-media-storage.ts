@@ -1,0 +1,36 @@
+/**
+ * The process's media store: a local folder (DATA_DIR/media) by default, an S3-compatible
+ * bucket when S3_BUCKET is set. One instance per process, on globalThis (the custom server and
+ * Next's bundle share it).
+ */
+import path from "node:path";
+import { env } from "../env";
+import { LocalStorage } from "./local-storage";
+import type { MediaStorage } from "./media-storage";
+import { S3Storage } from "./s3-storage";
+
+const KEY = Symbol.for("gateway.mediaStorage");
+type G = typeof globalThis & { [KEY]?: MediaStorage };
+
+export function getMediaStorage(): MediaStorage {
+  const g = globalThis as G;
+  if (!g[KEY]) {
+    const e = env();
+    g[KEY] = e.S3_BUCKET
+      ? new S3Storage({
+          bucket: e.S3_BUCKET,
+          endpoint: e.S3_ENDPOINT,
+          region: e.S3_REGION ?? "us-east-1",
+          accessKeyId: e.S3_ACCESS_KEY_ID,
+          secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+          presignTtlS: e.S3_PRESIGNED_DOWNLOAD_TTL_S,
+        })
+      : new LocalStorage(path.join(e.DATA_DIR, "media"));
+  }
+  return g[KEY]!;
+}
+
+/** For tests that switch storage between cases. */
+export function setMediaStorage(s: MediaStorage | undefined): void {
+  (globalThis as G)[KEY] = s;
+}

@@ -1,0 +1,63 @@
+/**
+ * What the task worker needs from a video upstream: the port lib/tasks calls down through.
+ * The gateway implements it (lib/gateway/videos/task-upstream.ts binds a task to its upstream
+ * adapter) and lib/runtime hands it to the worker, so lib/tasks imports nothing from the gateway.
+ */
+import type { Readable } from "node:stream";
+import type { DbOrTx } from "../../db/client";
+import type { ModelPrice, TaskStatus } from "../../db/schema";
+import type { TaskRow } from "./task-render";
+
+/** An image input: a URL the upstream fetches, or bytes uploaded with the request. */
+export type ImageInput = { kind: "url"; url: string } | { kind: "bytes"; base64: string; mimeType: string; filename: string };
+
+/** What a task asks its upstream for (stored in tasks.params until the upstream has it). */
+export interface VideoJob {
+  prompt: string;
+  /** null for extend (the source video's duration). */
+  seconds: string | null;
+  /** First family: `size`; second and third: `aspectRatio`. */
+  size: string | null;
+  aspectRatio: string | null;
+  images: ImageInput[];
+  videoUrl: string | null;
+}
+
+/** The upstream's view of one task. */
+export interface UpstreamVideo {
+  id: string;
+  status: TaskStatus;
+  /** 0–100. */
+  progress: number;
+  /** The real duration when the upstream reports one (duration-priced families settle on it). */
+  seconds: string | null;
+  /** Failure reason when status is failed. */
+  error: string | null;
+}
+
+export interface VideoContent {
+  body: Readable;
+  contentType: string;
+}
+
+/** The part of an upstream failure the worker acts on (the gateway's ApiError has more). */
+export type TaskUpstreamOutcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; error: { status: number; message: string }; retryable: boolean };
+
+/** One task bound to the upstream it runs on. */
+export interface TaskUpstream {
+  upstreamId: string;
+  modelRowId: string;
+  upstreamModel: string;
+  /** The model's current price (a task's own params.price wins). */
+  price: ModelPrice;
+  /** Fixed poll interval (demo: 1 s); null = TASK_POLL_INTERVAL_MS. */
+  pollIntervalMs: number | null;
+  create(job: VideoJob, signal?: AbortSignal): Promise<TaskUpstreamOutcome<UpstreamVideo>>;
+  get(upstreamTaskId: string, signal?: AbortSignal): Promise<TaskUpstreamOutcome<UpstreamVideo>>;
+  content(upstreamTaskId: string, signal?: AbortSignal): Promise<TaskUpstreamOutcome<VideoContent>>;
+}
+
+/** Loads a task's upstream by the ids stored on it; null when it is gone or unusable. */
+export type TaskUpstreamLoader = (db: DbOrTx, t: TaskRow) => Promise<TaskUpstream | null>;
