@@ -6,7 +6,7 @@ const asList = (h: Readonly<Record<string, string>>) => Object.entries(h).map(([
 const nextConfig: NextConfig = {
   // PGlite, pg and friends must be loaded by Node, not bundled: one PGlite instance per data
   // folder, shared with the custom server through globalThis (see db/client.ts).
-  serverExternalPackages: ["@electric-sql/pglite", "pg", "pino", "@node-rs/argon2", "undici"],
+  serverExternalPackages: ["@electric-sql/pglite", "pg", "pino", "@node-rs/argon2", "undici", "nodemailer", "pdfkit"],
   poweredByHeader: false,
   // The public API is served by lib/gateway; Next must not rewrite /v1 paths.
   skipTrailingSlashRedirect: true,

@@ -86,6 +86,10 @@ const envSchema = z.object({
       }
       return r;
     }),
+  /** smtp(s)://user:pass@host:port — where console email goes; unset: written to the log outside production. */
+  SMTP_URL: z.string().optional().transform((v) => v || undefined),
+  /** The From address of console email. */
+  EMAIL_FROM: z.string().optional().transform((v) => v || undefined),
   SIGNUP: z
     .string()
     .optional()

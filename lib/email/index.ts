@@ -1,0 +1,2 @@
+export { emailAvailable, emailDelivery, emailFrom, sendEmail, type EmailDelivery, type EmailMessage, type SendResult } from "./send";
+export { passwordResetEmail, renderEmail, verifyEmailEmail, type EmailContent } from "./templates";
