@@ -5,36 +5,15 @@
  */
 import { and, asc, eq } from "drizzle-orm";
 import { getDb } from "../../db/client";
-import { models, upstreams, type InputModality, type ModelKind, type ModelPrice, type UpstreamProtocol, type VideoFamily } from "../../db/schema";
+import { models, upstreams, type InputModality, type ModelKind, type ModelPrice, type VideoFamily } from "../../db/schema";
 import { decryptSecret } from "../crypto";
 import { logger } from "../logger";
 import { errors, type ApiError } from "./errors";
 import { notifyInvalidation, onInvalidation } from "./invalidation";
+import type { ModelRoute } from "./model-route";
 import type { Principal } from "./types";
 
-export interface UpstreamInfo {
-  id: string;
-  protocol: UpstreamProtocol;
-  baseUrl: string;
-  /** Decrypted; never log it, never return it. */
-  apiKey: string | null;
-  timeoutMs: number | null;
-}
-
-export interface ModelRoute {
-  rowId: string;
-  modelId: string;
-  kind: ModelKind;
-  family: VideoFamily | null;
-  ownedBy: string;
-  upstreamModel: string;
-  /** Integer micro-USD (per million tokens for token prices). */
-  price: ModelPrice;
-  defaultMaxTokens: number | null;
-  /** Hints are refused, not dropped (docs/conversion-policy.md). */
-  strict: boolean;
-  upstream: UpstreamInfo;
-}
+export type { ModelRoute, UpstreamInfo } from "./model-route";
 
 export interface ModelSummary {
   id: string;

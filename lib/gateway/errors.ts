@@ -214,3 +214,111 @@ export function errorResponse(err: ApiError, style: ErrorStyle = "openai"): Gate
 export function isApiError(v: unknown): v is ApiError {
   return typeof v === "object" && v !== null && "status" in v && "code" in v && "type" in v && "message" in v;
 }
+
+/**
+ * An upstream call that produced no result, with the public error already chosen. Every
+ * capability (text, embeddings, images, video) gets its failures from the functions below, so
+ * the same upstream fault gets the same answer everywhere (docs/reliability.md, "Upstream faults").
+ */
+export interface UpstreamFailure {
+  ok: false;
+  error: ApiError;
+  /** 429, 408, 5xx, timeouts, resets, garbage: may heal, so it is retried on the same entry, then the next. */
+  retryable: boolean;
+  /** Not worth repeating on this entry, but another may succeed (the upstream refused our credentials). */
+  failover?: boolean;
+  /** From the upstream's Retry-After(-ms), when it sent one. */
+  retryAfterMs?: number;
+}
+
+export type Outcome<T> = { ok: true; value: T } | UpstreamFailure;
+
+/** What must never reach the client from an upstream's answer: its address and our credential. */
+export interface UpstreamSecrets {
+  /** Our API key for this upstream. */
+  secret?: string | null;
+  /** The URL we called (its host is redacted too, with or without the scheme). */
+  url?: string;
+}
+
+type RawHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * The one verdict on an upstream's non-2xx answer. 429, 408 and 5xx may heal (retry, then
+ * fail over; 502 once spent); 401/403 are the upstream refusing *our* credentials — the
+ * gateway's configuration, not the client's key — so 502 and the next entry; any other 4xx is
+ * the request's own fault and comes back with the upstream's status and its message, redacted.
+ */
+export function classifyFailure(status: number, text: string, headers: RawHeaders = {}, secrets: UpstreamSecrets = {}): UpstreamFailure {
+  const retryAfterMs = parseRetryAfter(headers);
+  if (status === 429)
+    return { ok: false, error: errors.upstream(`The upstream is rate limiting: ${upstreamMessage(text, secrets)}`), retryable: true, retryAfterMs };
+  if (status === 408 || status >= 500 || status < 400)
+    return { ok: false, error: errors.upstream(`The upstream failed with status ${status}.`), retryable: true, retryAfterMs };
+  if (status === 401 || status === 403)
+    return { ok: false, error: errors.upstream("The upstream refused the gateway's credentials."), retryable: false, failover: true };
+  return { ok: false, error: errors.upstream(`The upstream rejected the request: ${upstreamMessage(text, secrets)}`, status), retryable: false };
+}
+
+/** Network-level failures: timeouts → 504, resets and refusals → 502, both retryable; the client leaving → 499. */
+export function transportFailure(err: unknown, signal?: AbortSignal): UpstreamFailure {
+  if (signal?.aborted) return clientGone();
+  const code = (err as { code?: string } | null)?.code;
+  if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT")
+    return { ok: false, error: errors.upstreamTimeout(), retryable: true };
+  return { ok: false, error: errors.upstream("The upstream connection failed."), retryable: true };
+}
+
+export function clientGone(): UpstreamFailure {
+  return { ok: false, error: errors.upstream("The client went away.", 499), retryable: false };
+}
+
+/** A 2xx whose content is unusable (not JSON, wrong shape, too large): another try or entry may do better. */
+export function badAnswer(message: string): UpstreamFailure {
+  return { ok: false, error: errors.upstream(message), retryable: true };
+}
+
+/** `error.message` as OpenAI, Anthropic and Gemini all put it, without URLs, hosts or keys. */
+export function upstreamMessage(text: string, secrets: UpstreamSecrets = {}): string {
+  let message = "";
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const err = parsed.error;
+    message = typeof err === "string" ? err : typeof err?.message === "string" ? err.message : typeof parsed.message === "string" ? parsed.message : "";
+  } catch {
+    message = "";
+  }
+  message = redactUpstream(message, secrets).trim();
+  if (!message) return "no message";
+  return message.length > 500 ? `${message.slice(0, 500)}…` : message;
+}
+
+/** Our key, the upstream's URL and host, any URL, and anything shaped like a credential. */
+export function redactUpstream(message: string, { secret, url }: UpstreamSecrets = {}): string {
+  if (secret && secret.length >= 4) message = message.split(secret).join("[redacted]");
+  message = message.replace(/https?:\/\/\S+/g, "[url]");
+  if (url) {
+    try {
+      const { host, hostname } = new URL(url);
+      for (const h of [host, hostname]) if (h) message = message.split(h).join("[upstream]");
+    } catch {
+      // not a URL: nothing more to hide
+    }
+  }
+  return message
+    .replace(/\bBearer\s+\S+/gi, "Bearer [redacted]")
+    .replace(/\b(sk|key|pk|rk)-[A-Za-z0-9_-]{8,}/g, "[redacted]")
+    .replace(/\bAIza[0-9A-Za-z_-]{20,}/g, "[redacted]");
+}
+
+function parseRetryAfter(headers: RawHeaders): number | undefined {
+  const ms = Number(first(headers["retry-after-ms"]));
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const s = Number(first(headers["retry-after"]));
+  if (Number.isFinite(s) && s > 0) return s * 1000;
+  return undefined;
+}
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -8,10 +8,10 @@ import { resolveModel } from "../catalog";
 import { json, type GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
 import { DEFAULT_EMBED_TIMEOUT_MS, embedWithUpstream } from "../upstreams/embed-upstream";
+import { failover, NO_RETRY } from "../upstreams/failover";
 import { parseEmbeddingRequest, inputCount, type EmbeddingRequest } from "./embedding-request";
 import { embeddingList } from "./embedding-response";
 import { embeddingCostMicro, estimateEmbeddingTokens, maxEmbeddingTokens } from "./embedding-tokens";
-import { firstSuccess } from "./first-success";
 import { logMedia, releaseMedia, reserveMedia, settleMedia } from "./media-billing";
 import { errors, type ApiError } from "../errors";
 
@@ -69,7 +69,8 @@ export async function serveEmbeddings(ctx: RouteContext, wire: EmbeddingsWire): 
     return ctx.error(reserved.error);
   }
 
-  const { route, outcome } = await firstSuccess(resolved.routes, (r) => embedWithUpstream(r, req, ctx.req.signal), ctx.req.signal);
+  const outcome = await failover(resolved.routes, (r) => embedWithUpstream(r, req, ctx.req.signal), { ...NO_RETRY, signal: ctx.req.signal });
+  const route = outcome.route ?? resolved.routes[0]!;
   const upstream = { upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol };
   const failure = !outcome.ok
     ? outcome.error

@@ -12,8 +12,8 @@ import { resolveModel, type ModelRoute } from "../catalog";
 import type { ApiError } from "../errors";
 import { header, json, type GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
-import { firstSuccess } from "../embeddings/first-success";
 import { logMedia, releaseMedia, reserveMedia, settleMedia } from "../embeddings/media-billing";
+import { failover, NO_RETRY } from "../upstreams/failover";
 import { generateImageWithUpstream, imageTimeoutMs } from "../upstreams/image-upstream";
 import { abandonIdempotent, beginIdempotent, completeIdempotent, type IdempotencyClaim } from "../idempotency";
 import { imageChargeMicro, planImage, type ImagePlan } from "./image-plan";
@@ -89,7 +89,8 @@ async function generate(
     return ctx.error(reserved.error);
   }
 
-  const { route, outcome } = await firstSuccess(routes, (r) => generateImageWithUpstream(r, req, plan, ctx.req.signal), ctx.req.signal);
+  const outcome = await failover(routes, (r) => generateImageWithUpstream(r, req, plan, ctx.req.signal), { ...NO_RETRY, signal: ctx.req.signal });
+  const route = outcome.route ?? routes[0]!;
   const upstream = { upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol };
   if (!outcome.ok) {
     if (claim) await abandonIdempotent(db, claim);

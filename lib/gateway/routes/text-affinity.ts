@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { CanonicalRequest } from "../canonical";
-import type { TextRoute } from "../upstreams/text-types";
+import type { ModelRoute } from "../model-route";
 
 /** How much of the prompt identifies a prefix: the system prompt, the tools and the start of the first turn. */
 const PREFIX_CHARS = 4096;
@@ -37,7 +37,7 @@ export function affinityKey(scope: string, req: CanonicalRequest): string {
 }
 
 /** The usable routes reordered: the remembered entry first. `routing` names what decided. */
-export function orderByAffinity(key: string, routes: TextRoute[], now = Date.now()): { routes: TextRoute[]; routing: "sticky" | "order" } {
+export function orderByAffinity(key: string, routes: ModelRoute[], now = Date.now()): { routes: ModelRoute[]; routing: "sticky" | "order" } {
   const hit = table().get(key);
   if (!hit || hit.until < now) return { routes, routing: "order" };
   const i = routes.findIndex((r) => r.rowId === hit.rowId);

@@ -10,7 +10,7 @@ import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "../../../tests/fakes/ant
 import { GEMINI_FAKE_KEY, startFakeGemini } from "../../../tests/fakes/gemini-upstream";
 import { OPENAI_FAKE_KEY, startFakeOpenAI } from "../../../tests/fakes/openai-upstream";
 import type { FakeTextUpstream } from "../../../tests/fakes/text-fake-core";
-import type { TextRoute } from "../upstreams/text-types";
+import type { ModelRoute } from "../model-route";
 import { DROPPED_PARAMS_HEADER } from "./text-handler";
 import { startTestHost, type TestHost } from "./text-test-server";
 
@@ -21,10 +21,12 @@ let host: TestHost;
 beforeAll(async () => {
   fakes = { openai: await startFakeOpenAI(), anthropic: await startFakeAnthropic(), gemini: await startFakeGemini() };
   const keys = { openai: OPENAI_FAKE_KEY, anthropic: ANTHROPIC_FAKE_KEY, gemini: GEMINI_FAKE_KEY };
-  const route = (model: string, protocol: "openai" | "anthropic" | "gemini", upstreamModel: string, strict = false): TextRoute => ({
+  const route = (model: string, protocol: "openai" | "anthropic" | "gemini", upstreamModel: string, strict = false): ModelRoute => ({
     rowId: `row-${model}`,
     modelId: model,
     kind: "text",
+    family: null,
+    ownedBy: "test",
     upstreamModel,
     price: PRICE,
     defaultMaxTokens: 1000,

@@ -15,8 +15,9 @@ import type { InboundProtocol, ParseOptions } from "../protocols/types";
 import { promptTokenBound, rawBodyTokenBound, estimatePromptTokens } from "../tokens";
 import { UpstreamStreamError } from "../upstreams/sse-reader";
 import { textAdapterFor } from "../upstreams/text-adapters";
-import { withFailover } from "../upstreams/text-failover";
-import type { ClientHeaders, Inexpressible, PreparedCall, TextAdapter, TextRoute, UpstreamChunk } from "../upstreams/text-types";
+import { failover, TEXT_RETRY } from "../upstreams/failover";
+import type { ClientHeaders, Inexpressible, PreparedCall, TextAdapter, UpstreamChunk } from "../upstreams/text-types";
+import type { ModelRoute } from "../model-route";
 import { affinityKey, orderByAffinity, rememberAffinity } from "./text-affinity";
 import { completeUsage, StreamMeter } from "./text-meter";
 import type { SettlementReason, TextDeps, TextSettlement } from "./text-types";
@@ -57,7 +58,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     stream: tc.parseOpts?.stream ?? (typeof tc.body === "object" && tc.body !== null && (tc.body as { stream?: unknown }).stream === true),
   };
   const elapsed = () => Math.round(performance.now() - tc.startedAt);
-  const reject = async (err: ApiError, reason: SettlementReason, model: string | null, route: TextRoute | null = null) => {
+  const reject = async (err: ApiError, reason: SettlementReason, model: string | null, route: ModelRoute | null = null) => {
     await deps.billing.settle({
       ...base,
       holdId: null,
@@ -96,7 +97,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     if (budget !== undefined && budget >= req.maxOutputTokens) req.maxOutputTokens = budget + FALLBACK_MAX_OUTPUT_TOKENS;
   }
 
-  const plans = new Map<TextRoute, Plan>();
+  const plans = new Map<ModelRoute, Plan>();
   let firstRefusal: Inexpressible | null = null;
   for (const route of routes) {
     const adapter = textAdapterFor(route.upstream.protocol);
@@ -140,8 +141,8 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   }
   const first = usable[0]!;
   /** The log row's `routing`: how the serving entry was chosen (null with a single entry). */
-  const routingOf = (served: TextRoute | null | undefined) => (ordering === null ? null : served && served !== first ? "failover" : ordering);
-  const remember = (served: TextRoute | null | undefined) => {
+  const routingOf = (served: ModelRoute | null | undefined) => (ordering === null ? null : served && served !== first ? "failover" : ordering);
+  const remember = (served: ModelRoute | null | undefined) => {
     if (affinity && served) rememberAffinity(affinity, served.rowId, req);
   };
 
@@ -158,17 +159,18 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   const holdId = reserved.holdId;
 
   const costOf = (u: Usage) => Math.min(hold, textCostMicro(u, price));
-  const timeoutOf = (r: TextRoute) => r.upstream.timeoutMs ?? deps.defaultTimeoutMs ?? DEFAULT_TEXT_TIMEOUT_MS;
+  const timeoutOf = (r: ModelRoute) => r.upstream.timeoutMs ?? deps.defaultTimeoutMs ?? DEFAULT_TEXT_TIMEOUT_MS;
   /** The request-log row names the hints dropped for the entry that served (as the header does). */
-  const droppedOf = (served: TextRoute | null | undefined) => (served && plans.get(served)?.dropped.join(", ")) || null;
+  const droppedOf = (served: ModelRoute | null | undefined) => (served && plans.get(served)?.dropped.join(", ")) || null;
   const settle = (s: Omit<TextSettlement, "holdId" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">, opts?: { early?: boolean }) =>
     deps.billing.settle(
       { ...base, ...s, holdId, model: req.model, priceSnapshot: textPriceSnapshot(price), latencyMs: elapsed(), routing: routingOf(s.route), droppedParams: droppedOf(s.route) },
       opts,
     );
 
+  const retry = { ...(deps.retry ?? TEXT_RETRY), signal };
   if (!req.stream) {
-    const r = await withFailover(usable, (route) => plans.get(route)!.adapter.complete(plans.get(route)!.call, { signal, timeoutMs: timeoutOf(route) }), signal, deps.retry);
+    const r = await failover(usable, (route) => plans.get(route)!.adapter.complete(plans.get(route)!.call, { signal, timeoutMs: timeoutOf(route) }), retry);
     if (!r.ok) {
       // A client that left while we waited still cost us the prompt; an upstream failure costs nothing.
       const gone = signal.aborted;
@@ -196,7 +198,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
 
   // Streams: open the upstream and read its first event before answering, so that a failure
   // before anything reached the client can still be retried, failed over, and answered with a status.
-  const opened = await withFailover(
+  const opened = await failover(
     usable,
     async (route) => {
       const plan = plans.get(route)!;
@@ -213,8 +215,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
         throw e;
       }
     },
-    signal,
-    deps.retry,
+    retry,
   );
   if (!opened.ok) {
     const gone = signal.aborted;

@@ -11,7 +11,8 @@ import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "../../../tests/fakes/ant
 import { GEMINI_FAKE_KEY, startFakeGemini } from "../../../tests/fakes/gemini-upstream";
 import { OPENAI_FAKE_KEY, startFakeOpenAI } from "../../../tests/fakes/openai-upstream";
 import type { FakeTextUpstream } from "../../../tests/fakes/text-fake-core";
-import type { TextRoute } from "../upstreams/text-types";
+import type { UpstreamProtocol } from "../../../db/schema";
+import type { ModelRoute } from "../model-route";
 import { startTestHost, type TestHost } from "./text-test-server";
 import { defineTextMatrix } from "../../../tests/text-matrix-cases";
 
@@ -19,8 +20,8 @@ const PRICE = { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 };
 let fakes: Record<"openai" | "anthropic" | "gemini", FakeTextUpstream>;
 let host: TestHost;
 
-function route(model: string, protocol: string, baseUrl: string, apiKey: string | null): TextRoute {
-  return { rowId: `row-${model}`, modelId: model, kind: "text", upstreamModel: `up-${model}`, price: PRICE, defaultMaxTokens: 1000, upstream: { id: `u-${protocol}`, protocol, baseUrl, apiKey, timeoutMs: 5000 } };
+function route(model: string, protocol: UpstreamProtocol, baseUrl: string, apiKey: string | null): ModelRoute {
+  return { rowId: `row-${model}`, modelId: model, kind: "text", family: null, ownedBy: "test", strict: false, upstreamModel: `up-${model}`, price: PRICE, defaultMaxTokens: 1000, upstream: { id: `u-${protocol}`, protocol, baseUrl, apiKey, timeoutMs: 5000 } };
 }
 
 beforeAll(async () => {

@@ -7,8 +7,8 @@ import type { AddressInfo } from "node:net";
 import { errors } from "../errors";
 import { chatCompletions, generateContent, messages, responses } from "../protocols";
 import type { InboundProtocol, ParseOptions } from "../protocols/types";
-import type { RetryPolicy } from "../upstreams/text-failover";
-import type { TextRoute } from "../upstreams/text-types";
+import type { RetryPolicy } from "../upstreams/failover";
+import type { ModelRoute } from "../model-route";
 import { handleText } from "./text-handler";
 import type { TextSettlement } from "./text-types";
 
@@ -30,7 +30,7 @@ export function protocolFor(path: string): { protocol: InboundProtocol; opts?: P
   return null;
 }
 
-export async function startTestHost(routes: Record<string, TextRoute[]>, retry?: RetryPolicy): Promise<TestHost> {
+export async function startTestHost(routes: Record<string, ModelRoute[]>, retry?: RetryPolicy): Promise<TestHost> {
   const settlements: TextSettlement[] = [];
   const holds: number[] = [];
   const balance = { available: 1_000_000_000 };
@@ -60,7 +60,7 @@ export async function startTestHost(routes: Record<string, TextRoute[]>, retry?:
       { protocol: p.protocol, body, bodyBytes: raw.length, parseOpts: p.opts, signal: ac.signal, startedAt: performance.now(), headers: req.headers },
       {
         resolveRoutes: async (model) => (routes[model] ? { ok: true, routes: routes[model]! } : { ok: false, error: errors.modelNotFound(model) }),
-        retry: retry ?? { retriesPerRoute: 1, baseDelayMs: 5, maxDelayMs: 20 },
+        retry: retry ?? { retries: 1, baseDelayMs: 5, maxDelayMs: 20 },
         billing: {
           async reserve(amount) {
             if (amount > balance.available) return { ok: false, error: errors.insufficientQuota() };

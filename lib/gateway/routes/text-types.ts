@@ -1,8 +1,8 @@
 /** What the text handler needs from the outside: the catalog's routes and the money. */
 import type { ModelPrice } from "../../../db/schema";
 import type { ApiError } from "../errors";
-import type { RetryPolicy } from "../upstreams/text-failover";
-import type { TextRoute } from "../upstreams/text-types";
+import type { RetryPolicy } from "../upstreams/failover";
+import type { ModelRoute } from "../model-route";
 
 export type SettlementReason = "completed" | "client_disconnect" | "upstream_error" | "rejected" | "invalid_request";
 
@@ -15,7 +15,7 @@ export interface TextSettlement {
   status: number;
   errorCode?: string;
   model: string | null;
-  route: TextRoute | null;
+  route: ModelRoute | null;
   inboundProtocol: string;
   stream: boolean;
   /** All prompt tokens and all output tokens; the classes below are parts of them (canonical Usage). */
@@ -56,7 +56,7 @@ export interface TextBilling {
 }
 
 export interface TextDeps {
-  resolveRoutes(model: string): Promise<{ ok: true; routes: TextRoute[] } | { ok: false; error: ApiError }>;
+  resolveRoutes(model: string): Promise<{ ok: true; routes: ModelRoute[] } | { ok: false; error: ApiError }>;
   billing: TextBilling;
   retry?: RetryPolicy;
   /** Whose prompt-cache affinity this request shares (the API key, or the user in the playground); none = no affinity. */

@@ -2,15 +2,16 @@
 import { createAnthropicDecoder, fromAnthropicResponse } from "./anthropic-messages-response";
 import { toAnthropicBody } from "./anthropic-messages-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
-import { joinUrl, vendorHeaders } from "./text-http";
-import type { PreparedCall, TextAdapter, TextRoute } from "./text-types";
+import { joinUrl, vendorHeaders } from "./http";
+import type { PreparedCall, TextAdapter } from "./text-types";
+import type { ModelRoute } from "../model-route";
 
 /** Forwarded on the passthrough: beta features (context_management, …) need their flag. */
 const VENDOR_HEADERS = ["anthropic-beta", "anthropic-version"] as const;
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 
-function target(route: TextRoute, call?: PreparedCall): HttpTarget {
+function target(route: ModelRoute, call?: PreparedCall): HttpTarget {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json",

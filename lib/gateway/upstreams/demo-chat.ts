@@ -6,7 +6,7 @@
 import { partsText, type CanonicalRequest, type CanonicalResponse, type CanonicalTool, type OutputPart, type StopReason, type StreamEvent } from "../canonical";
 import { randomBase62 } from "../../ids";
 import { estimatePromptTokens } from "../tokens";
-import { clientGone } from "./text-http";
+import { clientGone } from "../errors";
 import type { TextAdapter, UpstreamChunk } from "./text-types";
 
 /** Pause between streamed words, so a playground visibly streams. */

@@ -5,12 +5,12 @@
  * same text always gets the same vector. No network, no model weights.
  */
 import type { EmbeddingRequest } from "../embeddings/embedding-request";
+import type { Outcome } from "../errors";
 import type { EmbeddingResult } from "../embeddings/embedding-result";
-import type { UpstreamOutcome } from "./embed-image-types";
 
 export const DEMO_EMBEDDING_DIMENSIONS = 256;
 
-export function demoEmbed(req: EmbeddingRequest): UpstreamOutcome<EmbeddingResult> {
+export function demoEmbed(req: EmbeddingRequest): Outcome<EmbeddingResult> {
   const dims = req.dimensions ?? DEMO_EMBEDDING_DIMENSIONS;
   const vectors =
     req.input.kind === "text"

@@ -9,9 +9,8 @@ import { PNG } from "pngjs";
 import { autoSize, type ImagePlan } from "../images/image-plan";
 import type { ImageRequest } from "../images/image-request";
 import type { ImageResult } from "../images/image-result";
-import { errors } from "../errors";
+import { errors, type Outcome } from "../errors";
 import { parseSize, type ImageSize } from "../images/image-size";
-import type { UpstreamOutcome } from "./embed-image-types";
 
 /** Output pixels per side = listed size / SCALE (1024x1024 → 256x256). */
 export const DEMO_IMAGE_SCALE = 4;
@@ -40,7 +39,7 @@ const NAMED: Record<string, RGB> = {
   night: [15, 20, 60],
 };
 
-export function demoImage(req: ImageRequest, plan: ImagePlan): UpstreamOutcome<ImageResult> {
+export function demoImage(req: ImageRequest, plan: ImagePlan): Outcome<ImageResult> {
   if (req.outputFormat && req.outputFormat !== "png")
     return { ok: false, error: errors.invalidRequest('This model only produces PNG: `output_format` must be "png".', "output_format"), retryable: false };
   const size = autoSize(plan, req.prompt);

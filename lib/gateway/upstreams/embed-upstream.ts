@@ -1,19 +1,19 @@
 /** Sends an embedding request to one route's upstream, whichever protocol it speaks. */
 import type { EmbeddingRequest } from "../embeddings/embedding-request";
 import type { EmbeddingResult } from "../embeddings/embedding-result";
-import { errors } from "../errors";
+import { errors, type Outcome } from "../errors";
 import { demoEmbed } from "./demo-embed";
-import type { MediaRoute, UpstreamOutcome } from "./embed-image-types";
+import type { ModelRoute } from "../model-route";
 import { geminiEmbed } from "./gemini-embed";
 import { openaiEmbed } from "./openai-embed";
 
 export const DEFAULT_EMBED_TIMEOUT_MS = 60_000;
 
 export async function embedWithUpstream(
-  route: MediaRoute,
+  route: ModelRoute,
   req: EmbeddingRequest,
   signal?: AbortSignal,
-): Promise<UpstreamOutcome<EmbeddingResult>> {
+): Promise<Outcome<EmbeddingResult>> {
   const opts = { signal, timeoutMs: route.upstream.timeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS };
   switch (route.upstream.protocol) {
     case "openai":
@@ -24,6 +24,6 @@ export async function embedWithUpstream(
       return demoEmbed(req);
     default:
       // A catalog entry pointing an embedding model at a protocol without embeddings: try the next route.
-      return { ok: false, error: errors.upstream("This model's upstream does not serve embeddings."), retryable: true };
+      return { ok: false, error: errors.upstream("This model's upstream does not serve embeddings."), retryable: false, failover: true };
   }
 }

@@ -1,17 +1,21 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FAKE_GEMINI_KEY, startFakeGeminiEmbed, type FakeGeminiEmbed } from "../../../tests/fakes/gemini-embed-upstream";
 import type { EmbeddingRequest } from "../embeddings/embedding-request";
-import type { MediaRoute } from "./embed-image-types";
+import type { ModelRoute } from "../model-route";
 import { GEMINI_BATCH_LIMIT, geminiEmbed } from "./gemini-embed";
 
 let fake: FakeGeminiEmbed;
-let route: MediaRoute;
+let route: ModelRoute;
 beforeAll(async () => {
   fake = await startFakeGeminiEmbed();
   route = {
     rowId: "mdl_g",
     modelId: "emb-g",
     kind: "embedding",
+    family: null,
+    ownedBy: "test",
+    strict: false,
+    defaultMaxTokens: null,
     upstreamModel: "gemini-embedding-001",
     price: { inputPerMTok: 150_000 },
     upstream: { id: "ge", protocol: "gemini", baseUrl: fake.baseUrl, apiKey: FAKE_GEMINI_KEY, timeoutMs: null },

@@ -7,9 +7,9 @@
 import { z } from "zod";
 import type { EmbeddingRequest } from "../embeddings/embedding-request";
 import type { EmbeddingResult } from "../embeddings/embedding-result";
-import { errors } from "../errors";
-import { joinUrl, postUpstreamJson } from "./embed-image-request";
-import type { MediaRoute, UpstreamOutcome } from "./embed-image-types";
+import { badAnswer, errors, type Outcome } from "../errors";
+import type { ModelRoute } from "../model-route";
+import { joinUrl, postJson } from "./http";
 import type { EmbedCallOptions } from "./openai-embed";
 
 export const GEMINI_BATCH_LIMIT = 100;
@@ -19,10 +19,10 @@ const singleSchema = z.looseObject({ embedding: values });
 const batchSchema = z.looseObject({ embeddings: z.array(values) });
 
 export async function geminiEmbed(
-  route: MediaRoute,
+  route: ModelRoute,
   req: EmbeddingRequest,
   opts: EmbedCallOptions,
-): Promise<UpstreamOutcome<EmbeddingResult>> {
+): Promise<Outcome<EmbeddingResult>> {
   if (req.input.kind !== "text")
     return { ok: false, error: errors.invalidRequest("This model takes text `input` only, not token arrays.", "input"), retryable: false };
   const model = route.upstreamModel.replace(/^models\//, "");
@@ -32,15 +32,16 @@ export async function geminiEmbed(
   const texts = req.input.texts;
 
   if (texts.length === 1) {
-    const res = await postUpstreamJson({
+    const res = await postJson({
       url: `${base}:embedContent`,
       headers,
       body: { content: { parts: [{ text: texts[0] }] }, ...dims },
       timeoutMs: opts.timeoutMs,
       signal: opts.signal,
+      secret: route.upstream.apiKey,
     });
     if (!res.ok) return res;
-    const parsed = singleSchema.safeParse(res.json);
+    const parsed = singleSchema.safeParse(res.value);
     if (!parsed.success) return malformed();
     return { ok: true, value: { vectors: [parsed.data.embedding.values], promptTokens: null } };
   }
@@ -48,15 +49,16 @@ export async function geminiEmbed(
   const vectors: number[][] = [];
   for (let start = 0; start < texts.length; start += GEMINI_BATCH_LIMIT) {
     const chunk = texts.slice(start, start + GEMINI_BATCH_LIMIT);
-    const res = await postUpstreamJson({
+    const res = await postJson({
       url: `${base}:batchEmbedContents`,
       headers,
       body: { requests: chunk.map((text) => ({ model: `models/${model}`, content: { parts: [{ text }] }, ...dims })) },
       timeoutMs: opts.timeoutMs,
       signal: opts.signal,
+      secret: route.upstream.apiKey,
     });
     if (!res.ok) return res;
-    const parsed = batchSchema.safeParse(res.json);
+    const parsed = batchSchema.safeParse(res.value);
     if (!parsed.success || parsed.data.embeddings.length !== chunk.length) return malformed();
     for (const e of parsed.data.embeddings) vectors.push(e.values);
   }
@@ -64,5 +66,5 @@ export async function geminiEmbed(
 }
 
 function malformed() {
-  return { ok: false as const, error: errors.upstream("The upstream answered with an invalid embedding list."), retryable: true };
+  return badAnswer("The upstream answered with an invalid embedding list.");
 }

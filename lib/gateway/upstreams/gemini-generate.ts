@@ -2,10 +2,11 @@
 import { createGeminiDecoder, fromGeminiResponse } from "./gemini-generate-response";
 import { toGeminiBody } from "./gemini-generate-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
-import { joinUrl } from "./text-http";
-import type { TextAdapter, TextRoute } from "./text-types";
+import { joinUrl } from "./http";
+import type { TextAdapter } from "./text-types";
+import type { ModelRoute } from "../model-route";
 
-function target(route: TextRoute, stream: boolean): HttpTarget {
+function target(route: ModelRoute, stream: boolean): HttpTarget {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json" };
   if (route.upstream.apiKey) headers["x-goog-api-key"] = route.upstream.apiKey;
   const model = encodeURIComponent(route.upstreamModel);

@@ -2,12 +2,13 @@
 import { fromOpenAIChatResponse, createOpenAIChatDecoder } from "./openai-chat-response";
 import { toOpenAIChatBody } from "./openai-chat-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
-import { joinUrl, vendorHeaders } from "./text-http";
-import type { PreparedCall, TextAdapter, TextRoute } from "./text-types";
+import { joinUrl, vendorHeaders } from "./http";
+import type { PreparedCall, TextAdapter } from "./text-types";
+import type { ModelRoute } from "../model-route";
 
 const VENDOR_HEADERS = ["openai-beta"] as const;
 
-function target(route: TextRoute, call?: PreparedCall): HttpTarget {
+function target(route: ModelRoute, call?: PreparedCall): HttpTarget {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json", ...call?.headers };
   if (route.upstream.apiKey) headers.authorization = `Bearer ${route.upstream.apiKey}`;
   return { url: joinUrl(route.upstream.baseUrl, "chat/completions"), headers };

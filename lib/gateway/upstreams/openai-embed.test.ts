@@ -1,17 +1,21 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FAKE_API_KEY, startFakeOpenAIMedia, type FakeOpenAIMedia } from "../../../tests/fakes/openai-media-upstream";
 import type { EmbeddingRequest } from "../embeddings/embedding-request";
-import type { MediaRoute } from "./embed-image-types";
+import type { ModelRoute } from "../model-route";
 import { openaiEmbed } from "./openai-embed";
 
 let fake: FakeOpenAIMedia;
-let route: MediaRoute;
+let route: ModelRoute;
 beforeAll(async () => {
   fake = await startFakeOpenAIMedia();
   route = {
     rowId: "mdl_1",
     modelId: "emb-a",
     kind: "embedding",
+    family: null,
+    ownedBy: "test",
+    strict: false,
+    defaultMaxTokens: null,
     upstreamModel: "text-embedding-3-small",
     price: { inputPerMTok: 20_000 },
     upstream: { id: "oa", protocol: "openai", baseUrl: fake.baseUrl, apiKey: FAKE_API_KEY, timeoutMs: null },

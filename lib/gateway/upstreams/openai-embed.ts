@@ -6,9 +6,9 @@ import { z } from "zod";
 import { decodeFloat32Base64 } from "../embeddings/float32-base64";
 import type { EmbeddingRequest } from "../embeddings/embedding-request";
 import type { EmbeddingResult } from "../embeddings/embedding-result";
-import { errors } from "../errors";
-import { joinUrl, postUpstreamJson } from "./embed-image-request";
-import type { MediaRoute, UpstreamOutcome } from "./embed-image-types";
+import { badAnswer, type Outcome } from "../errors";
+import type { ModelRoute } from "../model-route";
+import { bearer, joinUrl, postJson } from "./http";
 
 const responseSchema = z.looseObject({
   data: z.array(z.looseObject({ index: z.number().int().nonnegative(), embedding: z.union([z.array(z.number()), z.string()]) })),
@@ -21,10 +21,10 @@ export interface EmbedCallOptions {
 }
 
 export async function openaiEmbed(
-  route: MediaRoute,
+  route: ModelRoute,
   req: EmbeddingRequest,
   opts: EmbedCallOptions,
-): Promise<UpstreamOutcome<EmbeddingResult>> {
+): Promise<Outcome<EmbeddingResult>> {
   const input = req.input.kind === "text" ? req.input.texts : req.input.tokens;
   const body: Record<string, unknown> = {
     model: route.upstreamModel,
@@ -36,15 +36,16 @@ export async function openaiEmbed(
   if (req.dimensions !== undefined) body.dimensions = req.dimensions;
   if (req.user !== undefined) body.user = req.user;
 
-  const res = await postUpstreamJson({
+  const res = await postJson({
     url: joinUrl(route.upstream.baseUrl, "embeddings"),
-    headers: route.upstream.apiKey ? { authorization: `Bearer ${route.upstream.apiKey}` } : {},
+    headers: bearer(route.upstream.apiKey),
     body,
     timeoutMs: opts.timeoutMs,
     signal: opts.signal,
+    secret: route.upstream.apiKey,
   });
   if (!res.ok) return res;
-  const parsed = responseSchema.safeParse(res.json);
+  const parsed = responseSchema.safeParse(res.value);
   if (!parsed.success) return malformed("the answer is not an embedding list");
 
   const vectors: Array<ArrayLike<number>> = new Array(input.length);
@@ -58,6 +59,6 @@ export async function openaiEmbed(
   return { ok: true, value: { vectors, promptTokens: parsed.data.usage?.prompt_tokens ?? null } };
 }
 
-function malformed(why: string): { ok: false; error: ReturnType<typeof errors.upstream>; retryable: boolean } {
-  return { ok: false, error: errors.upstream(`The upstream answered with an invalid embedding list: ${why}.`), retryable: true };
+function malformed(why: string) {
+  return badAnswer(`The upstream answered with an invalid embedding list: ${why}.`);
 }

@@ -2,7 +2,7 @@ import { PNG } from "pngjs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FAKE_API_KEY, startFakeOpenAIMedia, type FakeOpenAIMedia } from "../../../tests/fakes/openai-media-upstream";
 import { planImage } from "../images/image-plan";
-import type { MediaRoute } from "./embed-image-types";
+import type { ModelRoute } from "../model-route";
 import { imageTimeoutMs } from "./image-upstream";
 import { openaiImage } from "./openai-image";
 
@@ -12,13 +12,17 @@ const full = {
   ),
 };
 let fake: FakeOpenAIMedia;
-let route: MediaRoute;
+let route: ModelRoute;
 beforeAll(async () => {
   fake = await startFakeOpenAIMedia();
   route = {
     rowId: "mdl_i",
     modelId: "img-a",
     kind: "image",
+    family: null,
+    ownedBy: "test",
+    strict: false,
+    defaultMaxTokens: null,
     upstreamModel: "gpt-image-1",
     price: full,
     upstream: { id: "oa", protocol: "openai", baseUrl: fake.baseUrl, apiKey: FAKE_API_KEY, timeoutMs: null },

@@ -3,13 +3,13 @@
  * @see /work/shared/reference/media.md "Images"
  */
 import { z } from "zod";
-import { errors } from "../errors";
+import { badAnswer, type Outcome } from "../errors";
 import { sniffImage } from "../images/image-dimensions";
 import { autoSize, type ImagePlan } from "../images/image-plan";
 import type { ImageRequest } from "../images/image-request";
 import type { ImageResult } from "../images/image-result";
-import { joinUrl, postUpstreamJson } from "./embed-image-request";
-import type { MediaRoute, UpstreamOutcome } from "./embed-image-types";
+import type { ModelRoute } from "../model-route";
+import { bearer, joinUrl, postJson } from "./http";
 
 const responseSchema = z.looseObject({
   data: z.array(z.looseObject({ b64_json: z.string().optional() })).min(1),
@@ -22,11 +22,11 @@ export interface ImageCallOptions {
 }
 
 export async function openaiImage(
-  route: MediaRoute,
+  route: ModelRoute,
   req: ImageRequest,
   plan: ImagePlan,
   opts: ImageCallOptions,
-): Promise<UpstreamOutcome<ImageResult>> {
+): Promise<Outcome<ImageResult>> {
   // dall-e models default to URLs and know no "auto" size; GPT image models always answer b64_json.
   const dalle = /^dall-e/i.test(route.upstreamModel);
   const body: Record<string, unknown> = {
@@ -42,15 +42,16 @@ export async function openaiImage(
   if (req.background) body.background = req.background;
   if (req.user) body.user = req.user;
 
-  const res = await postUpstreamJson({
+  const res = await postJson({
     url: joinUrl(route.upstream.baseUrl, "images/generations"),
-    headers: route.upstream.apiKey ? { authorization: `Bearer ${route.upstream.apiKey}` } : {},
+    headers: bearer(route.upstream.apiKey),
     body,
     timeoutMs: opts.timeoutMs,
     signal: opts.signal,
+    secret: route.upstream.apiKey,
   });
   if (!res.ok) return res;
-  const parsed = responseSchema.safeParse(res.json);
+  const parsed = responseSchema.safeParse(res.value);
   const b64 = parsed.success ? parsed.data.data[0]!.b64_json : undefined;
   if (!parsed.success || !b64) return malformed("no b64_json image");
   const info = sniffImage(Buffer.from(b64, "base64"));
@@ -59,5 +60,5 @@ export async function openaiImage(
 }
 
 function malformed(why: string) {
-  return { ok: false as const, error: errors.upstream(`The upstream answered without a usable image: ${why}.`), retryable: true };
+  return badAnswer(`The upstream answered without a usable image: ${why}.`);
 }

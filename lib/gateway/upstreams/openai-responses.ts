@@ -10,17 +10,18 @@ import { reasoningFor, wrapReasoning } from "./openai-responses-reasoning";
 import { createOpenAIResponsesDecoder, fromOpenAIResponsesResponse } from "./openai-responses-response";
 import { toOpenAIResponsesBody } from "./openai-responses-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
-import { joinUrl, vendorHeaders } from "./text-http";
-import type { PreparedCall, TextAdapter, TextRoute } from "./text-types";
+import { joinUrl, vendorHeaders } from "./http";
+import type { PreparedCall, TextAdapter } from "./text-types";
+import type { ModelRoute } from "../model-route";
 
-function target(route: TextRoute, call?: PreparedCall): HttpTarget {
+function target(route: ModelRoute, call?: PreparedCall): HttpTarget {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json", ...call?.headers };
   if (route.upstream.apiKey) headers.authorization = `Bearer ${route.upstream.apiKey}`;
   return { url: joinUrl(route.upstream.baseUrl, "responses"), headers };
 }
 
 /** Reasoning items of another upstream are left out; this upstream's own are unwrapped. */
-function inputFor(route: TextRoute, input: unknown): unknown {
+function inputFor(route: ModelRoute, input: unknown): unknown {
   if (!Array.isArray(input)) return input;
   const out: unknown[] = [];
   for (const it of input) {

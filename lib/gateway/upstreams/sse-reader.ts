@@ -4,8 +4,7 @@
  * in-stream error (or a retry, when nothing reached the client yet).
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { errors, type ApiError } from "../errors";
-import { transportFailure } from "./text-http";
+import { errors, transportFailure, type ApiError } from "../errors";
 
 export class UpstreamStreamError extends Error {
   constructor(

@@ -12,7 +12,7 @@ import { createGeminiDecoder, fromGeminiResponse } from "./gemini-generate-respo
 import { toOpenAIChatBody } from "./openai-chat-request";
 import { createOpenAIChatDecoder, fromOpenAIChatResponse } from "./openai-chat-response";
 import { UpstreamStreamError } from "./sse-reader";
-import { backoffMs } from "./text-failover";
+import { backoffMs } from "./failover";
 
 const base: CanonicalRequest = {
   model: "pub",
@@ -204,7 +204,7 @@ describe("demo upstream", () => {
 
 describe("backoff", () => {
   it("full jitter under an exponential cap, at least Retry-After, never above the max", () => {
-    const p = { retriesPerRoute: 2, baseDelayMs: 100, maxDelayMs: 1000 };
+    const p = { retries: 2, baseDelayMs: 100, maxDelayMs: 1000 };
     expect(backoffMs(0, p, undefined, () => 0.999)).toBe(99);
     expect(backoffMs(3, p, undefined, () => 0.999)).toBe(799);
     expect(backoffMs(10, p, undefined, () => 0.5)).toBe(500);

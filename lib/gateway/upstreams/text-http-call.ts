@@ -1,10 +1,10 @@
-/** The part every HTTP text adapter shares: send, classify, then parse JSON or decode SSE. */
+/** The part every HTTP text adapter shares: send (http.ts), then parse JSON or decode SSE. */
 import type { CanonicalResponse } from "../canonical";
-import { errors } from "../errors";
+import { badAnswer, type Outcome } from "../errors";
 import { toJson } from "../raw-json";
 import { readSse } from "./sse-reader";
-import { openUpstream, readJson } from "./text-http";
-import type { CallOptions, CompleteResult, Outcome, PreparedCall, UpstreamChunk } from "./text-types";
+import { callUpstream, readJson } from "./http";
+import type { CallOptions, CompleteResult, PreparedCall, UpstreamChunk } from "./text-types";
 
 export interface HttpTarget {
   url: string;
@@ -25,12 +25,12 @@ export async function httpComplete(
   parse: (json: Record<string, unknown>) => CanonicalResponse | null,
   rewriteModel: (json: Record<string, unknown>) => void,
 ): Promise<Outcome<CompleteResult>> {
-  const opened = await openUpstream({ ...target, body: toJson(call.body), signal: opts.signal, timeoutMs: opts.timeoutMs, secret: call.route.upstream.apiKey });
+  const opened = await callUpstream({ ...target, body: toJson(call.body), signal: opts.signal, timeoutMs: opts.timeoutMs, secret: call.route.upstream.apiKey });
   if (!opened.ok) return opened;
   const json = await readJson(opened.value, opts.signal);
   if (!json.ok) return json;
   const response = parse(json.value);
-  if (!response) return { ok: false, error: errors.upstream("The upstream answered with an unexpected shape."), retryable: true };
+  if (!response) return badAnswer("The upstream answered with an unexpected shape.");
   rewriteModel(json.value);
   return { ok: true, value: { response, raw: json.value } };
 }
@@ -41,7 +41,7 @@ export async function httpStream(
   target: HttpTarget,
   decoder: ChunkDecoder,
 ): Promise<Outcome<AsyncIterable<UpstreamChunk>>> {
-  const opened = await openUpstream({
+  const opened = await callUpstream({
     ...target,
     headers: { ...target.headers, accept: "text/event-stream" },
     body: toJson(call.body),

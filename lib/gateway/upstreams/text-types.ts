@@ -3,47 +3,11 @@
  * gemini, demo). An adapter first `prepare`s a call (where a target that cannot express a field
  * says so, before any money moves), then `complete`s or `stream`s it.
  */
-import type { ModelPrice } from "../../../db/schema";
 import type { TargetCapabilities } from "../protocols/policy";
 import type { CanonicalField } from "../protocols/types";
 import type { CanonicalRequest, CanonicalResponse, StreamEvent } from "../canonical";
-import type { ApiError } from "../errors";
-
-/** What the catalog gives for one (public model, upstream) route. */
-export interface TextRoute {
-  rowId: string;
-  modelId: string;
-  kind: string;
-  upstreamModel: string;
-  /** Integer micro-USD per million tokens. */
-  price: ModelPrice;
-  defaultMaxTokens?: number | null;
-  /** The operator made this model strict: hints are refused with a 400 instead of dropped. */
-  strict?: boolean;
-  upstream: {
-    id: string;
-    protocol: string;
-    baseUrl: string;
-    apiKey: string | null;
-    timeoutMs: number | null;
-  };
-}
-
-/**
- * A failed upstream call. `retryable` (429, 5xx, timeouts, resets, garbage) is what the spec
- * retries and fails over on; anything else comes back to the client as is.
- */
-export interface UpstreamFailure {
-  ok: false;
-  error: ApiError;
-  retryable: boolean;
-  /** From the upstream's Retry-After, when it sent one. */
-  retryAfterMs?: number;
-  /** Not worth retrying here, but another route may succeed (the upstream refused our credentials). */
-  failover?: boolean;
-}
-
-export type Outcome<T> = { ok: true; value: T } | UpstreamFailure;
+import type { Outcome } from "../errors";
+import type { ModelRoute } from "../model-route";
 
 /** A field the target cannot take: the route renders it as a 400 in the client's own words. */
 export interface Inexpressible {
@@ -53,7 +17,7 @@ export interface Inexpressible {
 }
 
 export interface PreparedCall {
-  route: TextRoute;
+  route: ModelRoute;
   /** The public model id (raw passthrough events are rewritten to show it). */
   publicModel: string;
   stream: boolean;
@@ -98,7 +62,7 @@ export interface CompleteResult {
 }
 
 export interface TextAdapter {
-  prepare(route: TextRoute, req: CanonicalRequest, raw?: Record<string, unknown>, headers?: ClientHeaders): { ok: true; value: PreparedCall } | Inexpressible;
+  prepare(route: ModelRoute, req: CanonicalRequest, raw?: Record<string, unknown>, headers?: ClientHeaders): { ok: true; value: PreparedCall } | Inexpressible;
   /** Hints and hosted tools the target takes (the conversion policy drops the rest). */
   capabilities: TargetCapabilities;
   complete(call: PreparedCall, opts: CallOptions): Promise<Outcome<CompleteResult>>;
