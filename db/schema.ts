@@ -22,10 +22,23 @@ const micro = (name: string) => bigint(name, { mode: "number" });
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 const createdAt = () => ts("created_at").notNull().defaultNow();
 
-/** A billing account: the owner of a prepaid balance, keys, requests and tasks. */
+/**
+ * An organisation (the table keeps its first name, "accounts", and every `account_id` means
+ * the organisation): the owner of a prepaid balance, keys, ledger, holds, requests, tasks and
+ * webhooks. Users reach it through `memberships`; every user has a personal one (decision 0018).
+ */
 export const accounts = pgTable("accounts", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
+  /** The organisation created with a user at sign-up (users.account_id points at it). */
+  personal: boolean("personal").notNull().default(false),
+  /** IANA time zone that monthly caps and budget windows follow. */
+  timeZone: text("time_zone").notNull().default("UTC"),
+  /** Printed on receipts; all optional. */
+  billingName: text("billing_name"),
+  billingEmail: text("billing_email"),
+  billingAddress: text("billing_address"),
+  billingTaxId: text("billing_tax_id"),
   /** Prepaid balance; always equals the sum of this account's ledger rows. */
   balanceMicroUsd: micro("balance_micro_usd").notNull().default(0),
   /** Reserved by in-flight requests (rows in `holds`); spendable = balance - held. */
@@ -40,9 +53,10 @@ export const accounts = pgTable("accounts", {
   createdAt: createdAt(),
 });
 
-/** Console users. One account per user for now; next-auth reads these through lib/auth. */
+/** Console users; next-auth reads these through lib/auth. */
 export const users = pgTable("users", {
   id: text("id").primaryKey(),
+  /** The user's personal organisation (also a row in `memberships`, as its owner). */
   accountId: text("account_id").notNull().references(() => accounts.id),
   /** Stored lower-cased. */
   email: text("email").notNull().unique(),
@@ -57,6 +71,63 @@ export const users = pgTable("users", {
   sessionVersion: integer("session_version").notNull().default(0),
   createdAt: createdAt(),
 });
+
+export const ORG_ROLES = ["owner", "admin", "member", "billing"] as const;
+export type OrgRole = (typeof ORG_ROLES)[number];
+
+/**
+ * Who belongs to which organisation, with what role, and the member's monthly spending cap.
+ * The month's spend and held amounts are kept here so the cap is checked in the same
+ * conditional UPDATE chain as the balance (lib/billing/lock-order.ts); `cap_month` is the first
+ * day of the month they count, in the organisation's time zone, and a hold in a new month starts
+ * the spend from zero.
+ */
+export const memberships = pgTable(
+  "memberships",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text("role").$type<OrgRole>().notNull(),
+    /** null = no cap beyond the organisation's balance. */
+    monthlyCapMicroUsd: micro("monthly_cap_micro_usd"),
+    capMonth: text("cap_month"),
+    monthSpentMicroUsd: micro("month_spent_micro_usd").notNull().default(0),
+    heldMicroUsd: micro("held_micro_usd").notNull().default(0),
+    invitedByUserId: text("invited_by_user_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.userId] }), index("memberships_user_idx").on(t.userId)],
+);
+
+/**
+ * Invitations to join an organisation. The emailed link carries a signed token naming the row
+ * (lib/orgs/invites.ts); accepting sets accepted_at with a conditional UPDATE, so a link works
+ * once, and not after expires_at or revocation.
+ */
+export const orgInvites = pgTable(
+  "org_invites",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    /** Stored lower-cased; only a user signed in with this email may accept. */
+    email: text("email").notNull(),
+    role: text("role").$type<OrgRole>().notNull(),
+    monthlyCapMicroUsd: micro("monthly_cap_micro_usd"),
+    invitedByUserId: text("invited_by_user_id").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    acceptedAt: ts("accepted_at"),
+    acceptedByUserId: text("accepted_by_user_id"),
+    revokedAt: ts("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("org_invites_account_idx").on(t.accountId, t.createdAt)],
+);
 
 /** OAuth identities linked to a user (next-auth's "accounts" table, renamed to avoid a clash). */
 export const authAccounts = pgTable(

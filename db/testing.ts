@@ -9,7 +9,18 @@ import * as schema from "./schema";
 
 const migrationsFolder = path.resolve(import.meta.dirname, "migrations");
 
-export async function createTestDb(): Promise<{ db: DB; close: () => Promise<void>; mode: "pglite" | "postgres"; url?: string }> {
+export interface TestDb {
+  db: DB;
+  close: () => Promise<void>;
+  mode: "pglite" | "postgres";
+  url?: string;
+  /** Applies the migrations of `folder` not applied yet (default: every committed one). */
+  migrate: (folder?: string) => Promise<void>;
+}
+
+/** `opts.migrationsFolder`: start from another folder's migrations (a migration test's older set). */
+export async function createTestDb(opts: { migrationsFolder?: string } = {}): Promise<TestDb> {
+  const first = opts.migrationsFolder ?? migrationsFolder;
   const base = process.env.DATABASE_URL;
   if (base) {
     const pg = (await import("pg")).default;
@@ -26,10 +37,11 @@ export async function createTestDb(): Promise<{ db: DB; close: () => Promise<voi
     const pool = new pg.Pool({ connectionString: url.toString(), max: 20 });
     pool.on("error", () => {}); // idle clients are terminated when the database is dropped
     const db = drizzle(pool, { schema }) as unknown as DB;
-    await migrate(db as never, { migrationsFolder });
+    await migrate(db as never, { migrationsFolder: first });
     return {
       db,
       mode: "postgres",
+      migrate: (folder = migrationsFolder) => migrate(db as never, { migrationsFolder: folder }),
       url: url.toString(),
       close: async () => {
         await pool.end();
@@ -45,6 +57,6 @@ export async function createTestDb(): Promise<{ db: DB; close: () => Promise<voi
   const { migrate } = await import("drizzle-orm/pglite/migrator");
   const client = await PGlite.create();
   const db = drizzle(client, { schema }) as unknown as DB;
-  await migrate(db as never, { migrationsFolder });
-  return { db, mode: "pglite", close: () => client.close() };
+  await migrate(db as never, { migrationsFolder: first });
+  return { db, mode: "pglite", close: () => client.close(), migrate: (folder = migrationsFolder) => migrate(db as never, { migrationsFolder: folder }) };
 }

@@ -1,10 +1,11 @@
 /**
- * Console users and their accounts. One account per user for now: signing up creates both in
- * one transaction. The first user, and anyone listed in ADMIN_EMAILS, is an admin.
+ * Console users. Signing up creates the user, their personal organisation (an `accounts` row)
+ * and their owner membership in one transaction, so a single user works as before. The first
+ * user, and anyone listed in ADMIN_EMAILS, is a gateway admin.
  */
 import { eq, sql } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../db/client";
-import { accounts, auditLog, authAccounts, users } from "../../db/schema";
+import { accounts, auditLog, authAccounts, memberships, users } from "../../db/schema";
 import { env } from "../env";
 import { newId } from "../ids";
 import { hashPassword } from "./password";
@@ -68,7 +69,7 @@ export async function createUser(db: DB, input: CreateUserInput): Promise<Create
     const [{ n }] = (await tx.select({ n: sql<number>`count(*)::int` }).from(users)) as [{ n: number }];
     const role = input.admin || n === 0 || isAdminEmail(email) ? "admin" : "user";
     const accountId = newId("account");
-    await tx.insert(accounts).values({ id: accountId, name: email });
+    await tx.insert(accounts).values({ id: accountId, name: email, personal: true });
     const [user] = await tx
       .insert(users)
       .values({
@@ -81,6 +82,7 @@ export async function createUser(db: DB, input: CreateUserInput): Promise<Create
         role,
       })
       .returning();
+    await tx.insert(memberships).values({ accountId, userId: user!.id, role: "owner" });
     await tx.insert(auditLog).values({
       actorUserId: input.actorUserId ?? user!.id,
       actor: input.via === "cli" ? "cli" : email,
