@@ -67,7 +67,8 @@ beforeAll(async () => {
     const held = 777 * i;
     await t.db.execute(sql`update accounts set balance_micro_usd = ${balance}, held_micro_usd = ${held} where id = ${account}`);
     await t.db.execute(
-      sql`insert into api_keys (id, account_id, name, hash, prefix, last4, held_micro_usd, created_by_user_id) values (${`key_m${i}`}, ${account}, 'k', ${`hash${i}`}, 'sk-x', 'abcd', ${held}, ${user})`,
+      // Keys made with the CLI had no creator: the migration gives them the account's user.
+      sql`insert into api_keys (id, account_id, name, hash, prefix, last4, held_micro_usd, created_by_user_id) values (${`key_m${i}`}, ${account}, 'k', ${`hash${i}`}, 'sk-x', 'abcd', ${held}, ${i % 2 ? user : null})`,
     );
     if (held) await t.db.execute(sql`insert into holds (id, account_id, key_id, amount_micro_usd, expires_at) values (${`hold_m${i}`}, ${account}, ${`key_m${i}`}, ${held}, now() + interval '1 hour')`);
     await t.db.execute(sql`insert into request_logs (request_id, account_id, key_id, method, route, status, cost_micro_usd) values (${`req_m${i}`}, ${account}, ${`key_m${i}`}, 'POST', '/v1/chat/completions', 200, ${1_234 * (i + 1)})`);
@@ -106,6 +107,10 @@ describe("migration 0006 on a populated database", () => {
       sql`select m.account_id, m.user_id, m.role, a.personal from memberships m join accounts a on a.id = m.account_id order by m.user_id`,
     );
     expect(m).toEqual(seeded.map((s) => ({ account_id: s.account, user_id: s.user, role: "owner", personal: true })));
+    const keys = await rows<{ id: string; created_by_user_id: string }>(sql`select id, created_by_user_id from api_keys order by id`);
+    expect(keys).toEqual(seeded.map((s, i) => ({ id: `key_m${i}`, created_by_user_id: s.user })));
+    const held = await rows<{ user_id: string; held: number }>(sql`select user_id, held_micro_usd::bigint as held from memberships order by user_id`);
+    expect(held.map((h) => Number(h.held))).toEqual(seeded.map((s) => s.held));
     const [tz] = await rows<{ tz: string }>(sql`select distinct time_zone as tz from accounts`);
     expect(tz!.tz).toBe("UTC");
   });

@@ -39,3 +39,7 @@ CREATE INDEX "org_invites_account_idx" ON "org_invites" USING btree ("account_id
 -- Every existing account is its user's personal organisation, owned by that user.
 UPDATE "accounts" SET "personal" = true WHERE "id" IN (SELECT "account_id" FROM "users");--> statement-breakpoint
 INSERT INTO "memberships" ("account_id", "user_id", "role") SELECT "account_id", "id", 'owner' FROM "users" ON CONFLICT DO NOTHING;
+--> statement-breakpoint
+-- A key belongs to the member who created it; keys made before (CLI) belong to the account's user.
+UPDATE "api_keys" k SET "created_by_user_id" = u."id" FROM "users" u WHERE u."account_id" = k."account_id" AND k."created_by_user_id" IS NULL;--> statement-breakpoint
+UPDATE "memberships" m SET "held_micro_usd" = s."held" FROM (SELECT "account_id", "created_by_user_id", sum("held_micro_usd") AS "held" FROM "api_keys" GROUP BY 1, 2) s WHERE s."account_id" = m."account_id" AND s."created_by_user_id" = m."user_id";

@@ -1,20 +1,43 @@
 /**
  * The signed-in user of a console request. The JWT only says who signed in; whether they may
  * still act is read from the database on every request: a disabled user, or one whose
- * sessionVersion was bumped (demotion, password change), is signed out at once.
+ * sessionVersion was bumped (demotion, password change), is signed out at once. The active
+ * organisation comes from the `gw-org` cookie, checked against the user's memberships on every
+ * request (a stale or forged value falls back to the personal organisation).
  */
 import { decode } from "next-auth/jwt";
 import { getDb } from "../../db/client";
+import type { OrgRole } from "../../db/schema";
+import { activeMembership } from "../orgs/membership";
 import type { GatewayToken } from "./options";
 import { authSecret, ensureNextAuthUrl } from "./secret";
 import { findUserById } from "./users";
 
 export interface SessionUser {
   id: string;
+  /** The active organisation: every console query is scoped to it. */
   accountId: string;
+  /** The user's role in the active organisation (lib/orgs/roles.ts). */
+  orgRole: OrgRole;
+  /** The organisation created with the user. */
+  personalAccountId: string;
   email: string;
   name: string | null;
+  /** Gateway role: "admin" runs the gateway (Admin pages), whatever the organisation. */
   role: "user" | "admin";
+}
+
+/** The cookie naming the active organisation (an account id; never trusted without a membership). */
+export const ORG_COOKIE = "gw-org";
+
+/** One cookie's value from a Cookie header. */
+export function cookieValue(cookieHeader: string | null | undefined, name: string): string | null {
+  if (!cookieHeader) return null;
+  for (const part of cookieHeader.split(";")) {
+    const i = part.indexOf("=");
+    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return null;
 }
 
 const COOKIE_NAMES = ["__Secure-next-auth.session-token", "next-auth.session-token"];
@@ -52,5 +75,8 @@ export async function userFromCookies(cookieHeader: string | null | undefined): 
   if (!token?.sub) return null;
   const user = await findUserById(await getDb(), token.sub);
   if (!user || user.disabled || user.sessionVersion !== (token.sv ?? 0)) return null;
-  return { id: user.id, accountId: user.accountId, email: user.email, name: user.name, role: user.role };
+  const wanted = cookieValue(cookieHeader, ORG_COOKIE);
+  const m = await activeMembership(await getDb(), user.id, wanted && wanted.length <= 100 ? wanted : null, user.accountId);
+  if (!m) return null;
+  return { id: user.id, accountId: m.accountId, orgRole: m.role, personalAccountId: user.accountId, email: user.email, name: user.name, role: user.role };
 }
