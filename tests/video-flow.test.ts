@@ -169,7 +169,7 @@ describe("full flow against the fake openai-video upstream (JSON body)", () => {
     const before = await balanceUsd(server, email);
     const sub = await api.submit({ model: "vid-a", prompt: "[create-400]", seconds: "10" });
     expect(sub.status).toBe(400);
-    expect(sub.json.error).toMatchObject({ type: "upstream_error", message: "Upstream error: Your request was rejected by the safety system." });
+    expect(sub.json.error).toMatchObject({ type: "upstream_error", message: "The upstream rejected the request: Your request was rejected by the safety system." });
     expect(await balanceUsd(server, email)).toBe(before);
   });
 

@@ -39,6 +39,7 @@ const CAPS: Capability[] = [
   { name: "Messages text", route: "/v1/messages", path: "/v1/messages", tries: 3, anthropic: true, stream: true, body: (model, stream) => ({ model, stream, max_tokens: 20, messages: [{ role: "user", content: prompt() }] }) },
   { name: "embeddings", route: "/v1/embeddings", path: "/v1/embeddings", tries: 1, body: (model) => ({ model, input: "hello" }) },
   { name: "images", route: "/v1/images/generations", path: "/v1/images/generations", tries: 1, body: (model) => ({ model, prompt: "a red square" }) },
+  { name: "video submit", route: "/v1/videos", path: "/v1/videos", tries: 1, body: (model) => ({ model, prompt: "a slow pan", seconds: "10" }) },
 ];
 /** A new prompt each time: text entries that served a prompt before are tried first for it (prompt-cache affinity). */
 let n = 0;

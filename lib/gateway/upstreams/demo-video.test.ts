@@ -1,10 +1,15 @@
 import { describe, expect, it } from "vitest";
+import type { ModelRoute } from "../model-route";
 import { DEMO_QUEUE_MS, DEMO_RUN_MS, demoState, demoVideo } from "./demo-video";
 
-const route = {
+const route: ModelRoute = {
   rowId: "m",
   modelId: "demo-video",
-  family: "t2v" as const,
+  kind: "video",
+  ownedBy: "demo",
+  defaultMaxTokens: null,
+  strict: false,
+  family: "t2v",
   upstreamModel: "demo-video",
   price: { perVideo: 250_000 },
   upstream: { id: "demo", protocol: "demo", baseUrl: "", apiKey: null, timeoutMs: null },

@@ -9,8 +9,8 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { errors } from "../errors";
-import type { UpstreamVideo, VideoJob, VideoOutcome, VideoUpstream } from "./video-types";
+import { errors, type UpstreamFailure } from "../errors";
+import type { UpstreamVideo, VideoJob, VideoUpstream } from "./video-types";
 
 export const DEMO_SIZES = ["1280x720", "1920x1080", "720x1280", "1024x1024"] as const;
 /** Waiting before it "starts", and the time from start to the finished video. */
@@ -53,7 +53,7 @@ export function demoState(id: string, now = Date.now()): UpstreamVideo | null {
   return { ...base, status: "completed", progress: 100 };
 }
 
-function notFound(): VideoOutcome<never> {
+function notFound(): UpstreamFailure {
   return { ok: false, error: errors.upstream("The demo upstream does not know this task.", 404), retryable: false };
 }
 

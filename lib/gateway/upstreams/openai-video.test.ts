@@ -1,15 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAIVideoUpstream, type FakeOpenAIVideoUpstream } from "../../../tests/fakes/openai-video-upstream";
-import type { VideoJob, VideoRoute } from "./video-types";
+import type { ModelRoute } from "../model-route";
+import type { VideoJob } from "./video-types";
 import { openaiVideo } from "./openai-video";
 
 let fake: FakeOpenAIVideoUpstream;
-let route: VideoRoute;
+let route: ModelRoute;
 beforeAll(async () => {
   fake = await startFakeOpenAIVideoUpstream();
   route = {
     rowId: "mdl_1",
     modelId: "vid-a",
+    kind: "video",
+    ownedBy: "test",
+    defaultMaxTokens: null,
+    strict: false,
     family: "t2v",
     upstreamModel: "sora-2",
     price: { perVideo: 250_000 },
@@ -73,13 +78,14 @@ describe("openai-video adapter", () => {
     expect(fake.requests.at(-1)!.fields["input_reference[image_url]"]).toBe("https://example.com/a.png");
   });
 
-  it("classifies upstream errors without leaking the upstream URL", async () => {
+  it("classifies upstream errors as every capability does (errors.ts classifyFailure), without leaking the upstream URL", async () => {
     const r500 = await openaiVideo.create(route, job("[create-500]"));
     expect(r500).toMatchObject({ ok: false, retryable: true, error: { status: 502, type: "upstream_error" } });
     const r400 = await openaiVideo.create(route, job("[create-400]"));
-    expect(r400).toMatchObject({ ok: false, retryable: false, error: { status: 400, message: "Upstream error: Your request was rejected by the safety system." } });
+    expect(r400).toMatchObject({ ok: false, retryable: false, error: { status: 400, message: "The upstream rejected the request: Your request was rejected by the safety system." } });
     const bad = await openaiVideo.get({ ...route, upstream: { ...route.upstream, apiKey: "wrong" } }, "video_x");
-    expect(bad).toMatchObject({ ok: false, retryable: false, error: { status: 401 } });
+    // The upstream refusing our key is our configuration, not the caller's key: 502, try the next entry.
+    expect(bad).toMatchObject({ ok: false, retryable: false, failover: true, error: { status: 502, type: "upstream_error" } });
     if (!bad.ok) expect(bad.error.message).not.toContain("127.0.0.1");
     const down = await openaiVideo.get({ ...route, upstream: { ...route.upstream, baseUrl: "http://127.0.0.1:1/v1" } }, "video_x");
     expect(down).toMatchObject({ ok: false, retryable: true, error: { status: 502 } });

@@ -9,15 +9,18 @@
  * extra form fields for upstreams of the other families; OpenAI itself takes one
  * `input_reference`, which is what a single image becomes.
  */
-import { Readable } from "node:stream";
-import { FormData, request } from "undici";
+import { FormData } from "undici";
 import { z } from "zod";
-import { errors } from "../errors";
-import type { UpstreamFailure, UpstreamVideo, VideoJob, VideoOutcome, VideoRoute, VideoUpstream } from "./video-types";
+import { badAnswer, type Outcome } from "../errors";
+import type { ModelRoute } from "../model-route";
+import { bearer, callUpstream, joinUrl, readJson, type UpstreamCall } from "./http";
+import type { UpstreamVideo, VideoJob, VideoUpstream } from "./video-types";
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** Downloading the finished MP4 may take longer than an API call. */
 const CONTENT_TIMEOUT_MS = 10 * 60_000;
+/** A Video object is a few hundred bytes. */
+const MAX_VIDEO_JSON_BYTES = 1024 * 1024;
 
 const videoSchema = z.looseObject({
   id: z.string().min(1),
@@ -26,14 +29,6 @@ const videoSchema = z.looseObject({
   seconds: z.union([z.string(), z.number()]).nullish(),
   error: z.looseObject({ message: z.string().nullish(), code: z.string().nullish() }).nullish(),
 });
-
-function joinUrl(base: string, path: string): string {
-  return `${base.replace(/\/+$/, "")}/${path}`;
-}
-
-function authHeaders(route: VideoRoute): Record<string, string> {
-  return route.upstream.apiKey ? { authorization: `Bearer ${route.upstream.apiKey}` } : {};
-}
 
 function toUpstreamVideo(v: z.infer<typeof videoSchema>): UpstreamVideo {
   const progress = Math.max(0, Math.min(100, Math.round(v.progress ?? (v.status === "completed" ? 100 : 0))));
@@ -46,76 +41,29 @@ function toUpstreamVideo(v: z.infer<typeof videoSchema>): UpstreamVideo {
   };
 }
 
-function fail(error: UpstreamFailure["error"], retryable: boolean): UpstreamFailure {
-  return { ok: false, error, retryable };
+/** One call to the videos API through the shared upstream core (http.ts), failures classified there. */
+function call(route: ModelRoute, input: Pick<UpstreamCall, "method" | "body" | "signal"> & { path: string; accept: string; timeoutMs?: number }) {
+  return callUpstream({
+    method: input.method,
+    url: joinUrl(route.upstream.baseUrl, input.path),
+    headers: { accept: input.accept, ...bearer(route.upstream.apiKey) },
+    body: input.body,
+    signal: input.signal,
+    timeoutMs: input.timeoutMs ?? timeoutOf(route),
+    secret: route.upstream.apiKey,
+  });
 }
 
-/** An upstream's own 4xx comes back with its status and message, never its URL or credentials. */
-function statusFailure(status: number, text: string): UpstreamFailure {
-  let message = `The upstream answered ${status}.`;
-  try {
-    const m = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
-    if (typeof m === "string" && m) message = `Upstream error: ${m.slice(0, 500)}`;
-  } catch {
-    // not JSON: keep the generic message
-  }
-  if (status === 429 || status >= 500) return fail(errors.upstream(message), true);
-  return fail(errors.upstream(message, status), status === 408);
-}
-
-interface CallInput {
-  method: "GET" | "POST";
-  url: string;
-  headers: Record<string, string>;
-  body?: FormData;
-  timeoutMs: number;
-  signal?: AbortSignal;
-}
-
-async function call(input: CallInput): Promise<{ ok: true; status: number; body: Readable & AsyncIterable<Buffer>; headers: Record<string, unknown> } | UpstreamFailure> {
-  const signals = [AbortSignal.timeout(input.timeoutMs), ...(input.signal ? [input.signal] : [])];
-  const signal = AbortSignal.any(signals);
-  try {
-    const res = await request(input.url, {
-      method: input.method,
-      headers: input.headers,
-      body: input.body,
-      signal,
-      headersTimeout: input.timeoutMs + 1000,
-      bodyTimeout: input.timeoutMs + 1000,
-    });
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      const text = await res.body.text().catch(() => "");
-      return statusFailure(res.statusCode, text);
-    }
-    return { ok: true, status: res.statusCode, body: res.body as unknown as Readable & AsyncIterable<Buffer>, headers: res.headers };
-  } catch {
-    if (signals[0]!.aborted) return fail(errors.upstreamTimeout(), true);
-    if (input.signal?.aborted) return fail(errors.upstream("The call was cancelled.", 499), false);
-    return fail(errors.upstream("The upstream could not be reached."), true);
-  }
-}
-
-async function readVideo(res: { body: AsyncIterable<Buffer> }): Promise<VideoOutcome<UpstreamVideo>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of res.body) {
-    size += c.length;
-    if (size > 1024 * 1024) return fail(errors.upstream("The upstream answer was too large."), true);
-    chunks.push(c);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch {
-    return fail(errors.upstream("The upstream answered with invalid JSON."), true);
-  }
-  const parsed = videoSchema.safeParse(json);
-  if (!parsed.success) return fail(errors.upstream("The upstream answered without a usable video object."), true);
+async function readVideo(opened: Awaited<ReturnType<typeof call>>, signal?: AbortSignal): Promise<Outcome<UpstreamVideo>> {
+  if (!opened.ok) return opened;
+  const json = await readJson(opened.value, signal, MAX_VIDEO_JSON_BYTES);
+  if (!json.ok) return json;
+  const parsed = videoSchema.safeParse(json.value);
+  if (!parsed.success) return badAnswer("The upstream answered without a usable video object.");
   return { ok: true, value: toUpstreamVideo(parsed.data) };
 }
 
-function createForm(route: VideoRoute, job: VideoJob): FormData {
+function createForm(route: ModelRoute, job: VideoJob): FormData {
   const form = new FormData();
   form.append("model", route.upstreamModel);
   form.append("prompt", job.prompt);
@@ -131,7 +79,7 @@ function createForm(route: VideoRoute, job: VideoJob): FormData {
   return form;
 }
 
-function timeoutOf(route: VideoRoute): number {
+function timeoutOf(route: ModelRoute): number {
   return route.upstream.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 }
 
@@ -139,37 +87,22 @@ export const openaiVideo: VideoUpstream = {
   pollIntervalMs: null,
 
   async create(route, job, signal) {
-    const res = await call({
-      method: "POST",
-      url: joinUrl(route.upstream.baseUrl, "videos"),
-      headers: { accept: "application/json", ...authHeaders(route) },
-      body: createForm(route, job),
-      timeoutMs: timeoutOf(route),
-      signal,
-    });
-    return res.ok ? readVideo(res) : res;
+    return readVideo(await call(route, { method: "POST", path: "videos", accept: "application/json", body: createForm(route, job), signal }), signal);
   },
 
   async get(route, upstreamTaskId, signal) {
-    const res = await call({
-      method: "GET",
-      url: joinUrl(route.upstream.baseUrl, `videos/${encodeURIComponent(upstreamTaskId)}`),
-      headers: { accept: "application/json", ...authHeaders(route) },
-      timeoutMs: timeoutOf(route),
-      signal,
-    });
-    return res.ok ? readVideo(res) : res;
+    return readVideo(await call(route, { method: "GET", path: `videos/${encodeURIComponent(upstreamTaskId)}`, accept: "application/json", signal }), signal);
   },
 
   async content(route, upstreamTaskId, signal) {
-    const res = await call({
+    const res = await call(route, {
       method: "GET",
-      url: joinUrl(route.upstream.baseUrl, `videos/${encodeURIComponent(upstreamTaskId)}/content`),
-      headers: { accept: "application/binary", ...authHeaders(route) },
+      path: `videos/${encodeURIComponent(upstreamTaskId)}/content`,
+      accept: "application/binary",
       timeoutMs: Math.max(CONTENT_TIMEOUT_MS, timeoutOf(route)),
       signal,
     });
     if (!res.ok) return res;
-    return { ok: true, value: { body: res.body, contentType: String(res.headers["content-type"] ?? "video/mp4") } };
+    return { ok: true, value: { body: res.value.body, contentType: String(res.value.headers["content-type"] ?? "video/mp4") } };
   },
 };

@@ -18,12 +18,12 @@ import type { RouteContext } from "../types";
 import { checkWebhookUrl } from "../../tasks/ssrf";
 import { createVideoTask, failTask, recordUpstreamAccepted } from "../../tasks/task-lifecycle";
 import { renderVideo } from "../../tasks/task-render";
+import { failover, NO_RETRY } from "../upstreams/failover";
 import { videoUpstreamFor } from "../upstreams/video-upstream";
 import { logVideoRequest, logVideoSubmitted } from "./video-request-log";
 import { holdMicroUsd } from "../../billing/video-price";
 import { parseSubmission } from "./video-submission";
 import { checkCommonFields, heldSeconds, validateSubmission } from "./video-validate";
-import type { VideoRoute } from "../upstreams/video-types";
 import { webhookPolicy } from "../../tasks/webhook-policy";
 
 const ROUTE = "/v1/videos";
@@ -88,41 +88,44 @@ export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayRespo
   if (!created.ok) return giveUp(created.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota());
   const task = created.task;
 
-  let lastError: ApiError = errors.upstream("No upstream can serve this video model.");
-  for (const route of routes as VideoRoute[]) {
-    const upstream = videoUpstreamFor(route.upstream.protocol);
-    if (!upstream) continue;
-    const r = await upstream.create(route, job);
-    if (r.ok) {
-      const interval = upstream.pollIntervalMs ?? e.TASK_POLL_INTERVAL_MS;
-      const accepted = await recordUpstreamAccepted(db, task.id, {
-        upstreamId: route.upstream.id,
-        modelRowId: route.rowId,
-        upstreamModel: route.upstreamModel,
-        upstreamTaskId: r.value.id,
-        nextPollAt: new Date(Date.now() + interval),
-      });
-      const body = JSON.stringify(renderVideo(accepted ?? task));
-      await logVideoSubmitted(db, ctx, task.id, {
-        route: ROUTE,
-        model: primary.modelId,
-        upstreamId: route.upstream.id,
-        upstreamProtocol: route.upstream.protocol,
-        status: 200,
-        costMicroUsd: amount,
-        settlement: "task_submitted",
-        price: primary.price,
-      });
-      if (claim) await completeIdempotent(db, claim, 200, body);
-      const res = json(200, null, {
-        "x-gateway-cost-usd": formatUsd(amount),
-        ...(created.balanceAfterMicroUsd !== null ? { "x-gateway-balance-usd": formatUsd(created.balanceAfterMicroUsd) } : {}),
-      });
-      return { ...res, body };
-    }
-    lastError = r.error;
-    if (!r.retryable) break;
+  const submitted = await failover(
+    routes.filter((r) => videoUpstreamFor(r.upstream.protocol)),
+    async (route) => {
+      const upstream = videoUpstreamFor(route.upstream.protocol)!;
+      const r = await upstream.create(route, job);
+      return r.ok ? { ok: true as const, value: { video: r.value, pollIntervalMs: upstream.pollIntervalMs } } : r;
+    },
+    NO_RETRY,
+  );
+  if (submitted.ok) {
+    const route = submitted.route!;
+    const interval = submitted.value.pollIntervalMs ?? e.TASK_POLL_INTERVAL_MS;
+    const accepted = await recordUpstreamAccepted(db, task.id, {
+      upstreamId: route.upstream.id,
+      modelRowId: route.rowId,
+      upstreamModel: route.upstreamModel,
+      upstreamTaskId: submitted.value.video.id,
+      nextPollAt: new Date(Date.now() + interval),
+    });
+    const body = JSON.stringify(renderVideo(accepted ?? task));
+    await logVideoSubmitted(db, ctx, task.id, {
+      route: ROUTE,
+      model: primary.modelId,
+      upstreamId: route.upstream.id,
+      upstreamProtocol: route.upstream.protocol,
+      status: 200,
+      costMicroUsd: amount,
+      settlement: "task_submitted",
+      price: primary.price,
+    });
+    if (claim) await completeIdempotent(db, claim, 200, body);
+    const res = json(200, null, {
+      "x-gateway-cost-usd": formatUsd(amount),
+      ...(created.balanceAfterMicroUsd !== null ? { "x-gateway-balance-usd": formatUsd(created.balanceAfterMicroUsd) } : {}),
+    });
+    return { ...res, body };
   }
+  const lastError = submitted.error;
   // Nothing reached an upstream: the task ends failed and the charge comes straight back.
   await failTask(db, task.id, lastError.message, { publicBaseUrl: e.publicBaseUrl, notify: false });
   if (claim) await abandonIdempotent(db, claim);

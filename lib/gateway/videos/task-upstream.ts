@@ -10,9 +10,9 @@ import { decryptSecret } from "../../crypto";
 import type { TaskRow } from "../../tasks/task-render";
 import type { TaskUpstream } from "../../tasks/task-upstream";
 import { videoUpstreamFor } from "../upstreams/video-upstream";
-import type { VideoRoute } from "../upstreams/video-types";
+import type { ModelRoute } from "../model-route";
 
-async function loadTaskRoute(db: DbOrTx, t: TaskRow): Promise<VideoRoute | null> {
+async function loadTaskRoute(db: DbOrTx, t: TaskRow): Promise<ModelRoute | null> {
   if (!t.upstreamId) return null;
   const [u] = await db.select().from(upstreams).where(eq(upstreams.id, t.upstreamId));
   if (!u) return null;
@@ -28,9 +28,13 @@ async function loadTaskRoute(db: DbOrTx, t: TaskRow): Promise<VideoRoute | null>
   return {
     rowId: m?.id ?? t.modelRowId ?? "",
     modelId: t.model,
+    kind: "video",
     family: t.family,
+    ownedBy: m?.ownedBy ?? "",
     upstreamModel: t.upstreamModel ?? m?.upstreamModel ?? t.model,
     price: m?.price ?? {},
+    defaultMaxTokens: null,
+    strict: false,
     upstream: { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey, timeoutMs: u.timeoutMs },
   };
 }
