@@ -11,6 +11,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg
 import { sql, type ExtractTablesWithRelations } from "drizzle-orm";
 import * as schema from "./schema";
 import { env } from "../lib/env";
+import { processSingleton } from "../lib/process-singleton";
 
 export type Schema = typeof schema;
 export type DB = PgDatabase<PgQueryResultHKT, Schema>;
@@ -28,8 +29,7 @@ interface DbState {
   listen: ((channel: string, onMessage: (payload: string) => void) => Promise<() => Promise<void>>) | null;
 }
 
-const KEY = Symbol.for("gateway.db");
-type G = typeof globalThis & { [KEY]?: Promise<DbState> };
+const slot = processSingleton("gateway.db", () => ({ current: undefined as Promise<DbState> | undefined }));
 
 export function migrationsFolder(): string {
   // Works from the repo root (server, CLI, tests) and from Next's server bundle (cwd is the root).
@@ -57,7 +57,7 @@ async function openPostgres(url: string): Promise<DbState> {
   const { drizzle } = await import("drizzle-orm/node-postgres");
   // int8 (bigint) → number: every amount we store is far below 2^53 (see schema.ts).
   pg.types.setTypeParser(20, (v: string) => Number(v));
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE || 10) });
+  const pool = new pg.Pool({ connectionString: url, max: env().DATABASE_POOL_SIZE });
   pool.on("error", () => {}); // idle client errors surface on the next query instead
   const db = drizzle(pool, { schema }) as unknown as DB;
   return {
@@ -93,15 +93,15 @@ async function openPostgres(url: string): Promise<DbState> {
 }
 
 function state(): Promise<DbState> {
-  const g = globalThis as G;
-  if (!g[KEY]) {
+  const g = slot();
+  if (!g.current) {
     const url = env().DATABASE_URL;
-    g[KEY] = (url ? openPostgres(url) : openPglite()).catch((err) => {
-      g[KEY] = undefined;
+    g.current = (url ? openPostgres(url) : openPglite()).catch((err) => {
+      g.current = undefined;
       throw err;
     });
   }
-  return g[KEY]!;
+  return g.current;
 }
 
 /** The process-wide database handle. */
@@ -114,9 +114,9 @@ export async function dbState(): Promise<DbState> {
 }
 
 export async function closeDb(): Promise<void> {
-  const g = globalThis as G;
-  const s = g[KEY];
-  g[KEY] = undefined;
+  const g = slot();
+  const s = g.current;
+  g.current = undefined;
   if (s) await (await s).close();
 }
 

@@ -6,9 +6,8 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:
 import fs from "node:fs";
 import path from "node:path";
 import { env } from "./env";
+import { processSingleton } from "./process-singleton";
 
-const KEY = Symbol.for("gateway.encryptionKey");
-type G = typeof globalThis & { [KEY]?: Buffer };
 
 /** Reads (or creates, mode 0600) a secret file under DATA_DIR. */
 export function dataDirSecret(name: string, bytes = 32): string {
@@ -28,14 +27,10 @@ export function dataDirSecret(name: string, bytes = 32): string {
   }
 }
 
-function key(): Buffer {
-  const g = globalThis as G;
-  if (!g[KEY]) {
-    const material = env().ENCRYPTION_KEY ?? dataDirSecret("encryption.key");
-    g[KEY] = createHash("sha256").update(material).digest();
-  }
-  return g[KEY]!;
-}
+const key = processSingleton("gateway.encryptionKey", () => {
+  const material = env().ENCRYPTION_KEY ?? dataDirSecret("encryption.key");
+  return createHash("sha256").update(material).digest();
+});
 
 /** `v1.<iv>.<tag>.<ciphertext>`, base64url parts. */
 export function encryptSecret(plain: string): string {

@@ -1,6 +1,8 @@
 /**
  * Environment variables, parsed once. Every public name here is documented in the README.
- * Reading is lazy so tests can set process.env before first use.
+ * Reading is lazy so tests can set process.env before first use. The only module that reads
+ * process.env (lib/process-env.test.ts keeps it so): the other readers below serve callers that
+ * must not fail on an unrelated invalid variable (the logger, tracing) or need arbitrary names.
  */
 import path from "node:path";
 import { z } from "zod";
@@ -32,6 +34,7 @@ const list = z
 const envSchema = z.object({
   PORT: int(3000),
   DATABASE_URL: z.string().optional().transform((v) => v || undefined),
+  DATABASE_POOL_SIZE: int(10),
   DATA_DIR: z.string().optional().transform((v) => path.resolve(v || ".data")),
   GATEWAY_CONFIG: z.string().optional().transform((v) => v || undefined),
   PUBLIC_BASE_URL: z.string().optional().transform((v) => v || undefined),
@@ -125,4 +128,34 @@ export function env(): Env {
 /** For tests that change process.env between cases. */
 export function resetEnvCache(): void {
   cached = undefined;
+}
+
+/** LOG_LEVEL, unvalidated: the logger must start even when another variable is invalid (to say so). */
+export function logLevel(): string {
+  return process.env.LOG_LEVEL || "info";
+}
+
+/**
+ * The OTEL_* variables this code reads itself (the OpenTelemetry SDK reads the rest, such as
+ * OTEL_EXPORTER_OTLP_HEADERS, on its own).
+ */
+export function otelEnv(): { enabled: boolean; endpoint: string | undefined; serviceName: string; captureContent: boolean } {
+  const e = process.env;
+  const endpoint = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || e.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+  return {
+    enabled: Boolean(endpoint) && e.OTEL_SDK_DISABLED !== "true",
+    endpoint,
+    serviceName: e.OTEL_SERVICE_NAME || "generation-gateway",
+    captureContent: e.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === "true",
+  };
+}
+
+/** Every variable, for `${VAR}` references in the gateway config file (lib/config/load.ts). */
+export function rawEnv(): Readonly<Record<string, string | undefined>> {
+  return process.env;
+}
+
+/** Sets a variable a library reads itself (next-auth's NEXTAUTH_URL), unless the operator set it. */
+export function defaultEnvFor(name: string, value: string): void {
+  if (!process.env[name]) process.env[name] = value;
 }

@@ -3,9 +3,9 @@
  * are redacted by path, and URLs are sanitized before logging (redaction cannot see inside them).
  */
 import pino, { type Logger } from "pino";
+import { logLevel } from "./env";
+import { processSingleton } from "./process-singleton";
 
-const KEY = Symbol.for("gateway.logger");
-type G = typeof globalThis & { [KEY]?: Logger };
 
 export const REDACT_PATHS = [
   "authorization",
@@ -28,18 +28,17 @@ export const REDACT_PATHS = [
   "*.messages",
 ];
 
-export function logger(): Logger {
-  const g = globalThis as G;
-  if (!g[KEY]) {
-    g[KEY] = pino({
-      level: process.env.LOG_LEVEL || "info",
+/** The process's logger. LOG_LEVEL is read without validating the rest of the environment, so an invalid variable can still be logged. */
+export const logger = processSingleton(
+  "gateway.logger",
+  (): Logger =>
+    pino({
+      level: logLevel(),
       redact: { paths: REDACT_PATHS, censor: "[redacted]" },
       serializers: { err: safeError },
       base: { pid: process.pid },
-    });
-  }
-  return g[KEY]!;
-}
+    }),
+);
 
 /**
  * Errors as pino logs them, minus bound query parameters: a failed query's error (drizzle's

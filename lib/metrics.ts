@@ -3,6 +3,7 @@
  * public model ids, status codes — never ids or keys.
  */
 import { Counter, Histogram, Registry } from "prom-client";
+import { processSingleton } from "./process-singleton";
 
 function create() {
   const registry = new Registry();
@@ -25,10 +26,5 @@ function create() {
   };
 }
 
-const KEY = Symbol.for("gateway.metrics");
-type G = typeof globalThis & { [KEY]?: ReturnType<typeof create> };
-
-export function metrics(): ReturnType<typeof create> {
-  const g = globalThis as G;
-  return (g[KEY] ??= create());
-}
+/** The process-wide registry and instruments. */
+export const metrics = processSingleton("gateway.metrics", create);

@@ -9,7 +9,9 @@
  * prompt or a completion, unless OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
  */
 import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
+import { otelEnv } from "./env";
 import { logger } from "./logger";
+import { processSingleton } from "./process-singleton";
 
 interface State {
   tracer: Tracer;
@@ -18,16 +20,12 @@ interface State {
   shutdown(): Promise<void>;
 }
 
-const KEY = Symbol.for("gateway.tracing");
-type G = typeof globalThis & { [KEY]?: State | null };
+/** undefined until startTracing ran; null when tracing is off. */
+const slot = processSingleton("gateway.tracing", () => ({ current: undefined as State | null | undefined }));
 
 /** The tracing state, or null when tracing is off (the fast path of every hook). */
 function state(): State | null {
-  return (globalThis as G)[KEY] ?? null;
-}
-
-export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) && env.OTEL_SDK_DISABLED !== "true";
+  return slot().current ?? null;
 }
 
 /**
@@ -35,10 +33,11 @@ export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
  * (endpoint, headers, timeout) and the resource OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES.
  */
 export async function startTracing(): Promise<void> {
-  const g = globalThis as G;
-  if (g[KEY] !== undefined) return;
-  if (!tracingEnabled()) {
-    g[KEY] = null;
+  const g = slot();
+  if (g.current !== undefined) return;
+  const otel = otelEnv();
+  if (!otel.enabled) {
+    g.current = null;
     return;
   }
   const [api, { NodeTracerProvider }, { BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes, defaultResource }] = await Promise.all([
@@ -48,16 +47,16 @@ export async function startTracing(): Promise<void> {
     import("@opentelemetry/exporter-trace-otlp-http"),
     import("@opentelemetry/resources"),
   ]);
-  const resource = defaultResource().merge(resourceFromAttributes({ "service.name": process.env.OTEL_SERVICE_NAME || "generation-gateway" }));
+  const resource = defaultResource().merge(resourceFromAttributes({ "service.name": otel.serviceName }));
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   provider.register(); // AsyncLocalStorage context: child spans find their request span
-  g[KEY] = {
+  g.current = {
     api,
     tracer: api.trace.getTracer("generation-gateway"),
-    captureContent: process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === "true",
+    captureContent: otel.captureContent,
     shutdown: () => provider.shutdown(),
   };
-  logger().info({ endpoint: process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT }, "OpenTelemetry tracing on");
+  logger().info({ endpoint: otel.endpoint }, "OpenTelemetry tracing on");
 }
 
 /** Flushes and stops the exporter (server shutdown). */

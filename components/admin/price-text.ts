@@ -1,4 +1,4 @@
-import type { ModelPrice } from "@/db/schema";
+import type { ModelPrice } from "@/components/console/types";
 import { usd } from "../console/format";
 
 /** A one-line summary of a price (micro-USD) for tables. */

@@ -1,10 +1,22 @@
 /** Shapes of the console JSON routes as the browser receives them (dates are ISO strings). */
 // Server view types, shared with the server modules as type-only imports (erased from the
-// browser bundle), so the two sides cannot drift.
+// browser bundle), so the two sides cannot drift. Only request bodies and filter forms, which
+// the browser builds itself, are written here.
+import type { SessionUser } from "@/lib/auth/session";
+import type { listModels, listUpstreams } from "@/lib/console/admin-catalog";
+import type { listUsers } from "@/lib/console/admin-users";
+import type { listAudit } from "@/lib/console/audit";
+import type { billingConfig, checkoutStatus } from "@/lib/console/billing";
 import type { KeyView } from "@/lib/console/keys";
-import type { RequestView } from "@/lib/console/usage";
-
-import type { ModelPrice } from "@/db/schema";
+import type { CreatedKey } from "@/lib/keys/manage";
+import type { LedgerView } from "@/lib/console/ledger";
+import type { AvailableModel } from "@/lib/console/models";
+import type { accountBalance, overview } from "@/lib/console/overview";
+import type { responsesStorage } from "@/lib/console/responses-storage";
+import type { listTasks } from "@/lib/console/tasks";
+import type { DailySpend, RequestView, usageTotals } from "@/lib/console/usage";
+import type { Wire } from "@/lib/console/wire";
+import type { TestEventResult as ServerTestEventResult, WebhookAttemptView, WebhookDeliveryView } from "@/lib/tasks/webhook-console";
 
 export type { KeyView };
 export type RequestRow = RequestView;
@@ -14,19 +26,9 @@ export interface Page<Row, Cursor> {
   nextCursor: Cursor | null;
 }
 
-export interface SessionUserView {
-  id: string;
-  accountId: string;
-  email: string;
-  name: string | null;
-  role: "user" | "admin";
-}
+export type SessionUserView = SessionUser;
 
-export interface Balance {
-  balanceMicroUsd: number;
-  heldMicroUsd: number;
-  disabled: boolean;
-}
+export type Balance = Wire<Awaited<ReturnType<typeof accountBalance>>>;
 
 export interface Me {
   user: SessionUserView;
@@ -34,43 +36,13 @@ export interface Me {
   publicBaseUrl: string;
 }
 
+export type Totals = Wire<Awaited<ReturnType<typeof usageTotals>>>;
 
-export interface Totals {
-  requests: number;
-  errors: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** Usage page totals only (the overview's 30-day totals leave them out). */
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  reasoningTokens?: number;
-  cacheSavedMicroUsd?: number;
-  costMicroUsd: number;
-}
+export type { DailySpend };
 
-export interface DailySpend {
-  day: string;
-  model: string;
-  costMicroUsd: number;
-  requests: number;
-  /** What prompt caching saved (cache reads × (input − cache-read price)). */
-  savedMicroUsd?: number;
-}
+export type Overview = Wire<Awaited<ReturnType<typeof overview>>>;
 
-export interface Overview extends Balance {
-  last30d: Totals;
-  recent: RequestRow[];
-  daily: DailySpend[];
-  activeKeys: number;
-}
-
-export interface AvailableModel {
-  id: string;
-  kind: "text" | "embedding" | "image" | "video";
-  ownedBy: string;
-  price: ModelPrice;
-}
-
+export type { AvailableModel };
 
 export interface CreateKeyBody {
   name: string;
@@ -80,24 +52,9 @@ export interface CreateKeyBody {
   expiresAt?: string;
 }
 
-export interface CreatedKey {
-  id: string;
-  key: string;
-  prefix: string;
-  last4: string;
-}
+export type { CreatedKey };
 
-export interface LedgerRow {
-  id: number;
-  createdAt: string;
-  kind: string;
-  deltaMicroUsd: number;
-  balanceAfterMicroUsd: number;
-  requestId: string | null;
-  taskId: string | null;
-  keyId: string | null;
-  note: string | null;
-}
+export type LedgerRow = LedgerView;
 
 export interface UsageFilters {
   keyId?: string;
@@ -113,94 +70,23 @@ export interface UsagePage extends Page<RequestRow, number> {
   totals: Totals | null;
 }
 
-export interface TaskRow {
-  id: string;
-  model: string;
-  status: "queued" | "in_progress" | "completed" | "failed";
-  progress: number;
-  seconds: string | null;
-  size: string | null;
-  source: string;
-  keyId: string | null;
-  costMicroUsd: number;
-  errorMessage: string | null;
-  createdAt: string;
-  completedAt: string | null;
-  expiresAt: string | null;
-}
+export type TaskRow = Wire<Awaited<ReturnType<typeof listTasks>>>["items"][number];
 
-export interface Billing extends Balance {
-  stripeEnabled: boolean;
-  minCents: number;
-  maxCents: number;
-  presetsCents: number[];
-}
+export type Billing = Balance & Wire<ReturnType<typeof billingConfig>>;
 
-export interface ResponsesStorage {
-  storeResponses: boolean;
-  responsesRetentionDays: number;
-}
+export type ResponsesStorage = Wire<Awaited<ReturnType<typeof responsesStorage>>>;
 
-export interface CheckoutStatus extends Balance {
-  state: "paid" | "pending" | "failed";
-  amountMicroUsd: number | null;
-}
+export type CheckoutStatus = Wire<Awaited<ReturnType<typeof checkoutStatus>>>;
 
-export interface AdminUser {
-  id: string;
-  email: string;
-  name: string | null;
-  role: "user" | "admin";
-  disabled: boolean;
-  createdAt: string;
-  accountId: string;
-  balanceMicroUsd: number;
-  heldMicroUsd: number;
-  keys: number;
-}
+export type AdminUser = Wire<Awaited<ReturnType<typeof listUsers>>>["items"][number];
 
-export interface AdminUpstream {
-  id: string;
-  protocol: "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "demo";
-  baseUrl: string;
-  hasApiKey: boolean;
-  timeoutMs: number | null;
-  enabled: boolean;
-  source: "config" | "console" | "demo";
-  createdAt: string;
-  updatedAt: string;
-}
+export type AdminUpstream = Wire<Awaited<ReturnType<typeof listUpstreams>>>[number];
 
-export interface AdminModel {
-  id: string;
-  modelId: string;
-  upstreamId: string;
-  upstreamModel: string;
-  kind: "text" | "embedding" | "image" | "video";
-  family: string | null;
-  ownedBy: string;
-  price: ModelPrice;
-  defaultMaxTokens: number | null;
-  contextWindow: number | null;
-  inputModalities: string[] | null;
-  strict?: boolean;
-  priority: number;
-  enabled: boolean;
-  source: "config" | "console" | "demo";
-}
+export type AdminModel = Wire<Awaited<ReturnType<typeof listModels>>>[number];
+/** Integer micro-USD prices of a model (db/schema.ts ModelPrice). */
+export type ModelPrice = AdminModel["price"];
 
-export interface AuditRow {
-  id: number;
-  actorUserId: string | null;
-  actor: string;
-  action: string;
-  targetType: string | null;
-  targetId: string | null;
-  /** The target's email (user) or name (key), when it still exists. */
-  targetName: string | null;
-  details: Record<string, unknown> | null;
-  createdAt: string;
-}
+export type AuditRow = Wire<Awaited<ReturnType<typeof listAudit>>>["items"][number];
 
 export interface AuditFilters {
   actor?: string;
@@ -208,30 +94,8 @@ export interface AuditFilters {
   target?: string;
 }
 
-export interface WebhookAttempt {
-  attemptNo: number;
-  statusCode: number | null;
-  latencyMs: number | null;
-  error: string | null;
-  at: string;
-}
+export type WebhookAttempt = WebhookAttemptView;
 
-export interface WebhookDelivery {
-  id: string;
-  taskId: string;
-  url: string;
-  eventStatus: string;
-  isTest: boolean;
-  state: string;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  attemptLog: WebhookAttempt[];
-}
+export type WebhookDelivery = WebhookDeliveryView;
 
-export interface TestEventResult {
-  delivery: WebhookDelivery;
-  outcome: { result: "delivered" | "retry" | "stop"; statusCode: number | null; error: string | null; latencyMs: number };
-}
+export type TestEventResult = Omit<Extract<ServerTestEventResult, { ok: true }>, "ok">;

@@ -7,6 +7,7 @@
  */
 import { buildChatRequest, mergeUsage, parseChatEvent, SseDecoder, type ChatProtocol, type ChatSettings, type ChatTurn, type StreamUsage } from "@/lib/playground/chat-protocols";
 import { friendlyError, type FriendlyError } from "@/lib/playground/friendly-error";
+import type { RequestUsage } from "@/lib/playground/request-usage";
 import { proxyUrl, readResult } from "./gateway-fetch";
 
 export interface ReplyStats {
@@ -94,11 +95,7 @@ export async function streamChat(
   return { requestId, stopped, error, stats };
 }
 
-interface LoggedUsage {
-  inputTokens: number;
-  outputTokens: number;
-  costMicroUsd: number;
-}
+type LoggedUsage = Pick<RequestUsage, "inputTokens" | "outputTokens" | "costMicroUsd">;
 
 /** The request-log row of a stopped request; the gateway settles it a moment after the abort. */
 async function billedUsage(requestId: string): Promise<LoggedUsage | null> {

@@ -9,6 +9,7 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { rateLimitRedis } from "../gateway/rate-limit";
 import { addressBucket } from "../net/trust-proxy";
+import { processSingleton } from "../process-singleton";
 
 export interface LimitRule {
   /** Attempts allowed per window. */
@@ -29,20 +30,17 @@ export const SIGN_UP_RULE: LimitRule = { limit: 20, windowS: 60 * 60 };
 /** Failed API-key authentications per address per minute (unknown-key floods, issue 12 item 12). */
 export const FAILED_KEY_RULE: LimitRule = { limit: 30, windowS: 60 };
 
-const KEY = Symbol.for("gateway.authLimiters");
-type G = typeof globalThis & { [KEY]?: Map<string, RateLimiterAbstract> };
+const limiters = processSingleton("gateway.authLimiters", () => new Map<string, RateLimiterAbstract>());
 
 async function limiter(name: string, rule: LimitRule): Promise<RateLimiterAbstract> {
-  const g = globalThis as G;
-  g[KEY] ??= new Map();
-  let l = g[KEY]!.get(name);
+  let l = limiters().get(name);
   if (!l) {
     const opts = { points: rule.limit, duration: rule.windowS, keyPrefix: `gw_auth_${name}` };
     const redis = await rateLimitRedis();
     l = redis
       ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
       : new RateLimiterMemory(opts);
-    g[KEY]!.set(name, l);
+    limiters().set(name, l);
   }
   return l;
 }
@@ -104,13 +102,8 @@ export async function signUpAttempt(ip: string): Promise<number> {
  * refused the check is one Map lookup and its unknown keys cost no database query. A valid
  * key's request never waits on any of this (lib/gateway/auth.ts).
  */
-const BLOCKED = Symbol.for("gateway.failedKeyBlocked");
-type GB = typeof globalThis & { [BLOCKED]?: Map<string, number> };
 
-function blockedAddresses(): Map<string, number> {
-  const g = globalThis as GB;
-  return (g[BLOCKED] ??= new Map());
-}
+const blockedAddresses = processSingleton("gateway.failedKeyBlocked", () => new Map<string, number>());
 
 export function anyFailedKeyBlocks(): boolean {
   return blockedAddresses().size > 0;

@@ -1,5 +1,5 @@
 import { dataDirSecret } from "../crypto";
-import { env } from "../env";
+import { defaultEnvFor, env } from "../env";
 
 /**
  * next-auth's signing/encryption secret: AUTH_SECRET, or one generated once under DATA_DIR.
@@ -12,5 +12,5 @@ export function authSecret(): string {
 
 /** next-auth v4 reads NEXTAUTH_URL for callbacks and redirects; ours comes from PUBLIC_BASE_URL. */
 export function ensureNextAuthUrl(): void {
-  if (!process.env.NEXTAUTH_URL) process.env.NEXTAUTH_URL = env().publicBaseUrl;
+  defaultEnvFor("NEXTAUTH_URL", env().publicBaseUrl);
 }

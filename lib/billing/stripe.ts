@@ -5,6 +5,7 @@
  */
 import Stripe from "stripe";
 import { env } from "../env";
+import { processSingleton } from "../process-singleton";
 
 export const MICRO_PER_CENT = 10_000;
 /** Top-up bounds and presets in USD cents. */
@@ -24,15 +25,14 @@ export function stripeConnection(base: string | undefined): { host?: string; por
   return { host: url.hostname, port: url.port ? Number(url.port) : protocol === "http" ? 80 : 443, protocol };
 }
 
-const KEY = Symbol.for("gateway.stripe");
-type G = typeof globalThis & { [KEY]?: { key: string; base?: string; client: Stripe } };
+const slot = processSingleton("gateway.stripe", () => ({ current: undefined as { key: string; base?: string; client: Stripe } | undefined }));
 
 /** The process-wide Stripe client, or null when payments are off. */
 export function stripeClient(): Stripe | null {
   const e = env();
   if (!e.STRIPE_SECRET_KEY) return null;
-  const g = globalThis as G;
-  const cached = g[KEY];
+  const g = slot();
+  const cached = g.current;
   if (cached && cached.key === e.STRIPE_SECRET_KEY && cached.base === e.STRIPE_API_BASE) return cached.client;
   const client = new Stripe(e.STRIPE_SECRET_KEY, {
     ...stripeConnection(e.STRIPE_API_BASE),
@@ -40,7 +40,7 @@ export function stripeClient(): Stripe | null {
     timeout: 20_000,
     appInfo: { name: "generation-gateway" },
   });
-  g[KEY] = { key: e.STRIPE_SECRET_KEY, base: e.STRIPE_API_BASE, client };
+  g.current = { key: e.STRIPE_SECRET_KEY, base: e.STRIPE_API_BASE, client };
   return client;
 }
 

@@ -1,12 +1,13 @@
 /** Reads and validates the gateway config file; every failure is one message naming the file and field. */
 import fs from "node:fs";
 import path from "node:path";
+import { rawEnv } from "../env";
 import { configSchema, type GatewayConfig } from "./schema";
 
 export class ConfigError extends Error {}
 
 /** Replaces `${ENV_NAME}` in every string value, so secrets stay out of the file. */
-function interpolate(value: unknown, at: string, env: Record<string, string | undefined>): unknown {
+function interpolate(value: unknown, at: string, env: Readonly<Record<string, string | undefined>>): unknown {
   if (typeof value === "string") {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
       const v = env[name];
@@ -25,7 +26,7 @@ function pathString(p: readonly PropertyKey[]): string {
   return p.reduce<string>((s, seg) => (typeof seg === "number" ? `${s}[${seg}]` : s ? `${s}.${String(seg)}` : String(seg)), "");
 }
 
-export function parseConfig(text: string, file: string, env: Record<string, string | undefined> = process.env): GatewayConfig {
+export function parseConfig(text: string, file: string, env: Readonly<Record<string, string | undefined>> = rawEnv()): GatewayConfig {
   let raw: unknown;
   try {
     raw = JSON.parse(text);

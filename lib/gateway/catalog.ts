@@ -12,6 +12,7 @@ import { errors, type ApiError } from "./errors";
 import { notifyInvalidation, onInvalidation } from "./invalidation";
 import type { ModelRoute } from "./model-route";
 import type { Principal } from "./types";
+import { processSingleton } from "../process-singleton";
 
 export type { ModelRoute, UpstreamInfo } from "./model-route";
 
@@ -36,24 +37,18 @@ export interface Catalog {
 }
 
 const TTL_MS = 30_000;
-const KEY = Symbol.for("gateway.catalog");
-type G = typeof globalThis & { [KEY]?: { current?: Catalog; loading?: Promise<Catalog>; generation: number } };
+const state = processSingleton("gateway.catalog", () => {
+  const s: { current?: Catalog; loading?: Promise<Catalog>; generation: number } = { generation: 0 };
+  onInvalidation((msg) => {
+    if (msg.kind === "catalog") {
+      s.generation++;
+      s.current = undefined;
+      s.loading = undefined;
+    }
+  });
+  return s;
+});
 
-function state() {
-  const g = globalThis as G;
-  if (!g[KEY]) {
-    const s: { current?: Catalog; loading?: Promise<Catalog>; generation: number } = { generation: 0 };
-    g[KEY] = s;
-    onInvalidation((msg) => {
-      if (msg.kind === "catalog") {
-        s.generation++;
-        s.current = undefined;
-        s.loading = undefined;
-      }
-    });
-  }
-  return g[KEY]!;
-}
 
 async function load(): Promise<Catalog> {
   const db = await getDb();

@@ -17,6 +17,7 @@ import { checkRateLimit, rateLimitHeaders } from "./rate-limit";
 import { allRoutes } from "./routes";
 import { isStorableText, unstorableMessage } from "../validate/text";
 import type { Principal, RouteContext, RouteDef } from "./types";
+import { processSingleton } from "../process-singleton";
 
 export interface HandleOptions {
   /** Skip key auth: the console's playground calls with the signed-in user's account. */
@@ -27,13 +28,11 @@ export interface HandleOptions {
 
 export type GatewayHandler = (req: GatewayRequest, opts?: HandleOptions) => Promise<GatewayResponse>;
 
-const KEY = Symbol.for("gateway.handler");
-type G = typeof globalThis & { [KEY]?: GatewayHandler };
+const gatewayHandler = processSingleton("gateway.handler", () => createGatewayHandler(allRoutes()));
 
 /** The public API over every route (lib/gateway/routes). */
 export function handleGatewayRequest(req: GatewayRequest, opts: HandleOptions = {}): Promise<GatewayResponse> {
-  const g = globalThis as G;
-  return (g[KEY] ??= createGatewayHandler(allRoutes()))(req, opts);
+  return gatewayHandler()(req, opts);
 }
 
 /** The first query or path parameter that cannot be stored as text (lib/validate/text), or null. */

@@ -9,6 +9,7 @@
 import { sql } from "drizzle-orm";
 import { dbState } from "../../db/client";
 import { logger } from "../logger";
+import { processSingleton } from "../process-singleton";
 
 export type Invalidation =
   | { kind: "keys"; hashes?: string[] }
@@ -21,13 +22,7 @@ export type Invalidation =
 
 type Listener = (msg: Invalidation) => void;
 const CHANNEL = "gateway_invalidate";
-const KEY = Symbol.for("gateway.invalidation");
-type G = typeof globalThis & { [KEY]?: { listeners: Set<Listener>; started?: Promise<void> } };
-
-function registry() {
-  const g = globalThis as G;
-  return (g[KEY] ??= { listeners: new Set() });
-}
+const registry = processSingleton("gateway.invalidation", (): { listeners: Set<Listener>; started?: Promise<void> } => ({ listeners: new Set() }));
 
 export function onInvalidation(listener: Listener): () => void {
   registry().listeners.add(listener);

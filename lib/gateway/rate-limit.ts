@@ -9,6 +9,7 @@ import { env } from "../env";
 import { logger } from "../logger";
 import { metrics } from "../metrics";
 import type { Principal } from "./types";
+import { processSingleton } from "../process-singleton";
 
 export interface RateDecision {
   allowed: boolean;
@@ -24,12 +25,11 @@ interface State {
   lastWarn: number;
 }
 
-const KEY = Symbol.for("gateway.rateLimit");
-type G = typeof globalThis & { [KEY]?: State };
+const slot = processSingleton("gateway.rateLimit", () => ({ current: undefined as State | undefined }));
 
 async function state(): Promise<State> {
-  const g = globalThis as G;
-  if (!g[KEY]) {
+  const g = slot();
+  if (!g.current) {
     let redis: State["redis"] = null;
     const url = env().REDIS_URL;
     if (url) {
@@ -42,9 +42,9 @@ async function state(): Promise<State> {
       });
       redis.on("error", () => {}); // reported per request below, throttled
     }
-    g[KEY] = { redis, limiters: new Map(), lastWarn: 0 };
+    g.current = { redis, limiters: new Map(), lastWarn: 0 };
   }
-  return g[KEY]!;
+  return g.current;
 }
 
 /** The Redis connection the limits share (null without REDIS_URL); also used by lib/auth/rate-limit.ts. */
@@ -114,8 +114,8 @@ export async function warmRateLimiter(): Promise<void> {
 }
 
 export async function closeRateLimiter(): Promise<void> {
-  const g = globalThis as G;
-  const s = g[KEY];
-  g[KEY] = undefined;
+  const g = slot();
+  const s = g.current;
+  g.current = undefined;
   s?.redis?.disconnect();
 }

@@ -9,6 +9,7 @@ import { accounts, apiKeys } from "../../db/schema";
 import { onInvalidation } from "../gateway/invalidation";
 import type { Principal } from "../gateway/types";
 import { hashKey, looksLikeKey } from "./generate";
+import { processSingleton } from "../process-singleton";
 
 export type VerifyResult =
   | { ok: true; principal: Principal }
@@ -34,28 +35,21 @@ interface CachedKey {
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 50_000;
-const KEY = Symbol.for("gateway.keyCache");
-type G = typeof globalThis & { [KEY]?: Map<string, CachedKey | "unknown"> };
-
-function cache(): Map<string, CachedKey | "unknown"> {
-  const g = globalThis as G;
-  if (!g[KEY]) {
-    const m = new Map<string, CachedKey | "unknown">();
-    g[KEY] = m;
-    onInvalidation((msg) => {
-      if (msg.kind === "keys") {
-        if (msg.hashes?.length) for (const h of msg.hashes) m.delete(h);
-        else m.clear();
-        // A hash may be cached as "unknown" after a roll: drop negatives too.
-        for (const [h, v] of m) if (v === "unknown") m.delete(h);
-      } else if (msg.kind === "accounts") {
-        if (!msg.ids?.length) m.clear();
-        else for (const [h, v] of m) if (v !== "unknown" && msg.ids.includes(v.accountId)) m.delete(h);
-      }
-    });
-  }
-  return g[KEY]!;
-}
+const cache = processSingleton("gateway.keyCache", () => {
+  const m = new Map<string, CachedKey | "unknown">();
+  onInvalidation((msg) => {
+    if (msg.kind === "keys") {
+      if (msg.hashes?.length) for (const h of msg.hashes) m.delete(h);
+      else m.clear();
+      // A hash may be cached as "unknown" after a roll: drop negatives too.
+      for (const [h, v] of m) if (v === "unknown") m.delete(h);
+    } else if (msg.kind === "accounts") {
+      if (!msg.ids?.length) m.clear();
+      else for (const [h, v] of m) if (v !== "unknown" && msg.ids.includes(v.accountId)) m.delete(h);
+    }
+  });
+  return m;
+});
 
 async function load(hash: string): Promise<CachedKey | "unknown"> {
   const db = await getDb();
@@ -95,20 +89,13 @@ async function load(hash: string): Promise<CachedKey | "unknown"> {
  */
 const NEGATIVE_TTL_MS = 10_000;
 const MAX_NEGATIVE = 10_000;
-const NEG_KEY = Symbol.for("gateway.keyNegativeCache");
-type GN = typeof globalThis & { [NEG_KEY]?: Map<string, number> };
-
-function negatives(): Map<string, number> {
-  const g = globalThis as GN;
-  if (!g[NEG_KEY]) {
-    const m = new Map<string, number>();
-    g[NEG_KEY] = m;
-    onInvalidation((msg) => {
-      if (msg.kind === "keys") m.clear();
-    });
-  }
-  return g[NEG_KEY]!;
-}
+const negatives = processSingleton("gateway.keyNegativeCache", () => {
+  const m = new Map<string, number>();
+  onInvalidation((msg) => {
+    if (msg.kind === "keys") m.clear();
+  });
+  return m;
+});
 
 export interface VerifyOptions {
   /** Only hashes the cache has seen valid are looked up ("not_cached" otherwise): for addresses refused for failing too often. */

@@ -8,16 +8,10 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { env } from "../env";
 import { clientAddress } from "./trust-proxy";
+import { processSingleton } from "../process-singleton";
 
 export const PEER_HEADER = "x-gateway-peer";
-const KEY = Symbol.for("gateway.peerToken");
-type G = typeof globalThis & { [KEY]?: string };
-
-function token(): string {
-  const g = globalThis as G;
-  g[KEY] ??= randomBytes(18).toString("base64url");
-  return g[KEY]!;
-}
+const token = processSingleton("gateway.peerToken", () => randomBytes(18).toString("base64url"));
 
 /** server.ts: replaces whatever the client sent under PEER_HEADER with the real peer. */
 export function stampPeer(req: IncomingMessage): void {

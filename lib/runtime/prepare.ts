@@ -7,6 +7,7 @@ import { env } from "../env";
 import { invalidateCatalog } from "../gateway/catalog";
 import { startInvalidationListener } from "../gateway/invalidation";
 import { acquireInstance } from "./instance-lock";
+import { processSingleton } from "../process-singleton";
 
 export async function prepareDatabase(opts: { applyCatalog?: boolean } = {}): Promise<{ configPath: string | null }> {
   // Validate the config before touching the database: a bad file stops the start with one message.
@@ -20,24 +21,23 @@ export async function prepareDatabase(opts: { applyCatalog?: boolean } = {}): Pr
   return { configPath };
 }
 
-const PREPARED = Symbol.for("gateway.prepared");
-type G = typeof globalThis & { [PREPARED]?: Promise<unknown> };
+const prepared = processSingleton("gateway.prepared", () => ({ current: undefined as Promise<unknown> | undefined }));
 
 /** Once per process: the custom server marks it done; a Next-only deployment does it on first request. */
 export function ensurePrepared(): Promise<unknown> {
-  const g = globalThis as G;
-  return (g[PREPARED] ??= (async () => {
+  const g = prepared();
+  return (g.current ??= (async () => {
     // Next-only deployment on PGlite: claim the data folder so the CLI never opens it too.
     if (!env().DATABASE_URL) acquireInstance({ kind: "server" });
     const r = await prepareDatabase();
     await startInvalidationListener();
     return r;
   })().catch((err) => {
-    g[PREPARED] = undefined;
+    g.current = undefined;
     throw err;
   }));
 }
 
 export function markPrepared(p: Promise<unknown>): void {
-  (globalThis as G)[PREPARED] = p;
+  prepared().current = p;
 }

@@ -7,16 +7,16 @@ import path from "node:path";
 import { env } from "../env";
 import { LocalStorage } from "./local-storage";
 import type { MediaStorage } from "./media-storage";
+import { processSingleton } from "../process-singleton";
 import { S3Storage } from "./s3-storage";
 
-const KEY = Symbol.for("gateway.mediaStorage");
-type G = typeof globalThis & { [KEY]?: MediaStorage };
+const slot = processSingleton("gateway.mediaStorage", () => ({ current: undefined as MediaStorage | undefined }));
 
 export function getMediaStorage(): MediaStorage {
-  const g = globalThis as G;
-  if (!g[KEY]) {
+  const g = slot();
+  if (!g.current) {
     const e = env();
-    g[KEY] = e.S3_BUCKET
+    g.current = e.S3_BUCKET
       ? new S3Storage({
           bucket: e.S3_BUCKET,
           endpoint: e.S3_ENDPOINT,
@@ -27,10 +27,10 @@ export function getMediaStorage(): MediaStorage {
         })
       : new LocalStorage(path.join(e.DATA_DIR, "media"));
   }
-  return g[KEY]!;
+  return g.current;
 }
 
 /** For tests that switch storage between cases. */
 export function setMediaStorage(s: MediaStorage | undefined): void {
-  (globalThis as G)[KEY] = s;
+  slot().current = s;
 }

@@ -7,18 +7,12 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { dataDirSecret } from "../crypto";
 import { env } from "../env";
+import { processSingleton } from "../process-singleton";
 
-const KEY = Symbol.for("gateway.mediaUrlKey");
-type G = typeof globalThis & { [KEY]?: Buffer };
-
-function key(): Buffer {
-  const g = globalThis as G;
-  if (!g[KEY]) {
-    const material = env().ENCRYPTION_KEY ?? dataDirSecret("encryption.key");
-    g[KEY] = createHash("sha256").update(`media-url:v1:${material}`).digest();
-  }
-  return g[KEY]!;
-}
+const key = processSingleton("gateway.mediaUrlKey", () => {
+  const material = env().ENCRYPTION_KEY ?? dataDirSecret("encryption.key");
+  return createHash("sha256").update(`media-url:v1:${material}`).digest();
+});
 
 export function mediaFileName(index: number): string {
   return `video-${index}.mp4`;

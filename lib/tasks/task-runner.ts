@@ -8,6 +8,7 @@
 import { eq } from "drizzle-orm";
 import type { DB } from "../../db/client";
 import { tasks, type ModelPrice } from "../../db/schema";
+import { backoffMs } from "../backoff";
 import { finalCostMicroUsd } from "../billing/video-price";
 import { logger } from "../logger";
 import type { MediaStorage } from "../storage/media-storage";
@@ -29,9 +30,9 @@ export interface RunnerDeps {
 
 const DOWNLOAD_LEASE_MS = 15 * 60_000;
 
-/** Transient failures back off up to a minute, whatever the poll interval. */
-function backoffMs(failures: number, base: number): number {
-  return Math.min(60_000, base * 2 ** Math.min(failures, 6));
+/** Transient failures back off up to a minute (or 64 poll intervals), whatever the poll interval. */
+function retryAt(now: Date, failures: number, baseMs: number): Date {
+  return new Date(now.getTime() + backoffMs(Math.min(failures, 6), { baseMs, maxMs: 60_000, jitter: false }));
 }
 
 export function mediaKeyFor(taskId: string, index: number): string {
@@ -49,7 +50,7 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
   const upstream = await deps.upstreamFor(deps.db, t);
   if (!upstream) {
     // An operator may restore the upstream; keep trying until the deadline.
-    await recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, deps.pollIntervalMs)));
+    await recordPollFailure(deps.db, t.id, retryAt(now, t.pollFailures, deps.pollIntervalMs));
     return;
   }
   const interval = upstream.pollIntervalMs ?? deps.pollIntervalMs;
@@ -60,7 +61,7 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
     // Shutting down: leave the task as it is; its lease runs out and another worker resumes it.
     if (deps.signal?.aborted) return;
     if (!created.ok) {
-      if (created.retryable) return recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, interval)));
+      if (created.retryable) return recordPollFailure(deps.db, t.id, retryAt(now, t.pollFailures, interval));
       await failTask(deps.db, t.id, created.error.message, fin);
       return;
     }
@@ -82,7 +83,7 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
       await failTask(deps.db, t.id, "The upstream no longer knows this task.", fin);
       return;
     }
-    return recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, interval)));
+    return recordPollFailure(deps.db, t.id, retryAt(now, t.pollFailures, interval));
   }
   const v = polled.value;
   if (v.status === "failed") {
@@ -97,7 +98,7 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
   if (deps.signal?.aborted) return;
   if (!stored.ok) {
     logger().warn({ taskId: t.id, upstream: upstream.upstreamId, why: stored.why }, "video download failed; will retry");
-    return recordPollFailure(deps.db, t.id, new Date(now.getTime() + backoffMs(t.pollFailures, interval)));
+    return recordPollFailure(deps.db, t.id, retryAt(now, t.pollFailures, interval));
   }
   const price = (t.params.price as ModelPrice | undefined) ?? upstream.price;
   await completeTask(deps.db, t.id, { mediaKeys: [stored.key], costMicroUsd: finalCostMicroUsd(price, t.holdMicroUsd, v.seconds), seconds: v.seconds }, {

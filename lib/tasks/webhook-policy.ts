@@ -7,26 +7,27 @@ import { env } from "../env";
 import { logger } from "../logger";
 import { createGuardedAgent } from "./guarded-dispatcher";
 import { makePolicy, type Resolver, type WebhookUrlPolicy } from "./ssrf";
+import { processSingleton } from "../process-singleton";
 
-const KEY = Symbol.for("gateway.webhookPolicy");
-type G = typeof globalThis & { [KEY]?: { policy: WebhookUrlPolicy; dispatcher: Dispatcher } };
+type Policy = { policy: WebhookUrlPolicy; dispatcher: Dispatcher };
+const slot = processSingleton("gateway.webhookPolicy", () => ({ current: undefined as Policy | undefined }));
 
-export function webhookPolicy(): { policy: WebhookUrlPolicy; dispatcher: Dispatcher } {
-  const g = globalThis as G;
-  if (!g[KEY]) {
+export function webhookPolicy(): Policy {
+  const g = slot();
+  if (!g.current) {
     const e = env();
     const policy = makePolicy({ publicBaseUrl: e.publicBaseUrl, allowHosts: e.WEBHOOK_ALLOW_HOSTS });
     if (e.WEBHOOK_ALLOW_HOSTS.length) {
       logger().warn({ allowHosts: e.WEBHOOK_ALLOW_HOSTS }, "WEBHOOK_ALLOW_HOSTS is set: webhooks may reach these private host:port pairs");
     }
-    g[KEY] = { policy, dispatcher: createGuardedAgent({ policy, connectTimeoutMs: e.WEBHOOK_TIMEOUT_MS }) };
+    g.current = { policy, dispatcher: createGuardedAgent({ policy, connectTimeoutMs: e.WEBHOOK_TIMEOUT_MS }) };
   }
-  return g[KEY]!;
+  return g.current;
 }
 
 /** For tests: a stubbed resolver (and optionally a fenced connector) for this process. */
-export function setWebhookPolicy(v: { policy: WebhookUrlPolicy; dispatcher: Dispatcher } | undefined): void {
-  (globalThis as G)[KEY] = v;
+export function setWebhookPolicy(v: Policy | undefined): void {
+  slot().current = v;
 }
 
 export function policyWithResolver(resolve: Resolver): WebhookUrlPolicy {

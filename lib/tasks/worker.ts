@@ -13,6 +13,8 @@ import { getDb, type DB } from "../../db/client";
 import { tasks } from "../../db/schema";
 import { env } from "../env";
 import { logger } from "../logger";
+import { processSingleton } from "../process-singleton";
+import { sleep } from "../sleep";
 import { getMediaStorage } from "../storage/get-media-storage";
 import type { MediaStorage } from "../storage/media-storage";
 import { runRetention } from "./retention";
@@ -65,28 +67,25 @@ export async function claimDueTasks(db: DB, now: Date, limit: number, leaseMs = 
     .returning();
 }
 
-const WAKE = Symbol.for("gateway.workerWake");
-type G = typeof globalThis & { [WAKE]?: Set<() => void> };
+const sleepers = processSingleton("gateway.workerWake", () => new Set<() => void>());
 
 /** Lets a submission or a console resend start work now instead of at the next tick. */
 export function wakeWorkers(): void {
-  for (const w of (globalThis as G)[WAKE] ?? []) w();
+  for (const w of sleepers()) w();
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const g = globalThis as G;
-    const set = (g[WAKE] ??= new Set());
-    const done = () => {
-      clearTimeout(timer);
-      set.delete(done);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    set.add(done);
-    signal.addEventListener("abort", done, { once: true });
-  });
+/** Sleeps until the next tick, shutdown, or wakeWorkers(). */
+async function nap(ms: number, signal: AbortSignal): Promise<void> {
+  const woken = new AbortController();
+  const wake = () => woken.abort();
+  sleepers().add(wake);
+  signal.addEventListener("abort", wake, { once: true });
+  try {
+    await sleep(ms, woken.signal);
+  } finally {
+    sleepers().delete(wake);
+    signal.removeEventListener("abort", wake);
+  }
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<void> {
@@ -140,7 +139,7 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
       log.error({ err }, "worker loop error");
     }
     // Busy: look again at once for more; idle: wait for the next tick or a wake-up.
-    await sleep(claimed > 0 && inflight.size < concurrency ? 0 : tickMs, opts.signal);
+    await nap(claimed > 0 && inflight.size < concurrency ? 0 : tickMs, opts.signal);
   }
   await Promise.allSettled([...inflight]);
   log.info("worker stopped");

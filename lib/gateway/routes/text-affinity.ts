@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import type { CanonicalRequest } from "../canonical";
 import type { ModelRoute } from "../model-route";
+import { processSingleton } from "../../process-singleton";
 
 /** How much of the prompt identifies a prefix: the system prompt, the tools and the start of the first turn. */
 const PREFIX_CHARS = 4096;
@@ -15,12 +16,8 @@ const MAX_ENTRIES = 50_000;
 const SHORT_TTL_MS = 5 * 60_000;
 const LONG_TTL_MS = 60 * 60_000;
 
-const KEY = Symbol.for("gateway.textAffinity");
 type Entry = { rowId: string; until: number };
-function table(): Map<string, Entry> {
-  const g = globalThis as unknown as Record<symbol, Map<string, Entry> | undefined>;
-  return (g[KEY] ??= new Map());
-}
+const table = processSingleton("gateway.textAffinity", () => new Map<string, Entry>());
 
 export function affinityKey(scope: string, req: CanonicalRequest): string {
   const h = createHash("sha256").update(scope).update("\0").update(req.model).update("\0");

@@ -16,6 +16,7 @@ import type { DB } from "../../../db/client";
 import { storedResponses, type StoredResponseStatus } from "../../../db/schema";
 import { encryptSecret, decryptSecret } from "../../crypto";
 import { logger } from "../../logger";
+import { sleep } from "../../sleep";
 import { errors, type ApiError } from "../errors";
 import { json, type GatewayResponse } from "../http";
 import { protocolId, nowSeconds } from "../protocols/ids";
@@ -24,6 +25,7 @@ import type { Principal, RouteContext } from "../types";
 import { runResponse } from "./create";
 import type { Expanded } from "./history";
 import { getStoredResponse, writeStoredResponse, type Item } from "./store";
+import { processSingleton } from "../../process-singleton";
 
 const TOUCH_MS = 1000;
 /** A running row not touched for this long belongs to a stopped instance. */
@@ -48,11 +50,7 @@ interface Live {
   abort: AbortController;
 }
 
-const LIVE = Symbol.for("gateway.backgroundResponses");
-function live(): Map<string, Live> {
-  const g = globalThis as unknown as Record<symbol, Map<string, Live> | undefined>;
-  return (g[LIVE] ??= new Map());
-}
+const live = processSingleton("gateway.backgroundResponses", () => new Map<string, Live>());
 
 function queuedObject(id: string, body: Record<string, unknown>, previousId: string | null): Record<string, unknown> {
   return {
@@ -281,7 +279,7 @@ export async function* follow(db: DB, accountId: string, id: string, startingAft
     const events = row.events ? (JSON.parse(decryptSecret(row.events)) as string[]) : [];
     for (; sent < events.length; sent++) if (seqOf(events[sent]!) > startingAfter) yield events[sent]!;
     if (row.status !== "queued" && row.status !== "in_progress") return;
-    await new Promise((res) => setTimeout(res, 250));
+    await sleep(250);
   }
 }
 
@@ -299,7 +297,7 @@ export async function cancelBackground(db: DB, accountId: string, id: string): P
     live().get(id)?.abort.abort();
     const l = live().get(id);
     // A run on this instance writes its partial output; wait for it briefly so the answer shows it.
-    for (let i = 0; l && !l.done && i < 40; i++) await new Promise((res) => setTimeout(res, 50));
+    for (let i = 0; l && !l.done && i < 40; i++) await sleep(50);
   }
   const after = await getStoredResponse(db, accountId, id);
   return { ok: true, response: { ...(after ?? r).response, status: after?.status ?? "cancelled" } };

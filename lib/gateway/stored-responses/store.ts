@@ -12,6 +12,8 @@ import { storedResponses, type StoredResponseStatus } from "../../../db/schema";
 import { decryptSecret, encryptSecret } from "../../crypto";
 import { env } from "../../env";
 import { logger } from "../../logger";
+import { sleep } from "../../sleep";
+import { processSingleton } from "../../process-singleton";
 
 export type Item = Record<string, unknown>;
 
@@ -52,15 +54,11 @@ export function retentionCutoff(now = Date.now()): Date {
   return new Date(now - env().RESPONSES_RETENTION_DAYS * 86_400_000);
 }
 
-const PENDING = Symbol.for("gateway.storedResponses.pending");
 interface Pending {
   byId: Map<string, Promise<void>>;
   byItem: Map<string, Promise<void>>;
 }
-function pending(): Pending {
-  const g = globalThis as unknown as Record<symbol, Pending | undefined>;
-  return (g[PENDING] ??= { byId: new Map(), byItem: new Map() });
-}
+const pending = processSingleton("gateway.storedResponses.pending", (): Pending => ({ byId: new Map(), byItem: new Map() }));
 
 function rowValues(r: NewStoredResponse) {
   return {
@@ -108,7 +106,7 @@ export function queueStoredResponse(db: DB, r: NewStoredResponse, ready?: Promis
           logger().error({ err, responseId: r.id }, "storing a response failed");
           return;
         }
-        await new Promise((res) => setTimeout(res, 100 * (attempt + 1)));
+        await sleep(100 * (attempt + 1));
       }
     }
   })();
@@ -149,7 +147,7 @@ async function retryMiss<T>(find: () => Promise<T | null>, retries = MISS_RETRIE
   let found = await find();
   for (const ms of retries) {
     if (found) return found;
-    await new Promise((r) => setTimeout(r, ms));
+    await sleep(ms);
     found = await find();
   }
   return found;

@@ -5,6 +5,7 @@
  */
 import { partsText, type CanonicalRequest, type CanonicalResponse, type CanonicalTool, type OutputPart, type StopReason, type StreamEvent } from "../canonical";
 import { randomBase62 } from "../../ids";
+import { sleep } from "../../sleep";
 import { estimatePromptTokens } from "../tokens";
 import { clientGone } from "../errors";
 import type { TextAdapter, UpstreamChunk } from "./text-types";
@@ -134,16 +135,3 @@ export const demoChat: TextAdapter = {
     return { ok: true, value: run() };
   },
 };
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}

@@ -11,6 +11,9 @@
  * every attempt. Both may be given per call or installed once for the process with
  * `installFailoverHooks` (per-call ones win).
  */
+import { backoffMs } from "../../backoff";
+import { processSingleton } from "../../process-singleton";
+import { sleep } from "../../sleep";
 import type { Outcome, UpstreamFailure } from "../errors";
 import { errors } from "../errors";
 
@@ -58,19 +61,20 @@ export type FailoverResult<T, R> = ({ ok: true; value: T } | UpstreamFailure) & 
   attempts: number;
 };
 
-const HOOKS = Symbol.for("gateway.failoverHooks");
+/** Hooks of any entry type; installed() gives them the caller's. */
+const hooksSlot = processSingleton("gateway.failoverHooks", () => ({ current: undefined as unknown }));
 
 /** Installs process-wide hooks (upstream health). Returns a function that removes them. */
 export function installFailoverHooks<R>(hooks: FailoverHooks<R>): () => void {
-  const g = globalThis as unknown as Record<symbol, unknown>;
-  g[HOOKS] = hooks;
+  const g = hooksSlot();
+  g.current = hooks;
   return () => {
-    if (g[HOOKS] === hooks) g[HOOKS] = undefined;
+    if (g.current === hooks) g.current = undefined;
   };
 }
 
 function installed<R>(): FailoverHooks<R> | undefined {
-  return (globalThis as unknown as Record<symbol, FailoverHooks<R> | undefined>)[HOOKS];
+  return hooksSlot().current as FailoverHooks<R> | undefined;
 }
 
 export async function failover<R, T>(
@@ -103,7 +107,7 @@ export async function failover<R, T>(
         if (r.failover) break;
         return { ...r, route: entry, attempts };
       }
-      if (i < retries) await sleep(backoffMs(i, policy, r.retryAfterMs), signal);
+      if (i < retries) await sleep(backoffMs(i, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, r.retryAfterMs), signal);
     }
   }
   return { ...(last ?? noUpstream()), route: lastRoute, attempts };
@@ -120,24 +124,4 @@ function report<R, T>(onOutcome: NonNullable<FailoverHooks<R>["onOutcome"]>, ent
 
 function noUpstream(): UpstreamFailure {
   return { ok: false, retryable: false, error: errors.upstream("No upstream could serve this model.") };
-}
-
-/** Full jitter (AWS architecture blog): uniform in [0, min(max, base·2^attempt)], at least Retry-After. */
-export function backoffMs(attempt: number, policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">, retryAfterMs?: number, random = Math.random): number {
-  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-  const jittered = Math.floor(random() * cap);
-  return retryAfterMs !== undefined ? Math.min(Math.max(jittered, retryAfterMs), policy.maxDelayMs) : jittered;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

@@ -6,14 +6,14 @@
  * errors.ts `classifyFailure` / `transportFailure` — never with the upstream's URL or our key.
  */
 import { Agent, request, type Dispatcher, type FormData } from "undici";
+import { processSingleton } from "../../process-singleton";
 import { endSpan, upstreamSpan } from "../../tracing";
 import { badAnswer, classifyFailure, clientGone, transportFailure, type Outcome } from "../errors";
 
-const AGENT = Symbol.for("gateway.text.upstreamAgent");
-function agent(): Agent {
-  const g = globalThis as unknown as Record<symbol, Agent | undefined>;
-  return (g[AGENT] ??= new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 10_000 } }));
-}
+const agent = processSingleton(
+  "gateway.text.upstreamAgent",
+  () => new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000, connect: { timeout: 10_000 } }),
+);
 
 /** Upstream JSON answers larger than this are refused (an image is a few MiB of base64). */
 export const MAX_JSON_BYTES = 64 * 1024 * 1024;

@@ -12,7 +12,6 @@ import { createGeminiDecoder, fromGeminiResponse } from "./gemini-generate-respo
 import { toOpenAIChatBody } from "./openai-chat-request";
 import { createOpenAIChatDecoder, fromOpenAIChatResponse } from "./openai-chat-response";
 import { UpstreamStreamError } from "./sse-reader";
-import { backoffMs } from "./failover";
 
 const base: CanonicalRequest = {
   model: "pub",
@@ -199,16 +198,5 @@ describe("demo upstream", () => {
   it("calls the tool it is given, with arguments from the schema", () => {
     const p = planDemoReply(req("w?", { tools: [{ name: "f", parameters: { type: "object", properties: { city: { type: "string" }, n: { type: "integer" } }, required: ["city", "n"] } }] }));
     expect(p.call).toEqual({ name: "f", arguments: '{"city":"demo","n":1}' });
-  });
-});
-
-describe("backoff", () => {
-  it("full jitter under an exponential cap, at least Retry-After, never above the max", () => {
-    const p = { retries: 2, baseDelayMs: 100, maxDelayMs: 1000 };
-    expect(backoffMs(0, p, undefined, () => 0.999)).toBe(99);
-    expect(backoffMs(3, p, undefined, () => 0.999)).toBe(799);
-    expect(backoffMs(10, p, undefined, () => 0.5)).toBe(500);
-    expect(backoffMs(0, p, 300, () => 0)).toBe(300);
-    expect(backoffMs(0, p, 60_000, () => 0)).toBe(1000);
   });
 });
