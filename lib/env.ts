@@ -130,6 +130,11 @@ export function resetEnvCache(): void {
   cached = undefined;
 }
 
+/** NODE_ENV is "production" (read live: tests switch it). */
+export function inProduction(): boolean {
+  return process.env.NODE_ENV === "production";
+}
+
 /** LOG_LEVEL, unvalidated: the logger must start even when another variable is invalid (to say so). */
 export function logLevel(): string {
   return process.env.LOG_LEVEL || "info";

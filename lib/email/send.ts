@@ -7,8 +7,9 @@
  * (emailDelivery() === "off"). Decision 0017.
  */
 import nodemailer, { type Transporter } from "nodemailer";
-import { env } from "../env";
+import { env, inProduction } from "../env";
 import { logger } from "../logger";
+import { processSingleton } from "../process-singleton";
 
 export interface EmailMessage {
   to: string;
@@ -26,7 +27,7 @@ export type EmailDelivery = "smtp" | "log" | "off";
 /** How email leaves this gateway: SMTP, the development log, or not at all. */
 export function emailDelivery(): EmailDelivery {
   if (env().SMTP_URL) return "smtp";
-  return process.env.NODE_ENV === "production" ? "off" : "log";
+  return inProduction() ? "off" : "log";
 }
 
 /** True when a message sent now reaches someone (features that need email check this). */
@@ -39,20 +40,19 @@ export function emailFrom(): string {
   return e.EMAIL_FROM ?? `Generation Gateway <no-reply@${new URL(e.publicBaseUrl).hostname}>`;
 }
 
-const KEY = Symbol.for("gateway.smtp");
-type G = typeof globalThis & { [KEY]?: { url: string; transport: Transporter } };
+const smtp = processSingleton("gateway.smtp", () => ({ current: undefined as { url: string; transport: Transporter } | undefined }));
 
 function transport(url: string): Transporter {
-  const g = globalThis as G;
-  if (g[KEY]?.url === url) return g[KEY]!.transport;
-  g[KEY]?.transport.close();
+  const g = smtp();
+  if (g.current?.url === url) return g.current.transport;
+  g.current?.transport.close();
   // Pooled: alert bursts reuse connections. Timeouts keep a dead server from holding a request.
   const t = nodemailer.createTransport(url.includes("?") || !/^smtps?:/.test(url) ? url : `${url}?pool=true`, {
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 20_000,
   } as object);
-  g[KEY] = { url, transport: t };
+  g.current = { url, transport: t };
   return t;
 }
 
