@@ -300,7 +300,8 @@ export type LedgerKind =
   | "admin_credit"
   | "admin_debit"
   | "stripe_refund"
-  | "stripe_dispute";
+  | "stripe_dispute"
+  | "redeem";
 
 /**
  * Money reserved for an in-flight request (or leased in a chunk to an instance). A crashed
@@ -546,3 +547,89 @@ export const auditLog = pgTable(
   },
   (t) => [index("audit_log_created_idx").on(t.createdAt)],
 );
+
+/**
+ * Single-use links sent by email (password reset, email verification). Only a keyed hash of the
+ * token is stored; a link is spent by one conditional UPDATE of `used_at` (decision 0017).
+ */
+export const emailTokens = pgTable(
+  "email_tokens",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    purpose: text("purpose").$type<"password_reset" | "verify_email">().notNull(),
+    /** HMAC-SHA256(session secret, token), base64url. */
+    tokenHash: text("token_hash").notNull(),
+    /** The address the link was sent to (verification confirms this one, not a later change). */
+    email: text("email").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    usedAt: ts("used_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("email_tokens_hash_idx").on(t.tokenHash), index("email_tokens_user_idx").on(t.userId, t.purpose)],
+);
+
+/** A batch of redeem codes an admin made: each code credits `amountMicroUsd` once per account. */
+export const redeemBatches = pgTable("redeem_batches", {
+  id: text("id").primaryKey(),
+  amountMicroUsd: micro("amount_micro_usd").notNull(),
+  /** How many accounts may redeem each code (1 = single use). */
+  maxRedemptions: integer("max_redemptions").notNull(),
+  codeCount: integer("code_count").notNull(),
+  expiresAt: ts("expires_at"),
+  note: text("note"),
+  createdByUserId: text("created_by_user_id"),
+  /** Codes of a disabled batch are refused. */
+  disabled: boolean("disabled").notNull().default(false),
+  createdAt: createdAt(),
+});
+
+export const redeemCodes = pgTable(
+  "redeem_codes",
+  {
+    id: text("id").primaryKey(),
+    batchId: text("batch_id")
+      .notNull()
+      .references(() => redeemBatches.id),
+    /** HMAC-SHA256(code secret, normalized code): what a redemption looks up. */
+    codeHash: text("code_hash").notNull(),
+    /** The code sealed with ENCRYPTION_KEY, so admins can export the batch again. */
+    codeSealed: text("code_sealed").notNull(),
+    redemptions: integer("redemptions").notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("redeem_codes_hash_idx").on(t.codeHash), index("redeem_codes_batch_idx").on(t.batchId)],
+);
+
+/** One row per (code, account): the unique index is what makes "once per account" hold. */
+export const redemptions = pgTable(
+  "redemptions",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    codeId: text("code_id")
+      .notNull()
+      .references(() => redeemCodes.id),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    userId: text("user_id"),
+    amountMicroUsd: micro("amount_micro_usd").notNull(),
+    ledgerEntryId: bigint("ledger_entry_id", { mode: "number" }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("redemptions_code_account_idx").on(t.codeId, t.accountId), index("redemptions_account_idx").on(t.accountId)],
+);
+
+/** What receipts and statements print as the billed party; one row per account, all optional. */
+export const billingDetails = pgTable("billing_details", {
+  accountId: text("account_id")
+    .primaryKey()
+    .references(() => accounts.id),
+  name: text("name"),
+  address: text("address"),
+  taxId: text("tax_id"),
+  email: text("email"),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});

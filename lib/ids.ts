@@ -34,6 +34,8 @@ const PREFIXES = {
   task: "task",
   delivery: "whd",
   hold: "hold",
+  redeemBatch: "rbt",
+  redeemCode: "rcd",
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

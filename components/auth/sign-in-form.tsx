@@ -19,7 +19,7 @@ export function signInMessage(code: string | null | undefined): string | undefin
   return MESSAGES[code] ?? "Could not sign in. Try again.";
 }
 
-export function SignInForm({ initialError, callbackUrl }: { initialError?: string; callbackUrl: string }) {
+export function SignInForm({ initialError, callbackUrl, emailAvailable = false }: { initialError?: string; callbackUrl: string; emailAvailable?: boolean }) {
   const router = useRouter();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -60,7 +60,12 @@ export function SignInForm({ initialError, callbackUrl }: { initialError?: strin
       <Button type="submit" className="w-full" loading={busy}>
         Sign in
       </Button>
-      {/* No email is sent by this gateway yet, so a reset goes through its operator. */}
+      {emailAvailable ? (
+        <a href="/forgot-password" className="block text-sm font-medium text-zinc-700 hover:text-zinc-900" data-testid="forgot-password">
+          Forgot your password?
+        </a>
+      ) : (
+      /* Without SMTP_URL (in production) no email is sent, so a reset goes through the operator. */
       <details className="text-sm text-zinc-600" data-testid="forgot-password">
         <summary className="cursor-pointer font-medium text-zinc-700 hover:text-zinc-900">Forgot your password?</summary>
         <p className="mt-2">
@@ -71,6 +76,7 @@ export function SignInForm({ initialError, callbackUrl }: { initialError?: strin
           <code>{`npm run admin -- user set-password --email ${email.trim() || "you@example.com"} --password '…'`}</code>
         </pre>
       </details>
+      )}
     </form>
   );
 }

@@ -19,6 +19,7 @@ const KIND: Record<string, { label: string; tone: "green" | "red" | "neutral" | 
   admin_debit: { label: "Admin debit", tone: "amber" },
   stripe_refund: { label: "Card refund", tone: "red" },
   stripe_dispute: { label: "Dispute", tone: "red" },
+  redeem: { label: "Redeemed code", tone: "green" },
 };
 
 export function LedgerTable() {

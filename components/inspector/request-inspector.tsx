@@ -60,6 +60,7 @@ const LEDGER_KIND: Record<string, string> = {
   admin_debit: "Admin debit",
   stripe_refund: "Card refund",
   stripe_dispute: "Card dispute",
+  redeem: "Redeemed code",
 };
 
 const PROTOCOL: Record<string, string> = {

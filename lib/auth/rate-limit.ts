@@ -134,3 +134,33 @@ export async function recordFailedKey(ip: string, now = Date.now()): Promise<num
   }
   return wait;
 }
+
+/** Password-reset emails per address and per client address (an inbox is not a spam target). */
+export const RESET_REQUEST_RULES = {
+  email: { limit: 5, windowS: 60 * 60 },
+  ip: { limit: 20, windowS: 60 * 60 },
+} satisfies Record<string, LimitRule>;
+
+/** Rejected email-link tokens per client address (tokens are 256-bit; this only keeps noise down). */
+export const EMAIL_LINK_FAILURE_RULE: LimitRule = { limit: 20, windowS: 15 * 60 };
+
+/** Verification emails a signed-in user may ask for per hour. */
+export const VERIFY_SEND_RULE: LimitRule = { limit: 5, windowS: 60 * 60 };
+
+/** Counts a reset request; the seconds to wait when over either limit, else 0. */
+export async function resetRequestAttempt(email: string, ip: string): Promise<number> {
+  const waits = await Promise.all([hit("rs_e", RESET_REQUEST_RULES.email, email), hit("rs_i", RESET_REQUEST_RULES.ip, addressBucket(ip))]);
+  return Math.max(...waits);
+}
+
+export async function emailLinkBlockedFor(ip: string): Promise<number> {
+  return blockedFor("el_i", EMAIL_LINK_FAILURE_RULE, addressBucket(ip));
+}
+
+export async function recordEmailLinkFailure(ip: string): Promise<void> {
+  await hit("el_i", EMAIL_LINK_FAILURE_RULE, addressBucket(ip));
+}
+
+export async function verifySendAttempt(userId: string): Promise<number> {
+  return hit("vs_u", VERIFY_SEND_RULE, userId);
+}

@@ -13,6 +13,7 @@ export type AppErrorCode =
   | "conflict"
   | "rate_limited"
   | "payments_disabled"
+  | "email_disabled"
   | "signup_closed"
   | "upstream_error"
   | "internal_error";
@@ -26,6 +27,7 @@ const STATUS: Record<AppErrorCode, number> = {
   conflict: 409,
   rate_limited: 429,
   payments_disabled: 409,
+  email_disabled: 409,
   signup_closed: 403,
   upstream_error: 502,
   internal_error: 500,

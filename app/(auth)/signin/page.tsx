@@ -3,6 +3,7 @@ import { AuthCard } from "@/components/auth/auth-card";
 import { OAuthButtons } from "@/components/auth/oauth-buttons";
 import { safeCallback } from "@/components/auth/callback";
 import { SignInForm } from "@/components/auth/sign-in-form";
+import { emailAvailable } from "@/lib/email";
 import { env } from "@/lib/env";
 import { enabledOAuthProviders } from "../providers";
 
@@ -25,7 +26,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         </>
       }
     >
-      <SignInForm initialError={sp.error} callbackUrl={callbackUrl} />
+      <SignInForm initialError={sp.error} callbackUrl={callbackUrl} emailAvailable={emailAvailable()} />
       <OAuthButtons providers={enabledOAuthProviders()} callbackUrl={callbackUrl} />
     </AuthCard>
   );

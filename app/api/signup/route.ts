@@ -1,5 +1,6 @@
 import { getDb } from "@/db/client";
 import { checkOrigin } from "@/lib/auth/origin";
+import { sendWelcomeVerification } from "@/lib/auth/email-links";
 import { signUp, signUpSchema } from "@/lib/auth/signup";
 import { AppError, consoleRequestId, errorResponse } from "@/lib/console/errors";
 import { readBody } from "@/lib/console/route";
@@ -15,7 +16,9 @@ export async function POST(req: Request): Promise<Response> {
   try {
     if (!checkOrigin(req.method, req.headers).ok) throw new AppError("cross_origin", "Cross-site request refused.");
     const input = await readBody(req, signUpSchema);
-    const user = await signUp(await getDb(), input, requestClientAddress(req.headers));
+    const db = await getDb();
+    const user = await signUp(db, input, requestClientAddress(req.headers));
+    void sendWelcomeVerification(db, user); // never fails or delays the sign-up
     return Response.json({ user: { id: user.id, email: user.email, role: user.role } }, { status: 201 });
   } catch (err) {
     if (err instanceof AppError) return errorResponse(err, requestId);
