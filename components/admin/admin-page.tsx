@@ -3,6 +3,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { cx } from "../ui/cx";
 import { PageHeader } from "../ui/page-header";
 import { AuditTab } from "./audit-tab";
+import { CodesTab } from "./codes-tab";
 import { ModelsTab } from "./models-tab";
 import { UpstreamsTab } from "./upstreams-tab";
 import { UsersTab } from "./users-tab";
@@ -12,6 +13,7 @@ const TABS = [
   { id: "users", label: "Users" },
   { id: "upstreams", label: "Upstreams" },
   { id: "models", label: "Models & prices" },
+  { id: "codes", label: "Redeem codes" },
   { id: "audit", label: "Audit log" },
 ] as const;
 
@@ -42,6 +44,7 @@ export function AdminPage() {
         {tab === "users" && <UsersTab />}
         {tab === "upstreams" && <UpstreamsTab />}
         {tab === "models" && <ModelsTab />}
+        {tab === "codes" && <CodesTab />}
         {tab === "audit" && <AuditTab />}
       </div>
     </>

@@ -6,6 +6,8 @@ import { Money } from "../ui/money";
 import { PageHeader } from "../ui/page-header";
 import { QueryState } from "../ui/states";
 import { LedgerTable } from "./ledger-table";
+import { RedeemCard } from "./redeem-card";
+import { BillingDetailsCard, ReceiptsCard } from "./receipts-card";
 import { ResponsesStorageCard } from "./responses-storage-card";
 import { TopUpCard } from "./top-up-card";
 
@@ -28,6 +30,9 @@ export function BillingPage() {
             </div>
           )}
         </QueryState>
+        <RedeemCard />
+        <ReceiptsCard />
+        <BillingDetailsCard />
         <ResponsesStorageCard />
         <LedgerTable />
       </div>

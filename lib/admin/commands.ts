@@ -16,6 +16,7 @@ import { formatUsd, parseUsd } from "../billing/money";
 import { notifyInvalidation } from "../gateway/invalidation";
 import { announceNewKey, createKey, revokeKey } from "../keys/manage";
 import { createInvite, MAX_INVITE_DAYS } from "../auth/invites";
+import { batchCsv, batchProblem, createBatch } from "../redeem/batches";
 
 export interface CommandResult {
   exitCode: number;
@@ -31,6 +32,9 @@ export const USAGE = `Usage: npm run admin -- <command>
   debit --email E --usd AMOUNT --note TEXT
   key create --email E [--name N] [--models m1,m2] [--limit-usd X] [--rpm N] [--expires ISO-8601]
   invite create [--email E] [--days N]     (SIGNUP=invite: prints a one-use sign-up link)
+  code create --usd AMOUNT [--count N] [--max-uses M] [--expires ISO-8601] [--note TEXT]
+                                           (redeem codes: prints the batch as CSV)
+  code export --batch ID                   (the batch's codes and their uses as CSV)
   key revoke KEY_OR_ID
   key list --email E
   balance --email E`;
@@ -202,6 +206,28 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
       await audit(db, "invite.create", "invite", inv.nonce, { email: bound, expiresAt: inv.expiresAt });
       out.push(`invite${bound ? ` for ${bound}` : ""}, valid until ${inv.expiresAt}, one sign-up:`);
       out.push(inv.url);
+    } else if (two === "code create") {
+      const { values } = parse(rest, { usd: { type: "string" }, count: { type: "string" }, "max-uses": { type: "string" }, expires: { type: "string" }, note: { type: "string" } });
+      const whole = (name: string, dflt: number) => {
+        const v = values[name] === undefined ? dflt : Number(values[name]);
+        if (!Number.isInteger(v) || v < 1) throw new CommandError(`--${name} must be a whole number from 1, got "${values[name]}"`);
+        return v;
+      };
+      let expiresAt: Date | null = null;
+      if (values.expires !== undefined) {
+        expiresAt = new Date(String(values.expires));
+        if (Number.isNaN(expiresAt.getTime())) throw new CommandError(`--expires must be an ISO-8601 date, got "${values.expires}"`);
+      }
+      const input = { amountMicroUsd: usd(values, "usd"), count: whole("count", 1), maxRedemptions: whole("max-uses", 1), expiresAt, note: typeof values.note === "string" ? values.note : null };
+      const problem = batchProblem(input);
+      if (problem) throw new CommandError(problem.message);
+      const { batch } = await createBatch(db, { ...input, actor: { userId: null, label: "cli" } });
+      out.push(...(await batchCsv(db, batch.id))!.trimEnd().split("\r\n"));
+    } else if (two === "code export") {
+      const { values } = parse(rest, { batch: { type: "string" } });
+      const csv = await batchCsv(db, required(values, "batch"));
+      if (csv === null) throw new CommandError(`no batch ${values.batch}`);
+      out.push(...csv.trimEnd().split("\r\n"));
     } else if (two === "key revoke") {
       const { positionals } = parse(rest, {}, 1);
       const target = positionals[0];

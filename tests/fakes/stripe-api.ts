@@ -71,7 +71,9 @@ export interface FakeStripe {
   requests: RecordedRequest[];
   sessions: Map<string, FakeSession>;
   /** Marks a session paid (or leaves it unpaid for delayed methods) and creates its PaymentIntent and Charge. */
-  pay(sessionId: string, opts?: { paymentStatus?: "paid" | "unpaid" }): FakeSession;
+  pay(sessionId: string, opts?: { paymentStatus?: "paid" | "unpaid"; receipt?: boolean }): FakeSession;
+  /** Whether the pay page's charges get a receipt_url (on by default; tests of the PDF fallback turn it off). */
+  receipts: boolean;
   /** A Stripe event object around `object`. */
   event(type: string, object: Obj): Obj & { id: string; type: string };
   /** Refunds `cents` more on the charge of a paid session; returns the updated charge. */
@@ -153,6 +155,12 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       const ch = charges.get(decodeURIComponent(m[1]!));
       return ch ? send(res, 200, ch) : notFound(res, "charge");
     }
+    if (req.method === "GET" && (m = url.pathname.match(/^\/receipts\/([^/]+)$/))) {
+      const ch = charges.get(decodeURIComponent(m[1]!));
+      if (!ch) return notFound(res, "receipt");
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      return res.end(`<!doctype html><title>Receipt</title><h1>Receipt from Fake Stripe</h1><p data-charge="${ch.id}">Amount paid $${(ch.amount / 100).toFixed(2)}</p>`);
+    }
     if ((m = url.pathname.match(/^\/pay\/([^/]+)$/))) {
       const s = sessions.get(decodeURIComponent(m[1]!));
       if (!s) return notFound(res, "checkout.session");
@@ -188,6 +196,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
     port,
     requests,
     sessions,
+    receipts: true,
     pay(sessionId, o = {}) {
       const s = sessions.get(sessionId);
       if (!s) throw new Error(`no session ${sessionId}`);
@@ -196,9 +205,10 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       if (!s.payment_intent) {
         const piId = id("pi");
         const pid = (s.payment_intent_data as Obj | undefined)?.metadata as Record<string, string> | undefined;
-        intents.set(piId, { id: piId, object: "payment_intent", amount: s.amount_total, currency: s.currency, metadata: pid ?? {}, status: "succeeded" });
         const chId = id("ch");
-        charges.set(chId, { id: chId, object: "charge", amount: s.amount_total, amount_refunded: 0, currency: s.currency, payment_intent: piId, refunded: false, metadata: {} });
+        intents.set(piId, { id: piId, object: "payment_intent", amount: s.amount_total, currency: s.currency, metadata: pid ?? {}, status: "succeeded", latest_charge: chId });
+        const receiptUrl = (o.receipt ?? fake.receipts) ? `${base}/receipts/${chId}` : null;
+        charges.set(chId, { id: chId, object: "charge", amount: s.amount_total, amount_refunded: 0, currency: s.currency, payment_intent: piId, refunded: false, metadata: {}, receipt_url: receiptUrl });
         chargeOfSession.set(sessionId, chId);
         s.payment_intent = piId;
       }

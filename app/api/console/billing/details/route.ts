@@ -1,0 +1,11 @@
+import { getDb } from "@/db/client";
+import { consoleRoute, readBody } from "@/lib/console/route";
+import { billingDetailsSchema, getBillingDetails, setBillingDetails } from "@/lib/receipts/details";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** The name, address, tax id and email printed on receipts and statements. */
+export const GET = consoleRoute(async ({ user }) => getBillingDetails(await getDb(), user.accountId));
+
+export const PUT = consoleRoute(async ({ req, user }) => setBillingDetails(await getDb(), user.accountId, await readBody(req, billingDetailsSchema)));

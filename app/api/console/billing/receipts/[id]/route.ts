@@ -1,0 +1,9 @@
+import { getDb } from "@/db/client";
+import { consoleRoute } from "@/lib/console/route";
+import { receiptDownload } from "@/lib/receipts/routes";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Stripe's receipt (302) for a card top-up when Stripe has one, else (or with ?format=pdf) a PDF. */
+export const GET = consoleRoute(async ({ user, params, url }) => receiptDownload(await getDb(), user.accountId, params.id!, url.searchParams.get("format")));

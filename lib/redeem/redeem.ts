@@ -1,0 +1,83 @@
+/**
+ * A user redeems a code on Billing. One transaction: the code row is locked (FOR UPDATE), so
+ * redemptions of one code run one at a time and a code with N uses credits at most N accounts;
+ * the (code, account) unique index and the ledger idempotency key `redeem:<code>:<account>`
+ * each make a second credit to one account impossible. The credit is the ledger's ordinary
+ * applyLedgerChange. Failed attempts are counted per account and per address (brute force).
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { DB } from "../../db/client";
+import { redeemBatches, redeemCodes, redemptions } from "../../db/schema";
+import { blockedFor, hit, type LimitRule } from "../auth/rate-limit";
+import { applyLedgerChange } from "../billing/ledger";
+import { formatUsd } from "../billing/money";
+import { AppError } from "../console/errors";
+import { addressBucket } from "../net/trust-proxy";
+import { codeHash, normalizeCode } from "./code";
+
+/** Failed redemptions allowed per account and per client address in 15 minutes. */
+export const REDEEM_FAILURE_RULES = {
+  account: { limit: 10, windowS: 15 * 60 },
+  ip: { limit: 30, windowS: 15 * 60 },
+} satisfies Record<string, LimitRule>;
+
+export type RedeemFailure = "unknown" | "expired" | "used_up" | "already_redeemed" | "withdrawn";
+
+export const REDEEM_MESSAGES: Record<RedeemFailure, string> = {
+  unknown: "This code does not exist. Check it for typos.",
+  expired: "This code has expired.",
+  used_up: "This code has already been used.",
+  already_redeemed: "Your account has already redeemed this code.",
+  withdrawn: "This code has been withdrawn by the gateway's administrators.",
+};
+
+export type RedeemResult = { ok: true; amountMicroUsd: number; balanceAfterMicroUsd: number } | { ok: false; reason: RedeemFailure; expiredAt?: Date };
+
+/** Applies a code to an account, without rate limits (redeemForUser adds them). */
+export async function applyCode(db: DB, input: { accountId: string; userId: string | null; code: string }): Promise<RedeemResult> {
+  const normalized = normalizeCode(input.code);
+  if (!normalized) return { ok: false, reason: "unknown" };
+  const hash = codeHash(normalized);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .select({ code: redeemCodes, batch: redeemBatches })
+      .from(redeemCodes)
+      .innerJoin(redeemBatches, eq(redeemBatches.id, redeemCodes.batchId))
+      .where(eq(redeemCodes.codeHash, hash))
+      .for("update", { of: redeemCodes });
+    if (!row) return { ok: false, reason: "unknown" } as const;
+    const { code, batch } = row;
+    if (batch.disabled) return { ok: false, reason: "withdrawn" } as const;
+    if (batch.expiresAt && batch.expiresAt.getTime() <= Date.now()) return { ok: false, reason: "expired", expiredAt: batch.expiresAt } as const;
+    const [mine] = await tx.select({ id: redemptions.id }).from(redemptions).where(and(eq(redemptions.codeId, code.id), eq(redemptions.accountId, input.accountId)));
+    if (mine) return { ok: false, reason: "already_redeemed" } as const;
+    if (code.redemptions >= batch.maxRedemptions) return { ok: false, reason: "used_up" } as const;
+    const credit = await applyLedgerChange(tx, {
+      accountId: input.accountId,
+      deltaMicroUsd: batch.amountMicroUsd,
+      kind: "redeem",
+      idempotencyKey: `redeem:${code.id}:${input.accountId}`,
+      actorUserId: input.userId ?? undefined,
+      note: `Redeem code${batch.note ? ` (${batch.note})` : ""}`,
+    });
+    if (!credit.ok) throw new Error(`redeem credit failed: ${credit.reason}`);
+    if (!credit.applied) return { ok: false, reason: "already_redeemed" } as const;
+    await tx.insert(redemptions).values({ codeId: code.id, accountId: input.accountId, userId: input.userId, amountMicroUsd: batch.amountMicroUsd, ledgerEntryId: credit.entryId });
+    await tx.update(redeemCodes).set({ redemptions: sql`${redeemCodes.redemptions} + 1` }).where(eq(redeemCodes.id, code.id));
+    return { ok: true, amountMicroUsd: batch.amountMicroUsd, balanceAfterMicroUsd: credit.balanceAfterMicroUsd } as const;
+  });
+}
+
+/** The console's redemption: rate limits, then applyCode; a refusal is a 400 with a clear message. */
+export async function redeemForUser(db: DB, user: { id: string; accountId: string }, code: string, ip: string) {
+  const bucket = addressBucket(ip);
+  const wait = Math.max(await blockedFor("rd_a", REDEEM_FAILURE_RULES.account, user.accountId), await blockedFor("rd_i", REDEEM_FAILURE_RULES.ip, bucket));
+  if (wait > 0) throw new AppError("rate_limited", `Too many codes that did not work. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? "s" : ""}.`, { retryAfterS: wait, field: "code" });
+  const r = await applyCode(db, { accountId: user.accountId, userId: user.id, code });
+  if (!r.ok) {
+    await Promise.all([hit("rd_a", REDEEM_FAILURE_RULES.account, user.accountId), hit("rd_i", REDEEM_FAILURE_RULES.ip, bucket)]);
+    const message = r.reason === "expired" && r.expiredAt ? `This code expired on ${r.expiredAt.toISOString().slice(0, 10)}.` : REDEEM_MESSAGES[r.reason];
+    throw new AppError(r.reason === "already_redeemed" || r.reason === "used_up" ? "conflict" : "invalid_request", message, { field: "code" });
+  }
+  return { amountMicroUsd: r.amountMicroUsd, balanceAfterMicroUsd: r.balanceAfterMicroUsd, message: `${formatUsd(r.amountMicroUsd)} USD added to your balance.` };
+}
