@@ -621,15 +621,3 @@ export const redemptions = pgTable(
   },
   (t) => [uniqueIndex("redemptions_code_account_idx").on(t.codeId, t.accountId), index("redemptions_account_idx").on(t.accountId)],
 );
-
-/** What receipts and statements print as the billed party; one row per account, all optional. */
-export const billingDetails = pgTable("billing_details", {
-  accountId: text("account_id")
-    .primaryKey()
-    .references(() => accounts.id),
-  name: text("name"),
-  address: text("address"),
-  taxId: text("tax_id"),
-  email: text("email"),
-  updatedAt: ts("updated_at").notNull().defaultNow(),
-});

@@ -1,8 +1,8 @@
-/** The billed party printed on receipts and statements: optional name, address, tax id, email per account. */
-import { eq, sql } from "drizzle-orm";
+/** The billed party printed on receipts and statements: the organisation's optional billing_* columns. */
+import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { DbOrTx } from "../../db/client";
-import { accounts, billingDetails } from "../../db/schema";
+import { accounts } from "../../db/schema";
 
 export const billingDetailsSchema = z.object({
   name: z.string().trim().max(200).optional().default(""),
@@ -19,16 +19,18 @@ export interface BillingDetails {
 }
 
 export async function getBillingDetails(db: DbOrTx, accountId: string): Promise<BillingDetails> {
-  const [row] = await db.select().from(billingDetails).where(eq(billingDetails.accountId, accountId));
+  const [row] = await db
+    .select({ name: accounts.billingName, address: accounts.billingAddress, taxId: accounts.billingTaxId, email: accounts.billingEmail })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
   return { name: row?.name ?? "", address: row?.address ?? "", taxId: row?.taxId ?? "", email: row?.email ?? "" };
 }
 
 export async function setBillingDetails(db: DbOrTx, accountId: string, d: z.infer<typeof billingDetailsSchema>): Promise<BillingDetails> {
-  const values = { name: d.name || null, address: d.address || null, taxId: d.taxId || null, email: d.email || null };
   await db
-    .insert(billingDetails)
-    .values({ accountId, ...values })
-    .onConflictDoUpdate({ target: billingDetails.accountId, set: { ...values, updatedAt: sql`now()` } });
+    .update(accounts)
+    .set({ billingName: d.name || null, billingAddress: d.address || null, billingTaxId: d.taxId || null, billingEmail: d.email || null })
+    .where(eq(accounts.id, accountId));
   return getBillingDetails(db, accountId);
 }
 

@@ -3,12 +3,19 @@ import type { DB } from "../../db/client";
 import { stripeClient } from "../billing/stripe";
 import { csvResponse } from "../console/csv";
 import { AppError } from "../console/errors";
+import type { OrgRole } from "../../db/schema";
 import { env } from "../env";
+import { can } from "../orgs/roles";
 import { logger } from "../logger";
 import { billedToLines } from "./details";
 import { findReceipt, listReceipts, stripeReceiptUrl } from "./list";
 import { receiptPdf, statementPdf } from "./pdf";
 import { buildStatement, parseMonth, statementCsv } from "./statement";
+
+/** Receipts, statements and billing details follow the organisation role's "billing" capability. */
+export function needBilling(user: { orgRole: OrgRole }, cap: "billing" | "settings" = "billing"): void {
+  if (!can(user.orgRole, cap)) throw new AppError("forbidden", cap === "billing" ? "Your role in this organisation does not include billing." : "Only the organisation's owners and admins change its settings.");
+}
 
 const issuer = () => `Generation Gateway · ${new URL(env().publicBaseUrl).host}`;
 

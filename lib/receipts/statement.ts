@@ -4,13 +4,13 @@
  * spend by model from the request log (as the Usage page counts it; a month older than
  * REQUEST_LOG_RETENTION_DAYS has no breakdown any more and the statement says so).
  *
- * By member: accounts have one user until organisations land. `spendByMember` is the hook:
- * today it returns null and the statement leaves the section out; with memberships it groups
- * request_logs by user (keys by their owner) the same way as spendByModel.
+ * By member: an organisation with more than one membership also gets spend per member — the
+ * request's user (playground), else the user who created the key; a personal organisation with
+ * one member leaves the section out.
  */
 import { and, desc, eq, gte, lt, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { ledgerEntries, requestLogs } from "../../db/schema";
+import { ledgerEntries, memberships, requestLogs } from "../../db/schema";
 import { toCsv, usdCell } from "../console/csv";
 
 export interface StatementPeriod {
@@ -52,7 +52,7 @@ export interface Statement {
   adjustmentsMicroUsd: number;
   closingMicroUsd: number;
   byModel: ModelLine[];
-  /** null until accounts have several members (organisations). */
+  /** null for an organisation with one member. */
   byMember: MemberLine[] | null;
 }
 
@@ -82,9 +82,19 @@ export async function spendByModel(db: DbOrTx, accountId: string, p: StatementPe
   return rows.map((r) => ({ model: r.model, requests: r.requests, inputTokens: Number(r.input), outputTokens: Number(r.output), costMicroUsd: Number(r.cost) }));
 }
 
-/** Hook for organisations: spend per member. Accounts have one user today, so there is nothing to split. */
-export async function spendByMember(_db: DbOrTx, _accountId: string, _p: StatementPeriod): Promise<MemberLine[] | null> {
-  return null;
+/** Spend per member of an organisation with several members; null for a one-member organisation. */
+export async function spendByMember(db: DbOrTx, accountId: string, p: StatementPeriod): Promise<MemberLine[] | null> {
+  const [m] = await db.select({ n: sql<number>`count(*)::int` }).from(memberships).where(eq(memberships.accountId, accountId));
+  if (!m || m.n < 2) return null;
+  const res = await db.execute(sql`
+    select coalesce(u.email, '(no member)') as member, count(*)::int as requests, coalesce(sum(rl.cost_micro_usd), 0) as cost
+    from request_logs rl
+    left join api_keys k on k.id = rl.key_id
+    left join users u on u.id = coalesce(rl.user_id, k.created_by_user_id)
+    where rl.account_id = ${accountId} and rl.created_at >= ${p.start} and rl.created_at < ${p.end}
+    group by 1 order by sum(rl.cost_micro_usd) desc`);
+  const rows = (res as unknown as { rows: { member: string; requests: number; cost: string | number }[] }).rows;
+  return rows.map((r) => ({ member: r.member, requests: Number(r.requests), costMicroUsd: Number(r.cost) }));
 }
 
 export async function buildStatement(db: DbOrTx, accountId: string, p: StatementPeriod): Promise<Statement> {

@@ -2,7 +2,7 @@
  * Redeem code text: `GW-XXXX-XXXX-XXXX-XXXX`, 16 Crockford base32 characters = 80 random bits
  * (guessing one of a million live codes takes ~2^60 tries; redemption attempts are limited
  * too). Looked up by SHA-256 of the normalized text: at 80 bits a plain hash cannot be reversed
- * by trying, and it needs no secret that could be rotated away (decision 0018).
+ * by trying, and it needs no secret that could be rotated away (decision 0019).
  */
 import { createHash, randomBytes } from "node:crypto";
 
