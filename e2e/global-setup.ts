@@ -6,6 +6,9 @@
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { startSmtpInbox } from "../tests/fakes/smtp-inbox";
 import { startFakeStripe } from "../tests/fakes/stripe-api";
 import { startTestServer } from "../tests/support/server";
 
@@ -34,8 +37,11 @@ export default async function globalSetup() {
   if (!process.env.DATABASE_URL) console.warn("[e2e] DATABASE_URL is not set: running on embedded PGlite instead of PostgreSQL.");
   // The console spec signs up as this admin whichever spec file signs up first.
   const adminEmail = `e2e-admin-${Date.now()}@example.test`;
+  // A real SMTP server on loopback; each message is also written to E2E_MAIL_DIR for the specs.
+  const mailDir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-mail-"));
+  const inbox = await startSmtpInbox({ dir: mailDir });
   const server = await startTestServer({
-    env: { STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url, WEBHOOK_ALLOW_HOSTS: receiverHost, ADMIN_EMAILS: adminEmail },
+    env: { STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url, WEBHOOK_ALLOW_HOSTS: receiverHost, ADMIN_EMAILS: adminEmail, SMTP_URL: inbox.url },
   });
   hook.url = `${server.url}/api/stripe/webhook`;
   // Workers read these; the browser uses PUBLIC_BASE_URL so that Origin matches the server's.
@@ -43,9 +49,12 @@ export default async function globalSetup() {
   process.env.E2E_FAKE_STRIPE_URL = stripe.url;
   process.env.E2E_RECEIVER_URL = `http://${receiverHost}`;
   process.env.E2E_ADMIN_EMAIL = adminEmail;
+  process.env.E2E_MAIL_DIR = mailDir;
   return async () => {
     await server.dispose();
     await stripe.close();
+    await inbox.close();
+    fs.rmSync(mailDir, { recursive: true, force: true });
     receiver.closeAllConnections();
     await new Promise((r) => receiver.close(r));
   };
