@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
 import { parseMail } from "../tests/fakes/smtp-inbox";
 import { shot } from "./shots";
 
@@ -89,7 +89,7 @@ test("forgot password: the emailed link sets a new password", async ({}, info) =
   await expect(page).toHaveURL(/\/overview/);
 });
 
-async function makeCode(browser: Browser, info: Parameters<Parameters<typeof test>[1]>[1]): Promise<string> {
+async function makeCode(browser: Browser, info: TestInfo): Promise<string> {
   const admin = await (await browser.newContext({ baseURL: BASE() })).newPage();
   await signUpOrIn(admin, ADMIN, PASSWORD);
   await admin.goto("/admin?tab=codes");
