@@ -142,7 +142,7 @@ export function BillingDetailsCard() {
   const em = email.data;
   return (
     <Card>
-      <CardHeader title="Billing details" description="Printed on receipts and statements. All optional." />
+      <CardHeader title="Billed to" description="The name, address, tax ID and email printed on receipts and statements. All optional." />
       <CardBody className="space-y-4">
         {em && (
           <p className="text-sm text-zinc-600" data-testid="email-state">
