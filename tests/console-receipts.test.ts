@@ -129,3 +129,42 @@ describe("monthly statement", () => {
     expect((await s.json(`/api/console/billing/statement?month=${month()}&format=xml`)).body.error.field).toBe("format");
   });
 });
+
+describe("organisation roles", () => {
+  it("a member cannot see receipts, statements or redeem; a billing member can, but cannot change the billing details; statements split spend by member", async () => {
+    const owner = await signUp(server);
+    const other = await signUp(server);
+    const [{ account_id: orgId }] = await server.query<{ account_id: string }>("select account_id from users where email = $1", [owner.email]);
+    const [{ id: otherId }] = await server.query<{ id: string }>("select id from users where email = $1", [other.email]);
+    await adminOk(server, "credit", "--email", owner.email, "--usd", "4");
+    await server.query("insert into memberships (account_id, user_id, role) values ($1, $2, 'member')", [orgId, otherId]);
+    other.cookies.set("gw-org", orgId!);
+    const code = (await server.admin("code", "create", "--usd", "1")).stdout.find((l) => l.startsWith("GW-"))!.split(",")[0]!;
+    for (const path of ["/api/console/billing/receipts", `/api/console/billing/statement?month=${month()}&format=csv`, "/api/console/billing/details"]) {
+      expect((await other.json(path)).status).toBe(403);
+    }
+    const denied = await other.json("/api/console/billing/redeem", { method: "POST", body: { code } });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.message).toMatch(/role/);
+
+    await server.query("update memberships set role = 'billing' where account_id = $1 and user_id = $2", [orgId, otherId]);
+    const list = await other.json("/api/console/billing/receipts");
+    expect(list.status).toBe(200);
+    expect(list.body.items).toHaveLength(1);
+    expect((await other.json("/api/console/billing/details", { method: "PUT", body: { name: "Not mine to change" } })).status).toBe(403);
+    expect((await other.json("/api/console/billing/redeem", { method: "POST", body: { code } })).status).toBe(200);
+    // A request on a key the owner made in the console: with two members the statement names who spent it.
+    const key = (await owner.json("/api/console/keys", { method: "POST", body: { name: "owner-key", allowedModels: [] } })).body.key.key as string;
+    const r = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "demo-chat", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(r.status).toBe(200);
+    await r.text();
+    await new Promise((res) => setTimeout(res, 500));
+    const csv = await (await owner.fetch(`/api/console/billing/statement?month=${month()}&format=csv`)).text();
+    expect(csv).toContain("summary,other_credits,,,,5.000000");
+    expect(csv).toMatch(new RegExp(`\r\nmember,${owner.email.replace(/[.+]/g, "\\$&")},1,,,\\d+\\.\\d{6}\r\n`));
+  });
+});

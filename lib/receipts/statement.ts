@@ -87,7 +87,7 @@ export async function spendByMember(db: DbOrTx, accountId: string, p: StatementP
   const [m] = await db.select({ n: sql<number>`count(*)::int` }).from(memberships).where(eq(memberships.accountId, accountId));
   if (!m || m.n < 2) return null;
   const res = await db.execute(sql`
-    select coalesce(u.email, '(no member)') as member, count(*)::int as requests, coalesce(sum(rl.cost_micro_usd), 0) as cost
+    select coalesce(u.email, '(key without a recorded creator)') as member, count(*)::int as requests, coalesce(sum(rl.cost_micro_usd), 0) as cost
     from request_logs rl
     left join api_keys k on k.id = rl.key_id
     left join users u on u.id = coalesce(rl.user_id, k.created_by_user_id)
