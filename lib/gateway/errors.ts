@@ -237,7 +237,7 @@ export type Outcome<T> = { ok: true; value: T } | UpstreamFailure;
 export interface UpstreamSecrets {
   /** Our API key for this upstream. */
   secret?: string | null;
-  /** The URL we called (its host is redacted too, with or without the scheme). */
+  /** The URL we called (its host and any port after it are redacted too, with or without the scheme). */
   url?: string;
 }
 
@@ -299,8 +299,8 @@ export function redactUpstream(message: string, { secret, url }: UpstreamSecrets
   message = message.replace(/https?:\/\/\S+/g, "[url]");
   if (url) {
     try {
-      const { host, hostname } = new URL(url);
-      for (const h of [host, hostname]) if (h) message = message.split(h).join("[upstream]");
+      const { hostname } = new URL(url);
+      if (hostname) message = message.replace(new RegExp(`${hostname.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?::\\d+)?`, "gi"), "[upstream]");
     } catch {
       // not a URL: nothing more to hide
     }

@@ -72,7 +72,7 @@ async function exchange(call: UpstreamCall): Promise<Outcome<UpstreamResponse>> 
     return transportFailure(err, call.signal);
   }
   if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true, value: { statusCode: res.statusCode, headers: res.headers, body: res.body } };
-  const text = await readText(res.body, MAX_ERROR_BYTES, call.signal, "truncate");
+  const text = await readText(res, MAX_ERROR_BYTES, call.signal, "truncate");
   if (!text.ok && text.error.status === 499) return text;
   // A reset while reading the error body still leaves the status to judge by.
   return classifyFailure(res.statusCode, text.ok ? text.value : "", res.headers, { secret: call.secret, url: call.url });
@@ -80,7 +80,7 @@ async function exchange(call: UpstreamCall): Promise<Outcome<UpstreamResponse>> 
 
 /** Reads a whole 2xx body as a JSON object. */
 export async function readJson(res: UpstreamResponse, signal?: AbortSignal, maxBytes = MAX_JSON_BYTES): Promise<Outcome<Record<string, unknown>>> {
-  const text = await readText(res.body, maxBytes, signal, "refuse");
+  const text = await readText(res, maxBytes, signal, "refuse");
   if (!text.ok) return text;
   try {
     const v = JSON.parse(text.value) as unknown;
@@ -101,7 +101,17 @@ export async function postJson(call: Omit<UpstreamCall, "body" | "method"> & { b
   return opened.ok ? readJson(opened.value, call.signal, call.maxBytes) : opened;
 }
 
-async function readText(body: Dispatcher.ResponseData["body"], max: number, signal: AbortSignal | undefined, over: "truncate" | "refuse"): Promise<Outcome<string>> {
+async function readText(res: Pick<UpstreamResponse, "headers" | "body">, max: number, signal: AbortSignal | undefined, over: "truncate" | "refuse"): Promise<Outcome<string>> {
+  const body = res.body;
+  const length = Number(res.headers["content-length"] ?? NaN);
+  if (length <= max) {
+    // A declared length within the cap: undici's own reader, a loop turn faster than iterating the stream.
+    try {
+      return { ok: true, value: await body.text() };
+    } catch (err) {
+      return transportFailure(err, signal);
+    }
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   try {
