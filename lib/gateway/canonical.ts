@@ -28,6 +28,26 @@ export interface ImagePart {
   type: "image";
   source: ImageSource;
   cacheControl?: CacheControl;
+  /** Where the client put it, in its own words (`messages[0].content[1]`), for a 400 naming it. */
+  path?: string;
+}
+
+/**
+ * Where a document's content lives. PDFs (and other files) are base64 with their media type;
+ * plain text is kept as text (Anthropic's `text` source, a text part elsewhere); a URL is
+ * fetched by the upstream that takes one, or by us for those that need the bytes inline.
+ */
+export type DocumentSource = { kind: "base64"; mediaType: string; data: string } | { kind: "text"; text: string } | { kind: "url"; url: string };
+
+/** A document (PDF, text file): Messages `document`, chat `file`, Responses `input_file`, Gemini `inlineData application/pdf`. */
+export interface DocumentPart {
+  type: "document";
+  source: DocumentSource;
+  /** chat/Responses `filename`; Anthropic's `title`. */
+  filename?: string;
+  cacheControl?: CacheControl;
+  /** Where the client put it, in its own words, for a 400 naming it. */
+  path?: string;
 }
 
 /**
@@ -71,7 +91,7 @@ export interface ToolResultPart {
   cacheControl?: CacheControl;
 }
 
-export type ContentPart = TextPart | ImagePart | ToolCallPart | ToolResultPart | ReasoningPart;
+export type ContentPart = TextPart | ImagePart | DocumentPart | ToolCallPart | ToolResultPart | ReasoningPart;
 
 /** System prompts live in CanonicalRequest.system; tool results ride in user turns. */
 export interface CanonicalMessage {
@@ -270,6 +290,20 @@ export function partsText(parts: ReadonlyArray<ContentPart>): string {
 export function imageFromUrl(url: string): ImageSource {
   const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
   return m ? { kind: "base64", mediaType: m[1]!, data: m[2]! } : { kind: "url", url };
+}
+
+/** `data:application/pdf;base64,AAAA` → base64 document; bare base64 is taken as a PDF; text/plain is decoded to text. */
+export function documentFromData(fileData: string): DocumentSource {
+  const m = /^data:([^;,]+);base64,(.*)$/s.exec(fileData);
+  const src = m ? { mediaType: m[1]!, data: m[2]! } : { mediaType: "application/pdf", data: fileData };
+  if (src.mediaType === "text/plain") return { kind: "text", text: Buffer.from(src.data, "base64").toString("utf8") };
+  return { kind: "base64", ...src };
+}
+
+/** A document's file name for targets that need one (OpenAI's `filename`). */
+export function documentFilename(p: DocumentPart): string {
+  if (p.filename) return p.filename;
+  return p.source.kind === "base64" && p.source.mediaType !== "application/pdf" ? "document" : "document.pdf";
 }
 
 export function imageToUrl(src: ImageSource): string {

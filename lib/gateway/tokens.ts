@@ -6,7 +6,7 @@
  * - `estimateTokens`: a fair count for billing when an upstream reports no usage (and for the
  *   demo upstream): about four characters per token, never fewer than the words.
  */
-import type { CanonicalRequest, ContentPart } from "./canonical";
+import type { CanonicalRequest, ContentPart, DocumentPart } from "./canonical";
 
 /** No provider we speak charges more than this for one image (Anthropic ~1.6k, OpenAI tiles ~2.5k). */
 export const IMAGE_TOKEN_BOUND = 4096;
@@ -24,6 +24,8 @@ function partBound(p: ContentPart): number {
       return utf8Bytes(p.text);
     case "image":
       return IMAGE_TOKEN_BOUND;
+    case "document":
+      return documentBound(p);
     case "tool_call":
       return utf8Bytes(p.name) + utf8Bytes(p.arguments) + PER_MESSAGE_BOUND;
     case "tool_result":
@@ -31,6 +33,21 @@ function partBound(p: ContentPart): number {
     case "reasoning":
       return utf8Bytes(p.text) + (p.signature?.length ?? 0) + (p.redacted?.length ?? 0) + PER_MESSAGE_BOUND;
   }
+}
+
+/** Per PDF page: its text (bounded by the bytes) plus the page image some vendors add (Anthropic). */
+const PDF_PAGE_BOUND = IMAGE_TOKEN_BOUND;
+/** A document behind a URL, sized before anyone fetched it: Anthropic's 100-page limit. */
+export const DOCUMENT_URL_TOKEN_BOUND = 100 * (PDF_PAGE_BOUND + 1024);
+
+function documentBound(p: DocumentPart): number {
+  const src = p.source;
+  if (src.kind === "text") return utf8Bytes(src.text) + PER_MESSAGE_BOUND;
+  if (src.kind === "url") return DOCUMENT_URL_TOKEN_BOUND;
+  // Compressed PDF text can expand, so the bytes alone are no bound: add a page allowance per page object.
+  const bytes = Buffer.from(src.data, "base64");
+  const pages = Math.max(1, bytes.toString("latin1").match(/\/Type\s*\/Page(?![s\w])/g)?.length ?? 0);
+  return src.data.length + pages * (PDF_PAGE_BOUND + 1024) + PER_MESSAGE_BOUND;
 }
 
 export function promptTokenBound(req: CanonicalRequest): number {
@@ -78,6 +95,7 @@ export function estimatePromptTokens(req: CanonicalRequest): number {
     for (const p of m.parts) {
       if (p.type === "text") n += estimateTokens(p.text);
       else if (p.type === "image") n += 765;
+      else if (p.type === "document") n += p.source.kind === "text" ? estimateTokens(p.source.text) : 1500;
       else if (p.type === "tool_call") n += estimateTokens(p.name) + estimateTokens(p.arguments);
       else if (p.type === "reasoning") n += estimateTokens(p.text);
       else for (const c of p.content) n += c.type === "text" ? estimateTokens(c.text) : 765;

@@ -2,6 +2,7 @@
  * Fake Anthropic Messages upstream (reference/messages.md): POST /v1/messages, x-api-key,
  * JSON or SSE with `event:` lines (message_start … message_stop, a ping in the middle).
  */
+import { refuseAnthropic } from "./vendor-rules";
 import { startFake, words, type FakeTextUpstream, type Protocol, type TextScript } from "./text-fake-core";
 
 export const ANTHROPIC_FAKE_KEY = "sk-upstream-fake-anthropic";
@@ -54,7 +55,10 @@ function refuseCacheControl(_req: unknown, body: any): { status: number; message
 }
 
 export const anthropicProtocol: Protocol = {
-  refuse: refuseCacheControl,
+  refuse: (req, body) => {
+    const content = refuseAnthropic(body);
+    return content ? { status: 400, message: content } : refuseCacheControl(req, body);
+  },
   match: (path, body) => (path.split("?")[0] === "/v1/messages" ? { stream: body?.stream === true } : null),
   keyOf: (req) => req.headers["x-api-key"] as string | undefined,
   errorBody: (status, message) => ({ type: "error", error: { type: TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"), message }, request_id: "req_fake" }),

@@ -3,6 +3,7 @@
  * POST /v1beta/models/{m}:generateContent and :streamGenerateContent?alt=sse, x-goog-api-key
  * (or ?key=); data-only SSE chunks, the last with finishReason and full usageMetadata.
  */
+import { refuseGemini } from "./vendor-rules";
 import { startFake, words, type FakeTextUpstream, type Protocol, type TextScript } from "./text-fake-core";
 
 export const GEMINI_FAKE_KEY = "sk-upstream-fake-gemini";
@@ -24,6 +25,10 @@ const thought = (s: TextScript) => (s.reasoning ? [{ text: s.reasoning, thought:
 const modelOf = (path: string) => decodeURIComponent(path.split("/models/")[1]?.split(":")[0] ?? "");
 
 export const geminiProtocol: Protocol = {
+  refuse: (_req, body) => {
+    const message = refuseGemini(body);
+    return message ? { status: 400, message } : null;
+  },
   match: (path) => {
     const p = path.split("?")[0]!;
     if (!p.startsWith("/v1beta/models/")) return null;

@@ -7,6 +7,7 @@
  * not be verified"). Its own reasoning items carry encrypted content naming this fake.
  */
 import { randomBytes } from "node:crypto";
+import { refuseResponses } from "./vendor-rules";
 import { startFake, words, type FakeTextUpstream, type Protocol, type TextScript } from "./text-fake-core";
 
 export const OPENAI_RESPONSES_FAKE_KEY = "sk-upstream-fake-responses";
@@ -113,7 +114,7 @@ export async function startFakeOpenAIResponses(opts: { name?: string; apiKey?: s
       error: { message, type: status === 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error", param: null, code: null },
     }),
     refuse: (_req, body) => {
-      const message = refuse(body, state.name);
+      const message = refuse(body, state.name) ?? refuseResponses(body);
       return message === null ? null : { status: 400, message };
     },
     json: (s, body) => {

@@ -2,6 +2,7 @@
  * Fake OpenAI Chat Completions upstream (reference/chat-completions.md): POST /v1/chat/completions,
  * Bearer key, JSON or SSE (`data:` only, `[DONE]`, the usage chunk only with include_usage).
  */
+import { refuseOpenAIChat } from "./vendor-rules";
 import { startFake, words, type FakeTextUpstream, type Protocol, type TextScript } from "./text-fake-core";
 
 export const OPENAI_FAKE_KEY = "sk-upstream-fake-openai";
@@ -19,6 +20,10 @@ const usage = (s: TextScript) =>
   });
 
 export const chatProtocol: Protocol = {
+  refuse: (_req, body) => {
+    const message = refuseOpenAIChat(body);
+    return message ? { status: 400, message } : null;
+  },
   match: (path, body) => (path === "/v1/chat/completions" ? { stream: body?.stream === true } : null),
   keyOf: (req) => req.headers.authorization?.replace(/^Bearer /, ""),
   errorBody: (status, message) => ({

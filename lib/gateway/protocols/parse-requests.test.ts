@@ -99,7 +99,7 @@ describe("responses → canonical", () => {
     if (!r.ok) return;
     expect(r.value.system).toBe("S");
     expect(r.value.messages).toEqual([
-      { role: "user", parts: [{ type: "text", text: "q" }, { type: "image", source: { kind: "url", url: "https://x/y.png" } }] },
+      { role: "user", parts: [{ type: "text", text: "q" }, { type: "image", source: { kind: "url", url: "https://x/y.png" }, path: "input[1].content[1]" }] },
       { role: "assistant", parts: [{ type: "text", text: "a" }, { type: "tool_call", id: "call_1", name: "f", arguments: "{}" }] },
       { role: "user", parts: [{ type: "tool_result", callId: "call_1", content: [{ type: "text", text: "18C" }] }] },
       { role: "assistant", parts: [{ type: "reasoning", origin: "other", text: "" }] },
@@ -166,7 +166,7 @@ describe("messages → canonical", () => {
     const r = messages.parseRequest({
       model: "m",
       max_tokens: 5,
-      messages: [{ role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "AA" } }, { type: "text", text: "x" }] }],
+      messages: [{ role: "user", content: [{ type: "document", source: { type: "file", file_id: "file_011" } }, { type: "text", text: "x" }] }],
       tools: [{ type: "web_search_20250305", name: "web_search" }, { type: "bash_20250124", name: "bash" }],
     });
     expect(r.ok && r.value).toMatchObject({ hostedTools: [{ type: "web_search" }], unconvertible: ["messages[0].content[0]", "tools[1] (bash_20250124)"] });

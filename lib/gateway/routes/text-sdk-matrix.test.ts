@@ -82,7 +82,8 @@ describe("errors and billing on the host", () => {
       max_tokens: 50,
       thinking: { type: "enabled", budget_tokens: 1024 },
       custom_field: { x: 1 },
-      messages: [{ role: "user", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "AA" } }, { type: "text", text: "hi" }] }],
+      // A document in Anthropic's own file store: only Anthropic can read it.
+      messages: [{ role: "user", content: [{ type: "document", source: { type: "file", file_id: "file_011" } }, { type: "text", text: "hi" }] }],
     };
     const ok = await fetch(`${host.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     expect(ok.status).toBe(200);

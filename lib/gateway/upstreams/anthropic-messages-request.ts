@@ -1,5 +1,5 @@
 /** Canonical request → Anthropic Messages wire body (reference/messages.md, conversion.md). */
-import { argumentsToObject, type CanonicalRequest, type ImageSource } from "../canonical";
+import { argumentsToObject, type CanonicalRequest, type DocumentPart, type ImageSource } from "../canonical";
 import { anthropicCacheControl } from "../cache-control";
 import { anthropicThinking } from "../protocols/reasoning";
 import { bareToolId } from "../protocols/signatures";
@@ -19,6 +19,17 @@ function imageBlock(src: ImageSource): Record<string, unknown> | Inexpressible {
   if (!IMAGE_TYPES.has(src.mediaType))
     return { ok: false, field: "image", message: `image type ${src.mediaType} is not supported by this model (jpeg, png, gif, webp are)` };
   return { type: "image", source: { type: "base64", media_type: src.mediaType, data: src.data } };
+}
+
+/** AM documents: PDFs (base64 or URL) and plain text; anything else is named in a 400. */
+function documentBlock(p: DocumentPart): Record<string, unknown> | Inexpressible {
+  const title = p.filename ? { title: p.filename } : {};
+  const src = p.source;
+  if (src.kind === "text") return { type: "document", source: { type: "text", media_type: "text/plain", data: src.text }, ...title };
+  if (src.kind === "url") return { type: "document", source: { type: "url", url: src.url }, ...title };
+  if (src.mediaType !== "application/pdf")
+    return { ok: false, field: p.path ?? "messages", message: `documents of type ${src.mediaType} are not supported by this model (PDF and plain text are)` };
+  return { type: "document", source: { type: "base64", media_type: src.mediaType, data: src.data }, ...title };
 }
 
 function isInexpressible(v: unknown): v is Inexpressible {
@@ -55,6 +66,10 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): B
         if (p.text !== "") blocks.push({ type: "text", text: p.text, ...anthropicCacheControl(p.cacheControl) });
       } else if (p.type === "image") {
         const b = imageBlock(p.source);
+        if (isInexpressible(b)) return b;
+        blocks.push({ ...b, ...anthropicCacheControl(p.cacheControl) });
+      } else if (p.type === "document") {
+        const b = documentBlock(p);
         if (isInexpressible(b)) return b;
         blocks.push({ ...b, ...anthropicCacheControl(p.cacheControl) });
       } else if (p.type === "tool_call") {

@@ -26,8 +26,14 @@ export function toGeminiBody(req: CanonicalRequest, upstreamModel = ""): Built |
         if (p.text !== "") parts.push({ text: p.text });
       } else if (p.type === "image") {
         if (p.source.kind === "url")
-          return { ok: false, field: "image", message: "image URLs are not supported by this model; send the image inline as base64" };
+          return { ok: false, field: p.path ?? "image", message: "image URLs other than http(s) are not supported by this model; send the image inline as base64" };
         parts.push({ inlineData: { mimeType: p.source.mediaType, data: p.source.data } });
+      } else if (p.type === "document") {
+        const src = p.source;
+        if (src.kind === "text") parts.push({ text: src.text });
+        else if (src.kind === "url")
+          return { ok: false, field: p.path ?? "messages", message: "document URLs are not supported by this model; send the file inline as base64" };
+        else parts.push({ inlineData: { mimeType: src.mediaType, data: src.data } });
       } else if (p.type === "reasoning") {
         continue; // thought text is not replayed; Gemini's signatures ride on the calls
       } else if (p.type === "tool_call") {

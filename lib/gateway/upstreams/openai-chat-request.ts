@@ -1,5 +1,5 @@
 /** Canonical request → OpenAI Chat Completions wire body (reference/chat-completions.md). */
-import { imageToUrl, partsText, type CanonicalRequest, type CanonicalTool } from "../canonical";
+import { documentFilename, imageToUrl, partsText, type CanonicalRequest, type CanonicalTool, type DocumentPart } from "../canonical";
 import { boundedUser } from "../protocols/policy";
 import { openaiReasoningEffort } from "../protocols/reasoning";
 import { bareToolId } from "../protocols/signatures";
@@ -26,6 +26,15 @@ export function customToolAsFunction(t: CanonicalTool): { description?: string; 
 export function functionOf(t: CanonicalTool): { name: string; description?: string; parameters: Record<string, unknown> } {
   if (t.custom) return { name: t.name, ...customToolAsFunction(t) };
   return { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters ?? { type: "object", properties: {} } };
+}
+
+/** A document as a chat `file` part (inline data and a file name) or, plain text, a text part. */
+export function chatFilePart(p: DocumentPart): Record<string, unknown> | Inexpressible {
+  const src = p.source;
+  if (src.kind === "text") return { type: "text", text: src.text };
+  if (src.kind === "url")
+    return { ok: false, field: p.path ?? "messages", message: "document URLs are not supported by this model; send the file inline as base64" };
+  return { type: "file", file: { filename: documentFilename(p), file_data: `data:${src.mediaType};base64,${src.data}` } };
 }
 
 /** CC rejects more than 4 stop sequences. */
@@ -64,7 +73,11 @@ export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): 
         messages.push({ role: "tool", tool_call_id: bareToolId(p.callId), content: p.isError ? `Error: ${text}` : text });
       } else if (p.type === "text") content.push({ type: "text", text: p.text });
       else if (p.type === "image") content.push({ type: "image_url", image_url: { url: imageToUrl(p.source) } });
-      else if (p.type === "reasoning") continue;
+      else if (p.type === "document") {
+        const f = chatFilePart(p);
+        if ("ok" in f) return f as Inexpressible;
+        content.push(f);
+      } else if (p.type === "reasoning") continue;
       else return { ok: false, field: "messages", message: "a tool call cannot appear in a user turn" };
     }
     if (content.length) {

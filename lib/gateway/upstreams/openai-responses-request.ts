@@ -1,5 +1,5 @@
 /** Canonical request → OpenAI Responses wire body (reference/responses.md), for converted clients. */
-import { imageToUrl, partsText, type CanonicalRequest } from "../canonical";
+import { documentFilename, imageToUrl, partsText, type CanonicalRequest } from "../canonical";
 import { boundedUser } from "../protocols/policy";
 import { openaiReasoningEffort } from "../protocols/reasoning";
 import { bareToolId } from "../protocols/signatures";
@@ -41,7 +41,12 @@ export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: stri
     for (const p of m.parts) {
       if (p.type === "text") content.push({ type: "input_text", text: p.text });
       else if (p.type === "image") content.push({ type: "input_image", image_url: imageToUrl(p.source), detail: "auto" });
-      else if (p.type === "tool_result") {
+      else if (p.type === "document") {
+        const src = p.source;
+        if (src.kind === "text") content.push({ type: "input_text", text: src.text });
+        else if (src.kind === "url") content.push({ type: "input_file", file_url: src.url });
+        else content.push({ type: "input_file", filename: documentFilename(p), file_data: `data:${src.mediaType};base64,${src.data}` });
+      } else if (p.type === "tool_result") {
         flush();
         const images = p.content.filter((c) => c.type === "image");
         const text = partsText(p.content);

@@ -4,12 +4,13 @@ import type {
   CanonicalRequest,
   CanonicalTool,
   ContentPart,
+  DocumentPart,
   ImagePart,
   ResponseFormat,
   TextPart,
   ToolChoice,
 } from "../../canonical";
-import { imageFromUrl } from "../../canonical";
+import { documentFromData, imageFromUrl } from "../../canonical";
 import { readCacheControl, systemBlocksOf } from "../../cache-control";
 import { type ReasoningControl } from "../../canonical";
 import { parseEffort } from "../reasoning";
@@ -28,6 +29,7 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
   const system: string[] = [];
   const systemParts: TextPart[][] = [];
   const messages: CanonicalMessage[] = [];
+  const unconvertible: string[] = [];
   for (let i = 0; i < b.messages.length; i++) {
     const m = b.messages[i]!;
     const where = `messages[${i}]`;
@@ -41,7 +43,7 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
         break;
       }
       case "user": {
-        const r = contentParts(m.content, where, true);
+        const r = contentParts(m.content, where, true, unconvertible);
         if (!r.ok) return r;
         push(messages, "user", r.value);
         break;
@@ -59,7 +61,7 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
         if (!m.tool_call_id) return { ok: false, error: bad(`${where}.tool_call_id`, "required for role tool") };
         const r = contentParts(m.content, where, true);
         if (!r.ok) return r;
-        push(messages, "user", [{ type: "tool_result", callId: m.tool_call_id, content: r.value }]);
+        push(messages, "user", [{ type: "tool_result", callId: m.tool_call_id, content: r.value as Array<TextPart | ImagePart> }]);
         break;
       }
       case "function":
@@ -129,7 +131,7 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
     topLogprobs: b.top_logprobs ?? undefined,
     responseFormat,
     // Several choices: an OpenAI upstream (passthrough) makes them; a converted route refuses.
-    unconvertible: b.n != null && b.n > 1 ? ["n"] : undefined,
+    unconvertible: b.n != null && b.n > 1 ? ["n", ...unconvertible] : unconvertible.length ? unconvertible : undefined,
   };
   return { ok: true, value: req };
 }
@@ -145,19 +147,29 @@ function contentParts(
   content: CcMessage["content"],
   where: string,
   allowImages: boolean,
-): Result<Array<TextPart | ImagePart>> {
+  /** User turns only: documents are taken, and what only OpenAI can serve is listed here. */
+  unconvertible?: string[],
+): Result<Array<TextPart | ImagePart | DocumentPart>> {
   if (content == null) return { ok: true, value: [] };
   if (typeof content === "string") return { ok: true, value: [{ type: "text", text: content }] };
-  const out: Array<TextPart | ImagePart> = [];
+  const out: Array<TextPart | ImagePart | DocumentPart> = [];
   for (let j = 0; j < content.length; j++) {
-    const p = content[j] as { type: string; text?: string; image_url?: { url: string }; cache_control?: unknown };
+    const p = content[j] as { type: string; text?: string; image_url?: { url: string }; file?: { file_data?: unknown; file_id?: unknown; filename?: unknown }; cache_control?: unknown };
     const cc = readCacheControl(p.cache_control, `${where}.content[${j}]`);
     if (!cc.ok) return cc;
     const cache = cc.value ? { cacheControl: cc.value } : {};
     if (p.type === "text" && typeof p.text === "string") out.push({ type: "text", text: p.text, ...cache });
     else if (p.type === "image_url" && allowImages && p.image_url)
-      out.push({ type: "image", source: imageFromUrl(p.image_url.url), ...cache });
-    else
+      out.push({ type: "image", source: imageFromUrl(p.image_url.url), path: `${where}.content[${j}]`, ...cache });
+    else if (p.type === "file" && unconvertible && p.file) {
+      // A file_id points into OpenAI's own file store, which no other upstream can read.
+      if (typeof p.file.file_data !== "string") {
+        unconvertible.push(`${where}.content[${j}].file.file_id`);
+        continue;
+      }
+      const filename = typeof p.file.filename === "string" ? { filename: p.file.filename } : {};
+      out.push({ type: "document", source: documentFromData(p.file.file_data), ...filename, path: `${where}.content[${j}]`, ...cache });
+    } else
       return {
         ok: false,
         error: bad(`${where}.content[${j}].type`, `content part type "${p.type}" is not supported here`),

@@ -49,11 +49,15 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
         }
         if (p.text !== "") parts.push({ type: "text", text: p.text });
       } else if (p.inlineData) {
-        if (!p.inlineData.mimeType.startsWith("image/"))
-          return { ok: false, error: bad(`${where}.inlineData.mimeType`, `only images are supported, not ${p.inlineData.mimeType}`) };
-        parts.push({ type: "image", source: { kind: "base64", mediaType: p.inlineData.mimeType, data: p.inlineData.data } });
+        const { mimeType, data } = p.inlineData;
+        if (mimeType.startsWith("image/")) parts.push({ type: "image", source: { kind: "base64", mediaType: mimeType, data }, path: where });
+        else if (mimeType === "text/plain") parts.push({ type: "document", source: { kind: "text", text: Buffer.from(data, "base64").toString("utf8") }, path: where });
+        else if (mimeType === "application/pdf") parts.push({ type: "document", source: { kind: "base64", mediaType: mimeType, data }, path: where });
+        else return { ok: false, error: bad(`${where}.inlineData.mimeType`, `only images, PDFs and plain text are supported, not ${mimeType}`) };
       } else if (p.fileData) {
-        parts.push({ type: "image", source: { kind: "url", url: p.fileData.fileUri } });
+        const mime = p.fileData.mimeType;
+        if (mime && !mime.startsWith("image/")) parts.push({ type: "document", source: { kind: "url", url: p.fileData.fileUri }, path: where });
+        else parts.push({ type: "image", source: { kind: "url", url: p.fileData.fileUri }, path: where });
       } else if (p.functionCall) {
         const id = p.functionCall.id ?? `call_gc${i}_${synth++}`;
         const visible = idWithSignature(id, p.thoughtSignature);

@@ -1,5 +1,5 @@
 /** Messages wire request → canonical request. */
-import type { CanonicalMessage, CanonicalRequest, ContentPart, HostedTool, ImagePart, ReasoningControl, ResponseFormat, TextPart, ToolChoice } from "../../canonical";
+import type { CanonicalMessage, CanonicalRequest, ContentPart, DocumentPart, HostedTool, ImagePart, ReasoningControl, ResponseFormat, TextPart, ToolChoice } from "../../canonical";
 import { parseEffort } from "../reasoning";
 import { splitToolId } from "../signatures";
 import { hostedFromAnthropicType } from "../tools";
@@ -119,7 +119,7 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
   };
 }
 
-/** A block only a passthrough can carry (documents, server-tool records): converted routes 400. */
+/** A block only a passthrough can carry (search results, server-tool records): converted routes 400. */
 const UNCONVERTIBLE = Symbol("unconvertible");
 
 function block(bl: Block, where: string, role: "user" | "assistant"): Result<ContentPart | null | typeof UNCONVERTIBLE> {
@@ -164,7 +164,10 @@ function block(bl: Block, where: string, role: "user" | "assistant"): Result<Con
     case "redacted_thinking":
       if (role !== "assistant" || typeof bl.data !== "string") break;
       return { ok: true, value: { type: "reasoning", origin: "anthropic", text: "", redacted: bl.data } };
-    case "document":
+    case "document": {
+      if (role !== "user") break;
+      return document(bl, where);
+    }
     case "search_result":
     case "container_upload":
       return { ok: true, value: UNCONVERTIBLE };
@@ -183,11 +186,28 @@ function block(bl: Block, where: string, role: "user" | "assistant"): Result<Con
   return { ok: false, error: bad(`${where}.type`, `block type "${bl.type}" is not supported in ${role} turns`) };
 }
 
+/**
+ * A `document` block: base64 (PDF), text and URL sources convert; a `file` (Anthropic's file
+ * store), `content` blocks or citations only Anthropic can serve (the passthrough keeps them).
+ */
+function document(bl: Block, where: string): Result<DocumentPart | typeof UNCONVERTIBLE> {
+  const src = bl.source as { type?: string; media_type?: string; data?: unknown; url?: unknown } | undefined;
+  const citations = bl.citations as { enabled?: unknown } | undefined;
+  if (citations?.enabled === true) return { ok: true, value: UNCONVERTIBLE };
+  const meta = { ...(typeof bl.title === "string" ? { filename: bl.title } : {}), path: where };
+  if (src?.type === "base64" && typeof src.media_type === "string" && typeof src.data === "string")
+    return { ok: true, value: { type: "document", source: { kind: "base64", mediaType: src.media_type, data: src.data }, ...meta } };
+  if (src?.type === "text" && typeof src.data === "string") return { ok: true, value: { type: "document", source: { kind: "text", text: src.data }, ...meta } };
+  if (src?.type === "url" && typeof src.url === "string") return { ok: true, value: { type: "document", source: { kind: "url", url: src.url }, ...meta } };
+  if (src?.type === "file" || src?.type === "content") return { ok: true, value: UNCONVERTIBLE };
+  return { ok: false, error: bad(`${where}.source`, "a document source is base64, text, url, content or file") };
+}
+
 function image(bl: Block, where: string): Result<ImagePart> {
   const src = bl.source as { type?: string; media_type?: string; data?: string; url?: string } | undefined;
   if (src?.type === "base64" && src.media_type && typeof src.data === "string")
-    return { ok: true, value: { type: "image", source: { kind: "base64", mediaType: src.media_type, data: src.data } } };
+    return { ok: true, value: { type: "image", source: { kind: "base64", mediaType: src.media_type, data: src.data }, path: where } };
   if (src?.type === "url" && typeof src.url === "string")
-    return { ok: true, value: { type: "image", source: { kind: "url", url: src.url } } };
+    return { ok: true, value: { type: "image", source: { kind: "url", url: src.url }, path: where } };
   return { ok: false, error: bad(`${where}.source`, "only base64 and url image sources are supported") };
 }

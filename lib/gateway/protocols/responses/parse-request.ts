@@ -1,6 +1,6 @@
 /** Responses wire request → canonical request. Stateful features are refused, not faked. */
-import type { CanonicalMessage, CanonicalRequest, CanonicalTool, ContentPart, HostedTool, ImagePart, ReasoningControl, ResponseFormat, TextPart, ToolChoice } from "../../canonical";
-import { imageFromUrl } from "../../canonical";
+import type { CanonicalMessage, CanonicalRequest, CanonicalTool, ContentPart, DocumentPart, HostedTool, ImagePart, ReasoningControl, ResponseFormat, TextPart, ToolChoice } from "../../canonical";
+import { documentFromData, imageFromUrl } from "../../canonical";
 import { readCacheControl, systemBlocksOf } from "../../cache-control";
 import { parseEffort } from "../reasoning";
 import { reasoningFromCarrier, splitToolId } from "../signatures";
@@ -40,7 +40,7 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
     const type = it.type ?? "message";
     if (type === "message") {
       if (!it.role) return { ok: false, error: bad(`${where}.role`, "required") };
-      const r = parts(it.content, where, it.role === "user");
+      const r = parts(it.content, where, it.role === "user", it.role === "user" ? unconvertible : undefined);
       if (!r.ok) return r;
       if (it.role === "system" || it.role === "developer")
         (system.push(r.value.map((p) => (p as TextPart).text).join("")), systemParts.push(r.value as TextPart[]));
@@ -57,7 +57,7 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
       if (!it.call_id) return { ok: false, error: bad(`${where}.call_id`, "required") };
       const r = parts(it.output as never, where, true);
       if (!r.ok) return r;
-      push(messages, "user", [{ type: "tool_result", callId: it.call_id, content: r.value }]);
+      push(messages, "user", [{ type: "tool_result", callId: it.call_id, content: r.value as Array<TextPart | ImagePart> }]);
     } else if (type === "reasoning") {
       // What the issuing vendor needs back rides in encrypted_content (protocols/signatures.ts).
       const r = it as { summary?: Array<{ text?: string }>; encrypted_content?: string | null };
@@ -172,13 +172,14 @@ function push(messages: CanonicalMessage[], role: "user" | "assistant", p: Conte
   else messages.push({ role, parts: p });
 }
 
-function parts(content: unknown, where: string, allowImages: boolean): Result<Array<TextPart | ImagePart>> {
+/** `unconvertible` is given for user messages only: they take files (what only OpenAI can serve is listed there). */
+function parts(content: unknown, where: string, allowImages: boolean, unconvertible?: string[]): Result<Array<TextPart | ImagePart | DocumentPart>> {
   if (content == null) return { ok: true, value: [] };
   if (typeof content === "string") return { ok: true, value: [{ type: "text", text: content }] };
   if (!Array.isArray(content)) return { ok: false, error: bad(`${where}.content`, "must be a string or an array") };
-  const out: Array<TextPart | ImagePart> = [];
+  const out: Array<TextPart | ImagePart | DocumentPart> = [];
   for (let j = 0; j < content.length; j++) {
-    const p = content[j] as { type?: string; text?: string; image_url?: string; refusal?: string; cache_control?: unknown };
+    const p = content[j] as { type?: string; text?: string; image_url?: string; refusal?: string; cache_control?: unknown; file_data?: unknown; file_url?: unknown; filename?: unknown };
     const cc = readCacheControl(p.cache_control, `${where}.content[${j}]`);
     if (!cc.ok) return cc;
     const cache = cc.value ? { cacheControl: cc.value } : {};
@@ -186,8 +187,15 @@ function parts(content: unknown, where: string, allowImages: boolean): Result<Ar
       out.push({ type: "text", text: p.text, ...cache });
     else if (p.type === "refusal" && typeof p.refusal === "string") out.push({ type: "text", text: p.refusal });
     else if (p.type === "input_image" && allowImages && typeof p.image_url === "string")
-      out.push({ type: "image", source: imageFromUrl(p.image_url), ...cache });
-    else return { ok: false, error: bad(`${where}.content[${j}].type`, `content type "${p.type}" is not supported here`) };
+      out.push({ type: "image", source: imageFromUrl(p.image_url), path: `${where}.content[${j}]`, ...cache });
+    else if (p.type === "input_file" && unconvertible) {
+      const filename = typeof p.filename === "string" ? { filename: p.filename } : {};
+      const path = `${where}.content[${j}]`;
+      if (typeof p.file_data === "string") out.push({ type: "document", source: documentFromData(p.file_data), ...filename, path, ...cache });
+      else if (typeof p.file_url === "string") out.push({ type: "document", source: { kind: "url", url: p.file_url }, ...filename, path, ...cache });
+      // A file_id points into OpenAI's own file store, which no other upstream can read.
+      else unconvertible.push(`${path}.file_id`);
+    } else return { ok: false, error: bad(`${where}.content[${j}].type`, `content type "${p.type}" is not supported here`) };
   }
   return { ok: true, value: out };
 }

@@ -1,0 +1,145 @@
+/**
+ * Documents across protocols (docs/conversion-policy.md, "documents"): Messages `document` ⇄ chat
+ * `file` ⇄ Responses `input_file` ⇄ Gemini `inlineData application/pdf`, through handleText and
+ * the fake upstreams, which enforce the vendors' own 400 rules on what they receive.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "../../../tests/fakes/anthropic-upstream";
+import { GEMINI_FAKE_KEY, startFakeGemini } from "../../../tests/fakes/gemini-upstream";
+import { OPENAI_RESPONSES_FAKE_KEY, startFakeOpenAIResponses } from "../../../tests/fakes/openai-responses-upstream";
+import { OPENAI_FAKE_KEY, startFakeOpenAI } from "../../../tests/fakes/openai-upstream";
+import type { FakeTextUpstream } from "../../../tests/fakes/text-fake-core";
+import type { ModelRoute } from "../model-route";
+import { startTestHost, type TestHost } from "./text-test-server";
+
+type Up = "openai" | "anthropic" | "gemini" | "responses";
+let fakes: Record<Up, FakeTextUpstream>;
+let host: TestHost;
+
+beforeAll(async () => {
+  fakes = { openai: await startFakeOpenAI(), anthropic: await startFakeAnthropic(), gemini: await startFakeGemini(), responses: await startFakeOpenAIResponses() };
+  const upstream = { openai: ["openai", OPENAI_FAKE_KEY], anthropic: ["anthropic", ANTHROPIC_FAKE_KEY], gemini: ["gemini", GEMINI_FAKE_KEY], responses: ["openai-responses", OPENAI_RESPONSES_FAKE_KEY] } as const;
+  const route = (up: Up): ModelRoute => ({
+    rowId: `row-${up}`,
+    modelId: `m-${up}`,
+    kind: "text",
+    family: null,
+    ownedBy: "test",
+    upstreamModel: `${up}-fake`,
+    price: { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 },
+    defaultMaxTokens: 1000,
+    upstream: { id: `u-${up}`, protocol: upstream[up][0], baseUrl: fakes[up].baseUrl, apiKey: upstream[up][1], timeoutMs: 5000 },
+  });
+  host = await startTestHost(Object.fromEntries((["openai", "anthropic", "gemini", "responses"] as const).map((u) => [`m-${u}`, [route(u)]])));
+});
+afterAll(async () => {
+  await host?.close();
+  for (const f of Object.values(fakes ?? {})) await f.close();
+});
+
+/** A one-page PDF, as base64. */
+const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R >> endobj\n%%EOF\n").toString("base64");
+const PDF_URL = `data:application/pdf;base64,${PDF}`;
+
+const post = (path: string, body: unknown) => fetch(`${host.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const gc = (up: Up) => `/v1beta/models/m-${up}:generateContent`;
+const lastBody = (up: Up) => fakes[up].generationRequests().at(-1)!.body;
+const reset = () => Object.values(fakes).forEach((f) => f.reset());
+async function ok(r: Response) {
+  const text = await r.text();
+  expect(r.status, text).toBe(200);
+}
+
+/** The document each upstream must receive for the PDF above named report.pdf. */
+const RECEIVED = {
+  openai: (b: any) => expect(b.messages.at(-1).content).toContainEqual({ type: "file", file: { filename: "report.pdf", file_data: PDF_URL } }),
+  responses: (b: any) => expect(b.input.at(-1).content).toContainEqual({ type: "input_file", filename: "report.pdf", file_data: PDF_URL }),
+  anthropic: (b: any) => expect(b.messages.at(-1).content).toContainEqual({ type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF }, title: "report.pdf" }),
+  gemini: (b: any) => expect(b.contents.at(-1).parts).toContainEqual({ inlineData: { mimeType: "application/pdf", data: PDF } }),
+};
+
+describe("a PDF reaches every upstream in its own shape", () => {
+  const clients = {
+    messages: (model: string) =>
+      post("/v1/messages", { model, max_tokens: 50, messages: [{ role: "user", content: [{ type: "document", title: "report.pdf", source: { type: "base64", media_type: "application/pdf", data: PDF } }, { type: "text", text: "Summarise" }] }] }),
+    chat: (model: string) =>
+      post("/v1/chat/completions", { model, messages: [{ role: "user", content: [{ type: "file", file: { filename: "report.pdf", file_data: PDF_URL } }, { type: "text", text: "Summarise" }] }] }),
+    responses: (model: string) =>
+      post("/v1/responses", { model, input: [{ role: "user", content: [{ type: "input_file", filename: "report.pdf", file_data: PDF_URL }, { type: "input_text", text: "Summarise" }] }] }),
+    gemini: (model: string) => post(`/v1beta/models/${model}:generateContent`, { contents: [{ role: "user", parts: [{ inlineData: { mimeType: "application/pdf", data: PDF } }, { text: "Summarise" }] }] }),
+  };
+  const targets: Record<keyof typeof clients, Up[]> = {
+    messages: ["openai", "responses", "gemini"],
+    chat: ["anthropic", "responses", "gemini"],
+    responses: ["openai", "anthropic", "gemini"],
+    gemini: ["openai", "anthropic", "responses"],
+  };
+  for (const [client, ups] of Object.entries(targets) as Array<[keyof typeof clients, Up[]]>)
+    it.each(ups)(`${client} → %s`, async (up) => {
+      reset();
+      await ok(await clients[client](`m-${up}`));
+      const body = lastBody(up);
+      // Gemini has no file name to carry: the other side gets its default one.
+      if (client === "gemini" && up !== "anthropic") {
+        const sent = JSON.stringify(body);
+        expect(sent).toContain(PDF_URL);
+        expect(sent).toContain('"document.pdf"');
+      } else if (client === "gemini") expect(body.messages[0].content[0]).toEqual({ type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF } });
+      else RECEIVED[up](body);
+      expect(fakes[up].generationRequests().at(-1)!.refused).toBeUndefined();
+    });
+});
+
+describe("text documents, URLs and what only the issuing vendor can read", () => {
+  it("Anthropic's text document becomes a text part for OpenAI; chat's text/plain file becomes Anthropic's text source", async () => {
+    reset();
+    await ok(await post("/v1/messages", { model: "m-openai", max_tokens: 50, messages: [{ role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "The notes." } }, { type: "text", text: "Read" }] }] }));
+    expect(lastBody("openai").messages.at(-1).content).toBe("The notes.Read");
+    const txt = `data:text/plain;base64,${Buffer.from("The notes.").toString("base64")}`;
+    await ok(await post("/v1/chat/completions", { model: "m-anthropic", messages: [{ role: "user", content: [{ type: "file", file: { filename: "notes.txt", file_data: txt } }] }] }));
+    expect(lastBody("anthropic").messages[0].content[0]).toEqual({ type: "document", source: { type: "text", media_type: "text/plain", data: "The notes." }, title: "notes.txt" });
+  });
+
+  it("a PDF URL goes to Anthropic as a url source and to Responses as file_url", async () => {
+    reset();
+    const url = "https://example.com/report.pdf";
+    await ok(await post("/v1/responses", { model: "m-anthropic", input: [{ role: "user", content: [{ type: "input_file", file_url: url }] }] }));
+    expect(lastBody("anthropic").messages[0].content[0]).toEqual({ type: "document", source: { type: "url", url } });
+    await ok(await post("/v1/messages", { model: "m-responses", max_tokens: 50, messages: [{ role: "user", content: [{ type: "document", source: { type: "url", url } }] }] }));
+    expect(lastBody("responses").input[0].content[0]).toEqual({ type: "input_file", file_url: url });
+  });
+
+  it("a file in a vendor's file store is a 400 naming it on a converted route, and passes through to its own vendor", async () => {
+    reset();
+    const chat = { messages: [{ role: "user", content: [{ type: "text", text: "Read" }, { type: "file", file: { file_id: "file-abc" } }] }] };
+    const bad = await post("/v1/chat/completions", { model: "m-anthropic", ...chat });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).error.message).toMatch(/^messages\[0\]\.content\[1\]\.file\.file_id: /);
+    await ok(await post("/v1/chat/completions", { model: "m-openai", ...chat }));
+    expect(lastBody("openai").messages[0].content[1]).toEqual({ type: "file", file: { file_id: "file-abc" } });
+    const rs = await post("/v1/responses", { model: "m-gemini", input: [{ role: "user", content: [{ type: "input_file", file_id: "file-abc" }] }] });
+    expect(rs.status).toBe(400);
+    expect(((await rs.json()) as any).error.message).toMatch(/^input\[0\]\.content\[0\]\.file_id: /);
+    const am = await post("/v1/messages", { model: "m-gemini", max_tokens: 50, messages: [{ role: "user", content: [{ type: "document", source: { type: "file", file_id: "file_011" } }] }] });
+    expect(am.status).toBe(400);
+    expect(fakes.gemini.generationRequests()).toHaveLength(0);
+  });
+
+  it("a document type Claude cannot read is a 400 naming the part, before any upstream call", async () => {
+    reset();
+    const docx = "data:application/vnd.openxmlformats-officedocument.wordprocessingml.document;base64,UEsDBA==";
+    const r = await post("/v1/chat/completions", { model: "m-anthropic", messages: [{ role: "user", content: [{ type: "text", text: "Read" }, { type: "file", file: { filename: "a.docx", file_data: docx } }] }] });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as any).error.message).toMatch(/^messages\[0\]\.content\[1\]: documents of type application\/vnd\.openxml.* not supported/);
+    expect(fakes.anthropic.generationRequests()).toHaveLength(0);
+    // The same file goes to an OpenAI Responses upstream, which reads it.
+    await ok(await post("/v1/chat/completions", { model: "m-responses", messages: [{ role: "user", content: [{ type: "file", file: { filename: "a.docx", file_data: docx } }] }] }));
+    expect(lastBody("responses").input[0].content[0]).toEqual({ type: "input_file", filename: "a.docx", file_data: docx });
+  });
+
+  it("Gemini audio inline data is still a 400 naming its mimeType", async () => {
+    const r = await post(gc("m-openai"), { contents: [{ parts: [{ inlineData: { mimeType: "audio/wav", data: "AA" } }] }] });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as any).error.message).toMatch(/^contents\[0\]\.parts\[0\]\.inlineData\.mimeType: /);
+  });
+});
