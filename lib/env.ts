@@ -78,6 +78,10 @@ const envSchema = z.object({
     }),
   WEBHOOK_TIMEOUT_MS: int(10_000),
   WEBHOOK_ALLOW_HOSTS: list.transform((l) => l.map((h) => h.toLowerCase())),
+  /** Cap on an image or document URL the gateway downloads for an upstream that needs the bytes inline (Gemini). */
+  MEDIA_URL_MAX_MB: int(20),
+  /** Exact host:port pairs those downloads may reach despite the private-address rule (tests on loopback). */
+  MEDIA_URL_ALLOW_HOSTS: list.transform((l) => l.map((h) => h.toLowerCase())),
   TRUST_PROXY: z
     .string()
     .optional()

@@ -3,6 +3,8 @@
  * `file` ⇄ Responses `input_file` ⇄ Gemini `inlineData application/pdf`, through handleText and
  * the fake upstreams, which enforce the vendors' own 400 rules on what they receive.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "../../../tests/fakes/anthropic-upstream";
 import { GEMINI_FAKE_KEY, startFakeGemini } from "../../../tests/fakes/gemini-upstream";
@@ -10,6 +12,7 @@ import { OPENAI_RESPONSES_FAKE_KEY, startFakeOpenAIResponses } from "../../../te
 import { OPENAI_FAKE_KEY, startFakeOpenAI } from "../../../tests/fakes/openai-upstream";
 import type { FakeTextUpstream } from "../../../tests/fakes/text-fake-core";
 import type { ModelRoute } from "../model-route";
+import { setMediaFetcher } from "../upstreams/inline-media";
 import { startTestHost, type TestHost } from "./text-test-server";
 
 type Up = "openai" | "anthropic" | "gemini" | "responses";
@@ -28,9 +31,14 @@ beforeAll(async () => {
     upstreamModel: `${up}-fake`,
     price: { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 },
     defaultMaxTokens: 1000,
+    strict: false,
     upstream: { id: `u-${up}`, protocol: upstream[up][0], baseUrl: fakes[up].baseUrl, apiKey: upstream[up][1], timeoutMs: 5000 },
   });
-  host = await startTestHost(Object.fromEntries((["openai", "anthropic", "gemini", "responses"] as const).map((u) => [`m-${u}`, [route(u)]])));
+  host = await startTestHost({
+    ...Object.fromEntries((["openai", "anthropic", "gemini", "responses"] as const).map((u) => [`m-${u}`, [route(u)]])),
+    // Two Gemini entries: a download is made once for both.
+    "m-gemini-two": [{ ...route("gemini"), rowId: "row-g1", upstream: { ...route("gemini").upstream, apiKey: "wrong" } }, { ...route("gemini"), rowId: "row-g2" }],
+  });
 });
 afterAll(async () => {
   await host?.close();
@@ -138,8 +146,106 @@ describe("text documents, URLs and what only the issuing vendor can read", () =>
   });
 
   it("Gemini audio inline data is still a 400 naming its mimeType", async () => {
-    const r = await post(gc("m-openai"), { contents: [{ parts: [{ inlineData: { mimeType: "audio/wav", data: "AA" } }] }] });
+    const r = await post(gc("openai"), { contents: [{ parts: [{ inlineData: { mimeType: "audio/wav", data: "AA" } }] }] });
     expect(r.status).toBe(400);
     expect(((await r.json()) as any).error.message).toMatch(/^contents\[0\]\.parts\[0\]\.inlineData\.mimeType: /);
+  });
+});
+
+/** A loopback file server standing in for the web: what the gateway downloads for Gemini. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+const files: Record<string, { type: string; body: Buffer; status?: number }> = {
+  "/cat.png": { type: "image/png", body: PNG },
+  "/report.pdf": { type: "application/pdf", body: Buffer.from(PDF, "base64") },
+  "/notes.txt": { type: "text/plain; charset=utf-8", body: Buffer.from("The notes.") },
+  "/page.html": { type: "text/html", body: Buffer.from("<html></html>") },
+  "/big.png": { type: "image/png", body: Buffer.alloc(4096) },
+  "/moved.png": { type: "image/png", body: Buffer.alloc(0), status: 302 },
+};
+let web: Server;
+let webUrl = "";
+const hits: string[] = [];
+
+describe("URLs the target cannot take are downloaded (SSRF-guarded, capped, typed) and inlined", () => {
+  beforeAll(async () => {
+    web = createServer((req, res) => {
+      hits.push(req.url ?? "");
+      const f = files[req.url ?? ""];
+      if (!f) return void res.writeHead(404).end();
+      res.writeHead(f.status ?? 200, { "content-type": f.type, ...(f.status === 302 ? { location: "/cat.png" } : {}) });
+      res.end(f.body);
+    });
+    await new Promise<void>((r) => web.listen(0, "127.0.0.1", r));
+    const port = (web.address() as AddressInfo).port;
+    webUrl = `http://127.0.0.1:${port}`;
+    setMediaFetcher({ allowHosts: [`127.0.0.1:${port}`], maxBytes: 2048 });
+  });
+  afterAll(async () => {
+    setMediaFetcher(undefined);
+    await new Promise((r) => web?.close(r));
+  });
+
+  it("an image URL from chat reaches Gemini as inlineData, downloaded once for two entries", async () => {
+    reset();
+    hits.length = 0;
+    const r = await post("/v1/chat/completions", { model: "m-gemini-two", messages: [{ role: "user", content: [{ type: "text", text: "What is it?" }, { type: "image_url", image_url: { url: `${webUrl}/cat.png` } }] }] });
+    await ok(r);
+    // The first entry is refused (wrong key), the second serves: both got the same bytes, fetched once.
+    const sent = fakes.gemini.generationRequests();
+    expect(sent).toHaveLength(2);
+    for (const q of sent) expect(q.body.contents[0].parts[1]).toEqual({ inlineData: { mimeType: "image/png", data: PNG.toString("base64") } });
+    expect(hits).toEqual(["/cat.png"]);
+  });
+
+  it("a PDF URL from Messages reaches Gemini and OpenAI chat inline; a text URL becomes text", async () => {
+    reset();
+    await ok(await post("/v1/messages", { model: "m-gemini", max_tokens: 50, messages: [{ role: "user", content: [{ type: "document", source: { type: "url", url: `${webUrl}/report.pdf` } }] }] }));
+    expect(lastBody("gemini").contents[0].parts[0]).toEqual({ inlineData: { mimeType: "application/pdf", data: PDF } });
+    await ok(await post("/v1/messages", { model: "m-openai", max_tokens: 50, messages: [{ role: "user", content: [{ type: "document", title: "r.pdf", source: { type: "url", url: `${webUrl}/report.pdf` } }] }] }));
+    expect(lastBody("openai").messages[0].content).toEqual([{ type: "file", file: { filename: "r.pdf", file_data: PDF_URL } }]);
+    await ok(await post("/v1/responses", { model: "m-gemini", input: [{ role: "user", content: [{ type: "input_file", file_url: `${webUrl}/notes.txt` }] }] }));
+    expect(lastBody("gemini").contents[0].parts[0]).toEqual({ text: "The notes." });
+  });
+
+  it.each([
+    ["/big.png", /larger than .* MB \(MEDIA_URL_MAX_MB\)/],
+    ["/page.html", /content type "text\/html", not an image/],
+    ["/missing.png", /answered 404/],
+    ["/moved.png", /answered 302 \(redirects are not followed\)/],
+  ])("%s → 400 naming the part, no upstream call", async (file, why) => {
+    reset();
+    const r = await post("/v1/chat/completions", { model: "m-gemini", messages: [{ role: "user", content: [{ type: "text", text: "x" }, { type: "image_url", image_url: { url: `${webUrl}${file}` } }] }] });
+    expect(r.status).toBe(400);
+    const msg = ((await r.json()) as any).error.message as string;
+    expect(msg).toMatch(/^messages\[0\]\.content\[1\]: /);
+    expect(msg).toMatch(why);
+    expect(fakes.gemini.generationRequests()).toHaveLength(0);
+  });
+
+  it("a private address is blocked by the SSRF guard (nothing is fetched); an unreachable one is a 400 too", async () => {
+    setMediaFetcher({ allowHosts: [], maxBytes: 2048 });
+    try {
+      reset();
+      hits.length = 0;
+      const r = await post("/v1/messages", { model: "m-gemini", max_tokens: 50, messages: [{ role: "user", content: [{ type: "image", source: { type: "url", url: `${webUrl}/cat.png` } }] }] });
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as any).error.message).toMatch(/^messages\[0\]\.content\[0\]: the URL points at a non-public address/);
+      const meta = await post("/v1/messages", { model: "m-gemini", max_tokens: 50, messages: [{ role: "user", content: [{ type: "image", source: { type: "url", url: "http://169.254.169.254/latest/meta-data" } }] }] });
+      expect(meta.status).toBe(400);
+      expect(hits).toEqual([]);
+      expect(fakes.gemini.generationRequests()).toHaveLength(0);
+    } finally {
+      setMediaFetcher({ allowHosts: [webUrl.slice("http://".length)], maxBytes: 2048 });
+    }
+    const gone = await post("/v1/messages", { model: "m-gemini", max_tokens: 50, messages: [{ role: "user", content: [{ type: "image", source: { type: "url", url: "http://127.0.0.1:9/x.png" } }] }] });
+    expect(gone.status).toBe(400);
+  });
+
+  it("the same URL to an upstream that takes URLs goes as a URL (no download)", async () => {
+    reset();
+    hits.length = 0;
+    await ok(await post("/v1/chat/completions", { model: "m-anthropic", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: `${webUrl}/cat.png` } }] }] }));
+    expect(lastBody("anthropic").messages[0].content[0]).toEqual({ type: "image", source: { type: "url", url: `${webUrl}/cat.png` } });
+    expect(hits).toEqual([]);
   });
 });

@@ -111,9 +111,12 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     else {
       // The conversion policy: hints the target lacks are dropped (or refused on a strict model).
       const policy = applyConversionPolicy(req, { caps: adapter.capabilities, upstreamModel: route.upstreamModel, strict: route.strict });
+      // Media the target cannot take by URL is fetched first (once per request, for every entry).
+      const media = policy.ok && adapter.inlineMedia ? await adapter.inlineMedia(policy.request) : null;
       if (!policy.ok) prepared = policy;
+      else if (media && !media.ok) prepared = media;
       else {
-        prepared = adapter.prepare(route, policy.request);
+        prepared = adapter.prepare(route, media ? media.value : policy.request);
         dropped = policy.dropped;
         if (prepared.ok && prepared.value.dropped?.length) {
           if (route.strict) prepared = { ok: false, field: prepared.value.dropped[0]!, message: "cannot be honoured by this model's upstream, and this model refuses hints (strict)" };

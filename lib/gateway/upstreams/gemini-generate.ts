@@ -3,6 +3,7 @@ import { createGeminiDecoder, fromGeminiResponse } from "./gemini-generate-respo
 import { toGeminiBody } from "./gemini-generate-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl } from "./http";
+import { inlineUrls } from "./inline-media";
 import type { TextAdapter } from "./text-types";
 import type { ModelRoute } from "../model-route";
 
@@ -20,6 +21,8 @@ export const geminiGenerate: TextAdapter = {
     hints: new Set(["top_k", "seed", "presence_penalty", "frequency_penalty", "top_p", "temperature"]),
     hostedTools: new Set(["web_search", "code_execution", "url_context"]),
   },
+  // Gemini takes no arbitrary URLs: images and documents go inline.
+  inlineMedia: (req) => inlineUrls(req, { images: true, documents: true }),
   prepare(route, req, raw) {
     if (raw) {
       // Forwarded as sent: no output cap is added (the hold is bounded by the catalog's maximum,

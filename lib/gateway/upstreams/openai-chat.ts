@@ -3,6 +3,7 @@ import { fromOpenAIChatResponse, createOpenAIChatDecoder } from "./openai-chat-r
 import { toOpenAIChatBody } from "./openai-chat-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl, vendorHeaders } from "./http";
+import { inlineUrls } from "./inline-media";
 import type { PreparedCall, TextAdapter } from "./text-types";
 import type { ModelRoute } from "../model-route";
 
@@ -20,6 +21,8 @@ export const openaiChat: TextAdapter = {
     hints: new Set(["seed", "presence_penalty", "frequency_penalty", "verbosity", "service_tier", "top_p", "temperature", "logprobs", "top_logprobs", "parallel_tool_calls", "prompt_cache_key"]),
     hostedTools: new Set(),
   },
+  // A chat `file` part takes no URL (image_url does): documents behind one go inline.
+  inlineMedia: (req) => inlineUrls(req, { images: false, documents: true }),
   prepare(route, req, raw, clientHeaders) {
     if (raw) {
       // Same protocol in and out: the client's JSON goes on with unknown fields intact.

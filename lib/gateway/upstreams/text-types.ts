@@ -62,6 +62,11 @@ export interface CompleteResult {
 }
 
 export interface TextAdapter {
+  /**
+   * Converted routes only, before `prepare`: an async step for what the target needs fetched
+   * first (image/document URLs it cannot take, downloaded and inlined), or a 400 naming the part.
+   */
+  inlineMedia?(req: CanonicalRequest): Promise<{ ok: true; value: CanonicalRequest } | Inexpressible>;
   prepare(route: ModelRoute, req: CanonicalRequest, raw?: Record<string, unknown>, headers?: ClientHeaders): { ok: true; value: PreparedCall } | Inexpressible;
   /** Hints and hosted tools the target takes (the conversion policy drops the rest). */
   capabilities: TargetCapabilities;

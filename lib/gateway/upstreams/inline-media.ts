@@ -1,0 +1,135 @@
+/**
+ * The async pre-step of adapters whose upstream takes no URL for an image or document (Gemini
+ * wants inline data; a chat `file` part takes none): the gateway downloads `http(s)` URLs itself
+ * and inlines the bytes (docs/conversion-policy.md, "Documents and image URLs").
+ *
+ * Downloads go through the webhooks' SSRF guard (shape check, then the guarded dispatcher that
+ * checks the address it dials; no redirects followed), capped at MEDIA_URL_MAX_MB, with the
+ * content type checked. Each source is fetched once per request, whatever the failover entries.
+ */
+import { request, type Dispatcher } from "undici";
+import type { CanonicalRequest, ContentPart, DocumentSource, ImageSource } from "../canonical";
+import { env } from "../../env";
+import { processSingleton } from "../../process-singleton";
+import { createGuardedAgent, SsrfBlockedError } from "../../tasks/guarded-dispatcher";
+import { checkWebhookUrlShape, makePolicy, type WebhookUrlPolicy } from "../../tasks/ssrf";
+import type { Inexpressible } from "./text-types";
+
+/** Time for the whole download. */
+export const MEDIA_URL_TIMEOUT_MS = 15_000;
+
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/heic", "image/heif"]);
+const DOCUMENT_TYPES = new Set(["application/pdf", "text/plain"]);
+
+interface Fetcher {
+  policy: WebhookUrlPolicy;
+  dispatcher: Dispatcher;
+  maxBytes: number;
+}
+
+const slot = processSingleton("gateway.mediaFetcher", () => ({ current: undefined as Fetcher | undefined }));
+
+function fetcher(): Fetcher {
+  const g = slot();
+  if (!g.current) {
+    const e = env();
+    const policy = makePolicy({ publicBaseUrl: e.publicBaseUrl, allowHosts: e.MEDIA_URL_ALLOW_HOSTS });
+    g.current = { policy, dispatcher: createGuardedAgent({ policy }), maxBytes: e.MEDIA_URL_MAX_MB * 1024 * 1024 };
+  }
+  return g.current;
+}
+
+/** For tests: the allow-list and cap of this process (undefined: back to the environment's). */
+export function setMediaFetcher(opts: { allowHosts: string[]; maxBytes: number } | undefined): void {
+  if (!opts) return void (slot().current = undefined);
+  const policy = makePolicy({ publicBaseUrl: env().publicBaseUrl, allowHosts: opts.allowHosts });
+  slot().current = { policy, dispatcher: createGuardedAgent({ policy }), maxBytes: opts.maxBytes };
+}
+
+type Fetched = { ok: true; mediaType: string; data: string } | { ok: false; reason: string };
+
+/** Per request (keyed by the parsed source object, shared by every entry's copy of the request). */
+const inflight = new WeakMap<object, Promise<Fetched>>();
+
+async function download(url: string, kind: "image" | "document"): Promise<Fetched> {
+  const f = fetcher();
+  const shape = checkWebhookUrlShape(url, f.policy);
+  if (!shape.ok) return { ok: false, reason: `the URL ${shape.reason}` };
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await request(shape.url, {
+      method: "GET",
+      dispatcher: f.dispatcher,
+      signal: AbortSignal.timeout(MEDIA_URL_TIMEOUT_MS),
+      headersTimeout: MEDIA_URL_TIMEOUT_MS,
+      bodyTimeout: MEDIA_URL_TIMEOUT_MS,
+      headers: { accept: kind === "image" ? "image/*" : "application/pdf, text/plain" },
+    });
+  } catch (err) {
+    if (err instanceof SsrfBlockedError || (err as { cause?: unknown }).cause instanceof SsrfBlockedError)
+      return { ok: false, reason: "the URL points at a non-public address" };
+    return { ok: false, reason: "the URL could not be fetched" };
+  }
+  // Dropping the body early must not surface as an unhandled stream error.
+  res.body.on("error", () => {});
+  const drop = (reason: string): Fetched => (res.body.destroy(), { ok: false, reason });
+  if (res.statusCode !== 200) return drop(`the URL answered ${res.statusCode}${res.statusCode >= 300 && res.statusCode < 400 ? " (redirects are not followed)" : ""}`);
+  const type = String(res.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  const allowed = kind === "image" ? IMAGE_TYPES : DOCUMENT_TYPES;
+  if (!allowed.has(type)) return drop(`the URL answered with content type "${type || "none"}", not ${kind === "image" ? "an image (png, jpeg, gif, webp, heic)" : "a PDF or plain text"}`);
+  const tooLarge = `the file is larger than ${f.maxBytes / (1024 * 1024)} MB (MEDIA_URL_MAX_MB)`;
+  if (Number(res.headers["content-length"] ?? 0) > f.maxBytes) return drop(tooLarge);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const c of res.body) {
+      size += (c as Buffer).length;
+      if (size > f.maxBytes) return drop(tooLarge);
+      chunks.push(c as Buffer);
+    }
+  } catch {
+    return { ok: false, reason: "the URL could not be fetched" };
+  }
+  return { ok: true, mediaType: type, data: Buffer.concat(chunks).toString("base64") };
+}
+
+function fetchOnce(source: ImageSource | DocumentSource, url: string, kind: "image" | "document"): Promise<Fetched> {
+  let p = inflight.get(source);
+  if (!p) inflight.set(source, (p = download(url, kind)));
+  return p;
+}
+
+const isHttp = (url: string) => /^https?:\/\//i.test(url);
+
+/**
+ * The request with every http(s) URL of the chosen kinds replaced by the downloaded bytes
+ * (a new request: parsed values are never changed in place), or a 400 naming the first part
+ * that could not be fetched.
+ */
+export async function inlineUrls(req: CanonicalRequest, kinds: { images: boolean; documents: boolean }): Promise<{ ok: true; value: CanonicalRequest } | Inexpressible> {
+  const wanted = (p: ContentPart) =>
+    (kinds.images && p.type === "image" && p.source.kind === "url" && isHttp(p.source.url)) ||
+    (kinds.documents && p.type === "document" && p.source.kind === "url" && isHttp(p.source.url));
+  if (!req.messages.some((m) => m.parts.some(wanted))) return { ok: true, value: req };
+  const messages = [];
+  for (const m of req.messages) {
+    if (!m.parts.some(wanted)) {
+      messages.push(m);
+      continue;
+    }
+    const parts: ContentPart[] = [];
+    for (const p of m.parts) {
+      if (!wanted(p) || (p.type !== "image" && p.type !== "document") || p.source.kind !== "url") {
+        parts.push(p);
+        continue;
+      }
+      const got = await fetchOnce(p.source, p.source.url, p.type);
+      if (!got.ok) return { ok: false, field: p.path ?? (p.type === "image" ? "image" : "messages"), message: `${got.reason}; this model needs the ${p.type} inline, so the gateway downloads it` };
+      if (p.type === "image") parts.push({ ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } });
+      else if (got.mediaType === "text/plain") parts.push({ ...p, source: { kind: "text", text: Buffer.from(got.data, "base64").toString("utf8") } });
+      else parts.push({ ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } });
+    }
+    messages.push({ ...m, parts });
+  }
+  return { ok: true, value: { ...req, messages } };
+}
