@@ -2,28 +2,32 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { signOut } from "next-auth/react";
-import { useEffect, useState, type ReactNode } from "react";
+import { useEffect, useId, useState, type ReactNode } from "react";
 import { InspectorProvider } from "../inspector/request-inspector";
 import { cx } from "../ui/cx";
 import { CloseButton, Drawer } from "../ui/drawer";
 import { Money } from "../ui/money";
+import { can } from "@/lib/orgs/roles";
+import { api } from "./api";
 import { useMe } from "./hooks";
 import { ThemeToggle } from "./theme-toggle";
-import type { SessionUserView } from "./types";
+import type { Capability, SessionUserView } from "./types";
 
-const NAV: { href: string; label: string; icon: string; admin?: boolean }[] = [
+/** `cap`: shown only to roles with that capability in the active organisation (lib/orgs/roles.ts). */
+const NAV: { href: string; label: string; icon: string; admin?: boolean; cap?: Capability }[] = [
   { href: "/overview", label: "Overview", icon: "M3 12l9-9 9 9M5 10v10h5v-6h4v6h5V10" },
-  { href: "/keys", label: "API Keys", icon: "M15 7a2 2 0 1 1 4 0 2 2 0 0 1-4 0Zm-1.5 3.5L4 20m3-3 2 2m1-5 2 2" },
-  { href: "/playground", label: "Playground", icon: "M5 4l14 8-14 8V4z" },
+  { href: "/keys", label: "API Keys", icon: "M15 7a2 2 0 1 1 4 0 2 2 0 0 1-4 0Zm-1.5 3.5L4 20m3-3 2 2m1-5 2 2", cap: "keys.own" },
+  { href: "/playground", label: "Playground", icon: "M5 4l14 8-14 8V4z", cap: "keys.own" },
   { href: "/usage", label: "Usage", icon: "M4 20V10m6 10V4m6 16v-7m4 7H2" },
-  { href: "/webhooks", label: "Webhooks", icon: "M18 16.98h-5.99c-1.1 0-1.95.94-2.48 1.9A4 4 0 0 1 2 17c.01-.7.2-1.4.57-2M6 17l3.13-5.78c.53-.97.1-2.18-.5-3.1a4 4 0 1 1 6.89-4.06M12 6l3.13 5.73C15.66 12.7 16.9 13 18 13a4 4 0 0 1 0 8" },
-  { href: "/billing", label: "Billing", icon: "M3 7h18v10H3zM3 10h18M7 15h3" },
+  { href: "/webhooks", label: "Webhooks", icon: "M18 16.98h-5.99c-1.1 0-1.95.94-2.48 1.9A4 4 0 0 1 2 17c.01-.7.2-1.4.57-2M6 17l3.13-5.78c.53-.97.1-2.18-.5-3.1a4 4 0 1 1 6.89-4.06M12 6l3.13 5.73C15.66 12.7 16.9 13 18 13a4 4 0 0 1 0 8", cap: "webhooks" },
+  { href: "/billing", label: "Billing", icon: "M3 7h18v10H3zM3 10h18M7 15h3", cap: "billing" },
+  { href: "/organisation", label: "Organisation", icon: "M16 19v-1a4 4 0 0 0-4-4H6a4 4 0 0 0-4 4v1M9 10a3 3 0 1 0 0-6 3 3 0 0 0 0 6Zm13 9v-1a4 4 0 0 0-3-3.87M16 4.13a3 3 0 0 1 0 5.74" },
   { href: "/docs", label: "Docs", icon: "M6 3h9l4 4v14H6zM14 3v5h5M9 13h7M9 17h7" },
   { href: "/admin", label: "Admin", icon: "M12 3l8 4v5c0 5-3.5 8-8 9-4.5-1-8-4-8-9V7l8-4z", admin: true },
 ];
 
 /** Pages whose tables use the whole window width. */
-const WIDE = ["/usage", "/keys", "/webhooks", "/admin", "/billing", "/overview"];
+const WIDE = ["/usage", "/keys", "/webhooks", "/admin", "/billing", "/overview", "/organisation"];
 
 function Icon({ d }: { d: string }) {
   return (
@@ -33,11 +37,11 @@ function Icon({ d }: { d: string }) {
   );
 }
 
-function NavLinks({ role, onNavigate }: { role: "user" | "admin"; onNavigate?: () => void }) {
+function NavLinks({ user, onNavigate }: { user: SessionUserView; onNavigate?: () => void }) {
   const path = usePathname();
   return (
     <ul className="space-y-0.5">
-      {NAV.filter((n) => !n.admin || role === "admin").map((n) => {
+      {NAV.filter((n) => (!n.admin || user.role === "admin") && (!n.cap || can(user.orgRole, n.cap))).map((n) => {
         const active = path === n.href || path.startsWith(`${n.href}/`);
         return (
           <li key={n.href}>
@@ -62,11 +66,86 @@ function NavLinks({ role, onNavigate }: { role: "user" | "admin"; onNavigate?: (
 
 function BalancePill() {
   const me = useMe();
+  const m = me.data?.member;
+  if (me.data && !me.data.account) {
+    // Members do not see the organisation's balance: their own month against their cap instead.
+    return (
+      <span className="rounded-md border border-zinc-200 bg-white px-2.5 py-1 text-xs font-medium tabular-nums text-zinc-700" data-testid="header-member-spend">
+        <Money micro={m?.monthSpentMicroUsd ?? 0} />
+        {m?.monthlyCapMicroUsd != null && (
+          <>
+            {" / "}
+            <Money micro={m.monthlyCapMicroUsd} />
+          </>
+        )}
+        <span className="ml-1 font-normal text-zinc-500">this month</span>
+      </span>
+    );
+  }
   return (
     <Link href="/billing" className="rounded-md border border-zinc-200 bg-white px-2.5 py-1 text-xs font-medium tabular-nums text-zinc-700 hover:bg-zinc-50" data-testid="header-balance">
-      {me.data ? <Money micro={me.data.account.balanceMicroUsd} /> : "…"}
+      {me.data?.account ? <Money micro={me.data.account.balanceMicroUsd} /> : "…"}
       <span className="ml-1 font-normal text-zinc-500">balance</span>
     </Link>
+  );
+}
+
+/**
+ * The organisation switcher: a native select (keyboard and screen readers for free). Switching
+ * sets the active-organisation cookie and reloads, so no page keeps another organisation's data.
+ */
+function OrgSwitcher({ user }: { user: SessionUserView }) {
+  const me = useMe();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const id = useId();
+  const orgs = me.data?.orgs ?? [];
+  const label = (o: { name: string; personal: boolean }) => (o.personal ? `${o.name} (personal)` : o.name);
+  return (
+    <div className="px-3 pb-2">
+      <label htmlFor={id} className="mb-1 block text-xs font-medium text-zinc-500">
+        Organisation
+      </label>
+      <select
+        id={id}
+        data-testid="org-switcher"
+        className="w-full rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm text-zinc-900 focus-visible:outline-2 focus-visible:outline-zinc-900"
+        value={user.accountId}
+        disabled={busy || !orgs.length}
+        onChange={async (e) => {
+          const next = e.target.value;
+          if (next === "__new") {
+            window.location.assign("/organisation?new=1");
+            return;
+          }
+          setBusy(true);
+          setError(null);
+          try {
+            await api("/api/console/orgs/active", { method: "PUT", body: { accountId: next } });
+            window.location.assign("/overview");
+          } catch (err) {
+            setError(err instanceof Error ? err.message : "Could not switch.");
+            setBusy(false);
+          }
+        }}
+      >
+        {orgs.length ? (
+          orgs.map((o) => (
+            <option key={o.id} value={o.id}>
+              {label(o)}
+            </option>
+          ))
+        ) : (
+          <option value={user.accountId}>…</option>
+        )}
+        <option value="__new">New organisation…</option>
+      </select>
+      {error && (
+        <p role="alert" className="mt-1 text-xs text-red-700">
+          {error}
+        </p>
+      )}
+    </div>
   );
 }
 
@@ -113,8 +192,9 @@ export function ConsoleShell({ user, children }: { user: SessionUserView; childr
         <div className="flex h-14 items-center px-4">
           <Brand />
         </div>
+        <OrgSwitcher user={user} />
         <nav aria-label="Console" className="flex-1 overflow-y-auto px-3 py-2">
-          <NavLinks role={user.role} />
+          <NavLinks user={user} />
         </nav>
         <UserBox user={user} />
       </aside>
@@ -125,8 +205,9 @@ export function ConsoleShell({ user, children }: { user: SessionUserView; childr
             <Brand />
             <CloseButton onClose={() => setOpen(false)} label="Close navigation" />
           </div>
+          <OrgSwitcher user={user} />
           <nav aria-label="Console" className="flex-1 overflow-y-auto px-3 py-2">
-            <NavLinks role={user.role} onNavigate={() => setOpen(false)} />
+            <NavLinks user={user} onNavigate={() => setOpen(false)} />
           </nav>
           <UserBox user={user} />
         </div>

@@ -3,6 +3,9 @@
 // browser bundle), so the two sides cannot drift. Only request bodies and filter forms, which
 // the browser builds itself, are written here.
 import type { SessionUser } from "@/lib/auth/session";
+import type { OrgRole } from "@/db/schema";
+import type { OrgSummary } from "@/lib/orgs/membership";
+import type { Capability } from "@/lib/orgs/roles";
 import type { listModels, listUpstreams } from "@/lib/console/admin-catalog";
 import type { listUsers } from "@/lib/console/admin-users";
 import type { listAudit } from "@/lib/console/audit";
@@ -27,12 +30,18 @@ export interface Page<Row, Cursor> {
 }
 
 export type SessionUserView = SessionUser;
+export type { OrgRole, Capability, OrgSummary };
 
 export type Balance = Wire<Awaited<ReturnType<typeof accountBalance>>>;
 
 export interface Me {
   user: SessionUserView;
-  account: Balance;
+  org: { id: string; name: string; personal: boolean; role: OrgRole; capabilities: Capability[] };
+  orgs: OrgSummary[];
+  /** null for roles that do not see billing (members). */
+  account: Balance | null;
+  /** The caller's own cap and this month's spend in the active organisation. */
+  member: { monthlyCapMicroUsd: number | null; monthSpentMicroUsd: number; heldMicroUsd: number } | null;
   publicBaseUrl: string;
 }
 

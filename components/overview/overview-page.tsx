@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { num, usd } from "../console/format";
-import { useOverview } from "../console/hooks";
+import { useMe, useOverview } from "../console/hooks";
 import { Card, CardBody, CardHeader, Stat } from "../ui/card";
 import { Money } from "../ui/money";
 import { PageHeader } from "../ui/page-header";
@@ -53,6 +53,20 @@ function GettingStarted({ hasBalance, hasKey, hasRequest }: { hasBalance: boolea
   );
 }
 
+/** A member sees their own monthly cap and spend, not the organisation's balance. */
+function MemberCapStat() {
+  const me = useMe();
+  const m = me.data?.member;
+  return (
+    <Stat
+      label="Your spend this month"
+      value={<Money micro={m?.monthSpentMicroUsd ?? 0} />}
+      sub={m?.monthlyCapMicroUsd != null ? `of a ${usd(m.monthlyCapMicroUsd)} monthly cap` : "No monthly cap"}
+      testId="overview-member-spend"
+    />
+  );
+}
+
 export function OverviewPage() {
   const q = useOverview();
   const welcome = useSearchParams().get("welcome");
@@ -68,13 +82,17 @@ export function OverviewPage() {
         {(d) => (
           <div className="space-y-6">
             <div className="grid grid-cols-2 gap-4 lg:grid-cols-4">
-              <Stat label="Balance" value={<Money micro={d.balanceMicroUsd} />} sub={d.heldMicroUsd ? `${usd(d.heldMicroUsd)} reserved by requests in flight` : <Link className="hover:underline" href="/billing">Add balance →</Link>} testId="overview-balance" />
+              {d.balanceMicroUsd === null ? (
+                <MemberCapStat />
+              ) : (
+                <Stat label="Balance" value={<Money micro={d.balanceMicroUsd} />} sub={d.heldMicroUsd ? `${usd(d.heldMicroUsd)} reserved by requests in flight` : <Link className="hover:underline" href="/billing">Add balance →</Link>} testId="overview-balance" />
+              )}
               <Stat label="Spend · 30 days" value={<Money micro={d.last30d.costMicroUsd} />} sub={`${num(d.last30d.inputTokens + d.last30d.outputTokens)} tokens`} />
               <Stat label="Requests · 30 days" value={num(d.last30d.requests)} sub={d.last30d.errors ? (d.last30d.errors === 1 ? "1 error" : `${num(d.last30d.errors)} errors`) : "No errors"} />
               <Stat label="Active keys" value={num(d.activeKeys)} sub={<Link className="hover:underline" href="/keys">Manage keys →</Link>} />
             </div>
-            <GettingStarted hasBalance={d.balanceMicroUsd > 0} hasKey={d.activeKeys > 0} hasRequest={d.last30d.requests > 0} />
-            {d.balanceMicroUsd <= 0 && (
+            <GettingStarted hasBalance={d.balanceMicroUsd === null || d.balanceMicroUsd > 0} hasKey={d.activeKeys > 0} hasRequest={d.last30d.requests > 0} />
+            {d.balanceMicroUsd !== null && d.balanceMicroUsd <= 0 && (
               <div className="rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
                 Your balance is empty, so paid requests get HTTP 402. <Link href="/billing" className="font-medium underline">Add balance</Link> to start.
               </div>

@@ -18,6 +18,8 @@ import { availableModels } from "./models";
 export interface KeyView {
   id: string;
   name: string;
+  /** The member the key belongs to (its spend counts against their monthly cap). */
+  createdByUserId: string | null;
   prefix: string;
   last4: string;
   allowedModels: string[] | null;
@@ -36,8 +38,13 @@ export interface KeyView {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-export async function listKeys(db: DB, accountId: string, now = new Date()): Promise<KeyView[]> {
-  const rows = await db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.createdAt));
+/** `memberId`: only the keys that member created (members see no one else's). */
+export async function listKeys(db: DB, accountId: string, now = new Date(), memberId?: string): Promise<KeyView[]> {
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, accountId), memberId ? eq(apiKeys.createdByUserId, memberId) : undefined))
+    .orderBy(desc(apiKeys.createdAt));
   const since = new Date(now.getTime() - 30 * 86_400_000);
   const stats = await db
     .select({ keyId: requestLogs.keyId, n: sql<number>`count(*)::int`, cost: sql<string>`coalesce(sum(${requestLogs.costMicroUsd}), 0)` })
@@ -48,6 +55,7 @@ export async function listKeys(db: DB, accountId: string, now = new Date()): Pro
   return rows.map((k) => ({
     id: k.id,
     name: k.name,
+    createdByUserId: k.createdByUserId,
     prefix: k.prefix,
     last4: k.last4,
     allowedModels: k.allowedModels?.length ? k.allowedModels : null,
@@ -115,6 +123,16 @@ export async function createConsoleKey(db: DB, user: { id: string; accountId: st
 export const rollKeySchema = z.object({
   graceSeconds: z.coerce.number().int().min(0).max(MAX_ROLL_GRACE_S, "At most 30 days."),
 });
+
+/** The caller's key, or any key of the organisation when their role manages every key; else 404. */
+export async function checkKeyAccess(db: DB, user: { id: string; accountId: string }, keyId: string, all: boolean): Promise<void> {
+  if (all) return;
+  const [row] = await db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, user.accountId), eq(apiKeys.createdByUserId, user.id)));
+  if (!row) throw new AppError("not_found", "No such key.");
+}
 
 export async function rollConsoleKey(db: DB, user: { id: string; accountId: string; email: string }, keyId: string, graceSeconds: number) {
   const r = await rollKey(db, { keyId, accountId: user.accountId, graceSeconds });

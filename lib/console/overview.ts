@@ -13,17 +13,19 @@ export async function accountBalance(db: DbOrTx, accountId: string) {
   return { balanceMicroUsd: a?.balance ?? 0, heldMicroUsd: a?.held ?? 0, disabled: a?.disabled ?? false };
 }
 
-export async function overview(db: DbOrTx, accountId: string, now = new Date()) {
+/** `memberId`: a member's own view (their requests and keys; the balance is not theirs to see: null). */
+export async function overview(db: DbOrTx, accountId: string, now = new Date(), memberId?: string) {
   const from = new Date(now.getTime() - 29 * 86_400_000).toISOString().slice(0, 10);
   const [balance, totals, recent, daily, keys] = await Promise.all([
     accountBalance(db, accountId),
-    usageTotals(db, accountId, { from }),
-    listRequests(db, accountId, { limit: 8 }),
-    dailySpendByModel(db, accountId, { from }, now),
+    usageTotals(db, accountId, { from, memberId }),
+    listRequests(db, accountId, { limit: 8, memberId }),
+    dailySpendByModel(db, accountId, { from, memberId }, now),
     db
       .select({ n: sql<number>`count(*)::int` })
       .from(apiKeys)
-      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt))),
+      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt), memberId ? eq(apiKeys.createdByUserId, memberId) : undefined)),
   ]);
-  return { ...balance, last30d: totals, recent: recent.items, daily, activeKeys: keys[0]?.n ?? 0 };
+  const money = memberId ? { balanceMicroUsd: null, heldMicroUsd: null, disabled: balance.disabled } : balance;
+  return { ...money, last30d: totals, recent: recent.items, daily, activeKeys: keys[0]?.n ?? 0 };
 }

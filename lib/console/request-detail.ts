@@ -12,6 +12,7 @@ import { usageClasses } from "../gateway/usage";
 import { listWebhookDeliveries } from "../tasks/webhook-console";
 import { AppError } from "./errors";
 import type { LedgerView } from "./ledger";
+import { memberRequests } from "./usage";
 
 export interface CostLine {
   /** uncached input | cache read | … */
@@ -51,11 +52,16 @@ function textCostLines(r: typeof requestLogs.$inferSelect): { lines: CostLine[];
   return { lines, sumMicroUsd: Number(exact) / 1_000_000, roundedMicroUsd: rounded };
 }
 
-export async function requestDetail(db: DB, accountId: string, requestId: string) {
+/**
+ * `see`: what the caller's role shows — `memberId` limits it to that member's requests (anyone
+ * else's is a 404), and the ledger rows (balances) and webhook deliveries are left out without
+ * the role's "ledger" and "webhooks".
+ */
+export async function requestDetail(db: DB, accountId: string, requestId: string, see: { memberId?: string; ledger?: boolean; webhooks?: boolean } = { ledger: true, webhooks: true }) {
   const [r] = await db
     .select()
     .from(requestLogs)
-    .where(and(eq(requestLogs.requestId, requestId), eq(requestLogs.accountId, accountId)));
+    .where(and(eq(requestLogs.requestId, requestId), eq(requestLogs.accountId, accountId), see.memberId ? memberRequests(accountId, see.memberId) : undefined));
   if (!r) throw new AppError("not_found", "No such request.");
   const { accountId: _a, userId: _u, createdAt, ...fields } = r;
 
@@ -73,7 +79,7 @@ export async function requestDetail(db: DB, accountId: string, requestId: string
         .from(ledgerEntries)
         .where(and(eq(ledgerEntries.accountId, accountId), or(eq(ledgerEntries.requestId, requestId), eq(ledgerEntries.taskId, taskId))))
     : direct;
-  const ledger: LedgerView[] = rows
+  const ledger: LedgerView[] = (see.ledger ? rows : [])
     .sort((a, b) => a.id - b.id)
     .map((l) => ({
       id: l.id,
@@ -104,7 +110,7 @@ export async function requestDetail(db: DB, accountId: string, requestId: string
         createdAt: t.createdAt.toISOString(),
         completedAt: t.completedAt?.toISOString() ?? null,
       };
-      deliveries = await listWebhookDeliveries(db, accountId, { taskId, limit: 20 });
+      if (see.webhooks) deliveries = await listWebhookDeliveries(db, accountId, { taskId, limit: 20 });
     }
   }
   return {

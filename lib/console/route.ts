@@ -1,11 +1,13 @@
 /**
  * The one wrapper every console route handler goes through: session from the cookie (checked
- * against the database), Origin check on state-changing methods, admin role where asked,
- * errors rendered as AppError bodies. Handlers get plain inputs and return JSON-able values.
+ * against the database), Origin check on state-changing methods, gateway-admin role or an
+ * organisation capability where asked (lib/orgs/roles.ts), errors rendered as AppError bodies.
+ * Handlers get plain inputs and return JSON-able values.
  */
 import { checkOrigin } from "../auth/origin";
 import { logger } from "../logger";
 import { userFromCookies, type SessionUser } from "../auth/session";
+import { can, ROLE_LABELS, type Capability } from "../orgs/roles";
 import { findUnstorableText, isStorableText, unstorableMessage } from "../validate/text";
 import { AppError, consoleRequestId, errorResponse, fromZod } from "./errors";
 
@@ -20,7 +22,26 @@ export interface ConsoleContext {
 
 export interface ConsoleRouteOptions {
   admin?: boolean;
+  /** The caller's role in the active organisation must allow this (403 otherwise). */
+  can?: Capability;
 }
+
+const CAP_WORDS: Record<Capability, string> = {
+  "keys.all": "manage every key",
+  "keys.own": "create keys or use the playground",
+  "usage.all": "see everyone's usage",
+  ledger: "see the ledger",
+  billing: "see or change billing",
+  webhooks: "see webhooks",
+  members: "manage members",
+  settings: "change organisation settings",
+  ownership: "transfer or delete the organisation",
+};
+
+export function requireCapability(user: SessionUser, cap: Capability): void {
+  if (!can(user.orgRole, cap)) throw new AppError("forbidden", `Your role in this organisation (${ROLE_LABELS[user.orgRole]}) cannot ${CAP_WORDS[cap]}.`);
+}
+
 
 type Handler = (ctx: ConsoleContext) => Promise<unknown>;
 
@@ -33,6 +54,7 @@ export function consoleRoute(handler: Handler, opts: ConsoleRouteOptions = {}) {
       const user = await userFromCookies(req.headers.get("cookie"));
       if (!user) throw new AppError("unauthenticated", "Sign in to continue.");
       if (opts.admin && user.role !== "admin") throw new AppError("forbidden", "Admins only.");
+      if (opts.can) requireCapability(user, opts.can);
       const raw = (await routeCtx?.params) ?? {};
       const params = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Array.isArray(v) ? v.join("/") : v]));
       const url = new URL(req.url);

@@ -1,15 +1,24 @@
 /** The account's asynchronous tasks (video), newest first. */
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, lt, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { tasks } from "../../db/schema";
+import { apiKeys, tasks } from "../../db/schema";
 
-export async function listTasks(db: DbOrTx, accountId: string, opts: { before?: string; limit?: number } = {}) {
+/** `memberId`: only that member's tasks (their session's or their keys'). */
+export async function listTasks(db: DbOrTx, accountId: string, opts: { before?: string; limit?: number; memberId?: string } = {}) {
   const limit = Math.min(Math.max(opts.limit ?? 20, 1), 100);
   const before = opts.before ? new Date(opts.before) : undefined;
   const rows = await db
     .select()
     .from(tasks)
-    .where(and(eq(tasks.accountId, accountId), before && !Number.isNaN(before.getTime()) ? lt(tasks.createdAt, before) : undefined))
+    .where(
+      and(
+        eq(tasks.accountId, accountId),
+        before && !Number.isNaN(before.getTime()) ? lt(tasks.createdAt, before) : undefined,
+        opts.memberId
+          ? sql`(${tasks.userId} = ${opts.memberId} or ${tasks.keyId} in (select ${apiKeys.id} from ${apiKeys} where ${apiKeys.accountId} = ${accountId} and ${apiKeys.createdByUserId} = ${opts.memberId}))`
+          : undefined,
+      ),
+    )
     .orderBy(desc(tasks.createdAt))
     .limit(limit + 1);
   const items = rows.slice(0, limit).map((t) => ({

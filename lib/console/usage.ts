@@ -5,7 +5,7 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { DbOrTx } from "../../db/client";
-import { requestLogs } from "../../db/schema";
+import { apiKeys, requestLogs } from "../../db/schema";
 import { toCsv, usdCell } from "./csv";
 import { AppError } from "./errors";
 import { parseInstant } from "./query";
@@ -17,6 +17,8 @@ const day = z
 
 export const usageFilterSchema = z.object({
   keyId: z.string().max(100).optional(),
+  /** One member's requests: the playground's under their session and their keys'. Forced to the caller for members. */
+  memberId: z.string().max(100).optional(),
   requestId: z.string().max(100).optional(),
   /** API-key requests or the console's playground. */
   source: z.enum(["api", "playground"]).optional(),
@@ -45,6 +47,7 @@ export function parseUsageFilter(params: URLSearchParams): UsageFilter {
 function conditions(accountId: string, f: UsageFilter): SQL | undefined {
   const c: (SQL | undefined)[] = [eq(requestLogs.accountId, accountId)];
   if (f.keyId) c.push(eq(requestLogs.keyId, f.keyId));
+  if (f.memberId) c.push(memberRequests(accountId, f.memberId));
   if (f.requestId) c.push(eq(requestLogs.requestId, f.requestId));
   if (f.source) c.push(eq(requestLogs.source, f.source));
   if (f.model) c.push(eq(requestLogs.model, f.model));
@@ -54,6 +57,11 @@ function conditions(accountId: string, f: UsageFilter): SQL | undefined {
   if (f.from) c.push(gte(requestLogs.createdAt, new Date(`${f.from}T00:00:00Z`)));
   if (f.to) c.push(lt(requestLogs.createdAt, new Date(new Date(`${f.to}T00:00:00Z`).getTime() + 86_400_000)));
   return and(...c);
+}
+
+/** Requests of one member of the organisation: made in their session, or with a key they created. */
+export function memberRequests(accountId: string, userId: string): SQL {
+  return sql`(${requestLogs.userId} = ${userId} or ${requestLogs.keyId} in (select ${apiKeys.id} from ${apiKeys} where ${apiKeys.accountId} = ${accountId} and ${apiKeys.createdByUserId} = ${userId}))`;
 }
 
 export interface RequestView {

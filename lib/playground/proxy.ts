@@ -8,6 +8,7 @@
  */
 import { checkOrigin } from "../auth/origin";
 import { userFromCookies } from "../auth/session";
+import { can } from "../orgs/roles";
 import { AppError, consoleRequestId, errorResponse } from "../console/errors";
 import { handleGatewayRequest } from "../gateway/entry";
 import { toWebBody } from "../gateway/web-body";
@@ -25,6 +26,8 @@ export async function playgroundProxy(request: Request): Promise<Response> {
   if (!origin.ok) return errorResponse(new AppError("cross_origin", "Cross-site request refused."));
   const user = await userFromCookies(request.headers.get("cookie"));
   if (!user) return errorResponse(new AppError("unauthenticated", "Sign in to continue."));
+  // The playground spends the organisation's money: the same capability as creating a key.
+  if (!can(user.orgRole, "keys.own")) return errorResponse(new AppError("forbidden", "Your role in this organisation cannot use the playground."));
   if (!path || !playgroundAllows(request.method, path)) return errorResponse(new AppError("not_found", "The playground does not offer this route."));
   await ensurePrepared();
   const who = await playgroundPrincipal(user);

@@ -4,6 +4,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { memberRequests } from "../console/usage";
 import { requestLogs } from "../../db/schema";
 
 export interface RequestUsage {
@@ -19,7 +20,8 @@ export interface RequestUsage {
   source: string;
 }
 
-export async function requestUsage(db: DbOrTx, accountId: string, requestId: string): Promise<RequestUsage | null> {
+/** `memberId`: only that member's request (lib/console/scope.ts). */
+export async function requestUsage(db: DbOrTx, accountId: string, requestId: string, memberId?: string): Promise<RequestUsage | null> {
   const [row] = await db
     .select({
       requestId: requestLogs.requestId,
@@ -34,6 +36,6 @@ export async function requestUsage(db: DbOrTx, accountId: string, requestId: str
       source: requestLogs.source,
     })
     .from(requestLogs)
-    .where(and(eq(requestLogs.requestId, requestId), eq(requestLogs.accountId, accountId)));
+    .where(and(eq(requestLogs.requestId, requestId), eq(requestLogs.accountId, accountId), memberId ? memberRequests(accountId, memberId) : undefined));
   return row ?? null;
 }

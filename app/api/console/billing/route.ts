@@ -6,4 +6,4 @@ import { consoleRoute } from "@/lib/console/route";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = consoleRoute(async ({ user }) => ({ ...billingConfig(), ...(await accountBalance(await getDb(), user.accountId)) }));
+export const GET = consoleRoute(async ({ user }) => ({ ...billingConfig(), ...(await accountBalance(await getDb(), user.accountId)) }), { can: "billing" });

@@ -13,4 +13,4 @@ export const GET = consoleRoute(async ({ user, url }) => {
   if (url.searchParams.get("format") === "csv") return csvResponse("ledger.csv", await ledgerCsv(db, user.accountId));
   const before = queryInt(url, "before", { min: 1 });
   return listLedger(db, user.accountId, { before });
-});
+}, { can: "ledger" });

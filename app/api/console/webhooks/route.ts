@@ -8,4 +8,5 @@ export const dynamic = "force-dynamic";
 
 export const GET = consoleRoute(async ({ user, url }) =>
   listDeliveries(await getDb(), user.accountId, { taskId: url.searchParams.get("taskId") ?? undefined, before: queryDate(url, "before")?.toISOString() }),
+  { can: "webhooks" },
 );

@@ -8,4 +8,4 @@ export const dynamic = "force-dynamic";
 export const POST = consoleRoute(async ({ req, user }) => {
   const { amountCents } = await readBody(req, checkoutSchema);
   return startCheckout(user, amountCents);
-});
+}, { can: "billing" });

@@ -6,4 +6,4 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** Sends one signed test event (same URL rules as real deliveries) and returns its attempt. */
-export const POST = consoleRoute(async ({ req, user }) => sendTest(await getDb(), user.accountId, await readBody(req, testEventSchema)));
+export const POST = consoleRoute(async ({ req, user }) => sendTest(await getDb(), user.accountId, await readBody(req, testEventSchema)), { can: "webhooks" });

@@ -5,4 +5,4 @@ import { resend } from "@/lib/console/webhooks";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = consoleRoute(async ({ user, params }) => ({ delivery: await resend(await getDb(), user.accountId, params.id!) }));
+export const POST = consoleRoute(async ({ user, params }) => ({ delivery: await resend(await getDb(), user.accountId, params.id!) }), { can: "webhooks" });

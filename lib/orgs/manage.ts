@@ -1,0 +1,210 @@
+/**
+ * Organisations and their members as the console changes them: create, settings, roles,
+ * monthly caps, removal. Every function is scoped to the actor's active organisation; rules
+ * about owners are here (an organisation always keeps an owner; only owners make or unmake
+ * owners; a personal organisation's owner stays).
+ */
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { DB, DbOrTx } from "../../db/client";
+import { accounts, apiKeys, memberships, ORG_ROLES, users, type OrgRole } from "../../db/schema";
+import { parseUsd } from "../billing/money";
+import { recordAudit } from "../console/audit";
+import { AppError } from "../console/errors";
+import { notifyInvalidation } from "../gateway/invalidation";
+import { newId } from "../ids";
+import type { Actor } from "./invites";
+
+export const orgNameSchema = z.string().trim().min(1, "Give the organisation a name.").max(100, "Use at most 100 characters.");
+
+function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const orgSettingsSchema = z.object({
+  name: orgNameSchema.optional(),
+  timeZone: z.string().max(64).refine(validTimeZone, "Use an IANA time zone such as Europe/Berlin or UTC.").optional(),
+  billingName: z.string().trim().max(200).optional(),
+  billingEmail: z.union([z.literal(""), z.string().trim().max(254).email("Enter a valid email address.")]).optional(),
+  billingAddress: z.string().trim().max(1000).optional(),
+  billingTaxId: z.string().trim().max(100).optional(),
+});
+
+const usdOrEmpty = z
+  .union([z.literal(""), z.null(), z.string().trim().refine((s) => parseUsd(s) !== null, "Enter a dollar amount such as 25 or 0.50.")])
+  .optional();
+
+export const memberUpdateSchema = z.object({
+  role: z.enum(ORG_ROLES).optional(),
+  /** Dollars; "" or null = no cap. */
+  monthlyCapUsd: usdOrEmpty,
+});
+
+export const inviteSchema = z.object({
+  email: z.string().trim().max(254).email("Enter a valid email address."),
+  role: z.enum(ORG_ROLES).default("member"),
+  monthlyCapUsd: usdOrEmpty,
+});
+
+export const capFromUsd = (v: string | null | undefined): number | null => (v ? parseUsd(v) : null);
+
+export async function createOrg(db: DB, user: { id: string; email: string }, name: string) {
+  const id = newId("account");
+  await db.transaction(async (tx) => {
+    await tx.insert(accounts).values({ id, name, personal: false });
+    await tx.insert(memberships).values({ accountId: id, userId: user.id, role: "owner" });
+    await recordAudit(tx, { actorUserId: user.id, actor: user.email, action: "org.create", targetType: "account", targetId: id, details: { name } });
+  });
+  return { id, name };
+}
+
+export async function orgSettings(db: DbOrTx, accountId: string) {
+  const [a] = await db
+    .select({
+      id: accounts.id,
+      name: accounts.name,
+      personal: accounts.personal,
+      timeZone: accounts.timeZone,
+      billingName: accounts.billingName,
+      billingEmail: accounts.billingEmail,
+      billingAddress: accounts.billingAddress,
+      billingTaxId: accounts.billingTaxId,
+    })
+    .from(accounts)
+    .where(eq(accounts.id, accountId));
+  if (!a) throw new AppError("not_found", "No such organisation.");
+  return a;
+}
+
+export async function updateOrgSettings(db: DB, actor: Actor, body: z.infer<typeof orgSettingsSchema>) {
+  const set: Partial<typeof accounts.$inferInsert> = {};
+  if (body.name !== undefined) set.name = body.name;
+  if (body.timeZone !== undefined) set.timeZone = body.timeZone;
+  for (const k of ["billingName", "billingEmail", "billingAddress", "billingTaxId"] as const) if (body[k] !== undefined) set[k] = body[k] || null;
+  if (!Object.keys(set).length) throw new AppError("invalid_request", "Nothing to change.");
+  await db.update(accounts).set(set).where(eq(accounts.id, actor.accountId));
+  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "org.update", targetType: "account", targetId: actor.accountId, details: { fields: Object.keys(set) } });
+  return orgSettings(db, actor.accountId);
+}
+
+export interface MemberView {
+  userId: string;
+  email: string;
+  name: string | null;
+  role: OrgRole;
+  monthlyCapMicroUsd: number | null;
+  /** Charged this month (the organisation's time zone) by the member's keys. */
+  monthSpentMicroUsd: number;
+  /** Reserved right now by the member's requests in flight. */
+  heldMicroUsd: number;
+  activeKeys: number;
+  joinedAt: string;
+}
+
+/** The month caps count, as `YYYY-MM` in the organisation's time zone (the same expression the database uses). */
+export const CURRENT_MONTH_SQL = (tz: unknown) => sql`to_char(now() at time zone ${tz}, 'YYYY-MM')`;
+
+export async function listMembers(db: DbOrTx, accountId: string): Promise<MemberView[]> {
+  const rows = await db
+    .select({
+      userId: memberships.userId,
+      email: users.email,
+      name: users.name,
+      role: memberships.role,
+      cap: memberships.monthlyCapMicroUsd,
+      spent: sql<string>`case when ${memberships.capMonth} = ${CURRENT_MONTH_SQL(accounts.timeZone)} then ${memberships.monthSpentMicroUsd} else 0 end`,
+      held: memberships.heldMicroUsd,
+      keys: sql<number>`(select count(*)::int from ${apiKeys} where ${apiKeys.accountId} = ${memberships.accountId} and ${apiKeys.createdByUserId} = ${memberships.userId} and ${apiKeys.revokedAt} is null)`,
+      createdAt: memberships.createdAt,
+    })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .innerJoin(accounts, eq(accounts.id, memberships.accountId))
+    .where(eq(memberships.accountId, accountId))
+    .orderBy(asc(memberships.createdAt));
+  return rows.map((r) => ({
+    userId: r.userId,
+    email: r.email,
+    name: r.name,
+    role: r.role,
+    monthlyCapMicroUsd: r.cap,
+    monthSpentMicroUsd: Number(r.spent),
+    heldMicroUsd: Math.max(0, r.held),
+    activeKeys: r.keys,
+    joinedAt: r.createdAt.toISOString(),
+  }));
+}
+
+/** The caller's own membership figures (a member's header shows their cap, not the balance). */
+export async function ownMembership(db: DbOrTx, accountId: string, userId: string) {
+  return (await listMembers(db, accountId)).find((m) => m.userId === userId) ?? null;
+}
+
+async function target(tx: DbOrTx, accountId: string, userId: string) {
+  const [m] = await tx
+    .select({ role: memberships.role, personal: accounts.personal, personalOf: users.accountId })
+    .from(memberships)
+    .innerJoin(accounts, eq(accounts.id, memberships.accountId))
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(and(eq(memberships.accountId, accountId), eq(memberships.userId, userId)))
+    .for("update", { of: memberships });
+  if (!m) throw new AppError("not_found", "No such member.");
+  return m;
+}
+
+async function otherOwners(tx: DbOrTx, accountId: string, userId: string): Promise<number> {
+  const [r] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(memberships)
+    .where(and(eq(memberships.accountId, accountId), eq(memberships.role, "owner"), sql`${memberships.userId} <> ${userId}`));
+  return r?.n ?? 0;
+}
+
+export async function updateMember(db: DB, actor: Actor, userId: string, body: z.infer<typeof memberUpdateSchema>) {
+  return db.transaction(async (tx) => {
+    const m = await target(tx, actor.accountId, userId);
+    const set: Partial<typeof memberships.$inferInsert> = {};
+    if (body.role !== undefined && body.role !== m.role) {
+      // Making or unmaking an owner is ownership transfer: owners only.
+      if ((body.role === "owner" || m.role === "owner") && actor.orgRole !== "owner") throw new AppError("forbidden", "Only an owner can make or change an owner.", { field: "role" });
+      if (m.role === "owner" && (await otherOwners(tx, actor.accountId, userId)) === 0) throw new AppError("conflict", "An organisation needs an owner: make someone else owner first.", { field: "role" });
+      if (m.role === "owner" && m.personalOf === actor.accountId) throw new AppError("conflict", "The owner of a personal organisation stays its owner.", { field: "role" });
+      set.role = body.role;
+    }
+    if (body.monthlyCapUsd !== undefined) {
+      if (m.role === "owner" && actor.orgRole !== "owner") throw new AppError("forbidden", "Only an owner can set an owner's cap.", { field: "monthlyCapUsd" });
+      set.monthlyCapMicroUsd = capFromUsd(body.monthlyCapUsd);
+    }
+    if (!Object.keys(set).length) throw new AppError("invalid_request", "Nothing to change.");
+    await tx.update(memberships).set(set).where(and(eq(memberships.accountId, actor.accountId), eq(memberships.userId, userId)));
+    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: "org.member_update", targetType: "user", targetId: userId, details: { accountId: actor.accountId, ...set } });
+    return { userId, ...set };
+  });
+}
+
+/** Removes a member (or lets one leave) and revokes the keys they created in the organisation. */
+export async function removeMember(db: DB, actor: Actor, userId: string) {
+  const hashes = await db.transaction(async (tx) => {
+    const m = await target(tx, actor.accountId, userId);
+    const self = userId === actor.id;
+    if (!self && m.role === "owner" && actor.orgRole !== "owner") throw new AppError("forbidden", "Only an owner can remove an owner.");
+    if (m.personalOf === actor.accountId) throw new AppError("conflict", "A personal organisation's owner cannot leave it.");
+    if (m.role === "owner" && (await otherOwners(tx, actor.accountId, userId)) === 0) throw new AppError("conflict", "An organisation needs an owner: make someone else owner first.");
+    await tx.delete(memberships).where(and(eq(memberships.accountId, actor.accountId), eq(memberships.userId, userId)));
+    const revoked = await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.accountId, actor.accountId), eq(apiKeys.createdByUserId, userId), isNull(apiKeys.revokedAt)))
+      .returning({ hash: apiKeys.hash, previousHash: apiKeys.previousHash });
+    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: self ? "org.leave" : "org.member_remove", targetType: "user", targetId: userId, details: { accountId: actor.accountId, keysRevoked: revoked.length } });
+    return revoked.flatMap((r) => [r.hash, r.previousHash]).filter(Boolean) as string[];
+  });
+  // Revoked keys stop at once on every instance (as a revoke from the Keys page does).
+  if (hashes.length) await notifyInvalidation({ kind: "keys", hashes });
+  return { userId, keysRevoked: hashes.length };
+}
