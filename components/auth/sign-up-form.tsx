@@ -6,8 +6,11 @@ import { api, ApiError } from "../console/api";
 import { Button } from "../ui/button";
 import { FormError, TextField } from "../ui/field";
 
-/** `invite`: the token of an invite link (SIGNUP=invite), sent along with the form. */
-export function SignUpForm({ invite }: { invite?: string } = {}) {
+/**
+ * `invite`: the token of an invite link (SIGNUP=invite), sent along with the form. `next`: where
+ * to go once signed in (an organisation invitation's accept page), else the Overview.
+ */
+export function SignUpForm({ invite, next: after }: { invite?: string; next?: string } = {}) {
   const router = useRouter();
   const [form, setForm] = useState({ name: "", email: "", password: "" });
   const [errors, setErrors] = useState<{ name?: string; email?: string; password?: string; form?: string }>({});
@@ -27,7 +30,7 @@ export function SignUpForm({ invite }: { invite?: string } = {}) {
       await api("/api/signup", { method: "POST", body: { email: form.email.trim(), password: form.password, name: form.name.trim() || undefined, invite } });
       const res = await signIn("credentials", { email: form.email.trim(), password: form.password, redirect: false, callbackUrl: "/overview" });
       if (!res || res.error) throw new Error("Your account was created, but signing in failed. Try signing in.");
-      router.replace("/overview?welcome=1");
+      router.replace(after ?? "/overview?welcome=1");
       router.refresh();
     } catch (err) {
       if (err instanceof ApiError && err.field && err.field in form) setErrors({ [err.field]: err.message });

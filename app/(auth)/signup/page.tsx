@@ -2,6 +2,7 @@ import Link from "next/link";
 import { AuthCard } from "@/components/auth/auth-card";
 import { OAuthButtons } from "@/components/auth/oauth-buttons";
 import { SignUpForm } from "@/components/auth/sign-up-form";
+import { safeCallback } from "@/components/auth/callback";
 import { SIGNUP_CLOSED_MESSAGE, SIGNUP_INVITE_MESSAGE } from "@/lib/auth/signup";
 import { env } from "@/lib/env";
 import { enabledOAuthProviders } from "../providers";
@@ -11,7 +12,10 @@ export const metadata = { title: "Create an account · Generation Gateway" };
 
 export default async function SignUpPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const mode = env().SIGNUP;
-  const invite = mode === "invite" ? (await searchParams).invite : undefined;
+  const sp = await searchParams;
+  const invite = mode === "invite" ? sp.invite : undefined;
+  // An organisation invitation sends people here and back to its accept page.
+  const next = sp.callbackUrl ? safeCallback(sp.callbackUrl, new URL(env().publicBaseUrl).origin) : undefined;
   const closedMessage = mode === "closed" ? SIGNUP_CLOSED_MESSAGE : mode === "invite" && !invite ? SIGNUP_INVITE_MESSAGE : null;
   return (
     <AuthCard
@@ -32,7 +36,7 @@ export default async function SignUpPage({ searchParams }: { searchParams: Promi
         </p>
       ) : (
         <>
-          <SignUpForm invite={invite} />
+          <SignUpForm invite={invite} next={next} />
           {/* New accounts through OAuth need open sign-up (an invite is spent by the form only). */}
           {mode === "open" && <OAuthButtons providers={enabledOAuthProviders()} callbackUrl="/overview" />}
         </>
