@@ -10,6 +10,7 @@ import { accounts, holds, ledgerEntries } from "../../db/schema";
 import { newId } from "../ids";
 import { balanceView } from "./balance-view";
 import { moveMoney } from "./lock-order";
+import { memberCapError, memberCapRefusal } from "./member-cap";
 
 export interface ReserveInput {
   accountId: string;
@@ -21,7 +22,9 @@ export interface ReserveInput {
 
 export type ReserveResult =
   | { ok: true; holdId: string; amountMicroUsd: number }
-  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" };
+  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" }
+  /** The key's member would pass their monthly cap in the organisation (member-cap.ts). */
+  | { ok: false; reason: "member_cap_exceeded"; capMicroUsd: number };
 
 class Rejected extends Error {
   constructor(readonly reason: "insufficient_balance" | "key_limit_exceeded") {
@@ -37,7 +40,7 @@ export async function reserve(db: DB, input: ReserveInput): Promise<ReserveResul
   try {
     await db.transaction(async (tx) => {
       const moved = await moveMoney(tx, { accountId: input.accountId, keyId: input.keyId, held: amount, require: amount });
-      if (!moved.ok) throw new Rejected(moved.reason);
+      if (!moved.ok) throw moved.reason === "member_cap_exceeded" ? memberCapError(moved.capMicroUsd) : new Rejected(moved.reason);
       await tx.insert(holds).values({
         id: holdId,
         accountId: input.accountId,
@@ -48,6 +51,8 @@ export async function reserve(db: DB, input: ReserveInput): Promise<ReserveResul
     });
   } catch (err) {
     if (err instanceof Rejected) return { ok: false, reason: err.reason };
+    const cap = memberCapRefusal(err);
+    if (cap !== null) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: cap };
     throw err;
   }
   return { ok: true, holdId, amountMicroUsd: amount };

@@ -1,5 +1,6 @@
 /**
- * The one lock order of every money path: **hold rows → accounts → api_keys** (then anything
+ * The one lock order of every money path: **hold rows → accounts → api_keys → memberships**
+ * (the membership through the api_keys trigger of migration 0007; then anything
  * else: ledger and log rows are inserts, task rows are locked before all of it by their own
  * compare-and-set); several rows of one table in id order. Two transactions that take the same
  * rows in the same order wait for each other instead of deadlocking; one path taking the key
@@ -44,7 +45,8 @@ export interface MoneyMove {
 
 export type MoveResult =
   | { ok: true; balanceAfterMicroUsd: number; /** What was added to held (with `grow`). */ heldMicroUsd: number }
-  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" };
+  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" }
+  | { ok: false; reason: "member_cap_exceeded"; capMicroUsd: number };
 
 /**
  * Applies one change to an account and its key, account first. A refusal leaves the account
@@ -82,7 +84,23 @@ export async function moveMoney(tx: DbOrTx, m: MoneyMove): Promise<MoveResult> {
     .returning({ balance: accounts.balanceMicroUsd });
   if (!a) return { ok: false, reason: "insufficient_balance" };
   if (m.keyId && !(await keyPart(tx, m.keyId, m.spent ?? 0, held, m.require)) && m.require !== undefined) return { ok: false, reason: "key_limit_exceeded" };
+  // A checked charge without a hold (video): the member's cap (holds are checked by the trigger).
+  if (m.keyId && m.require !== undefined && held <= 0 && (m.spent ?? 0) > 0) {
+    const cap = await memberOverCap(tx, m.keyId);
+    if (cap !== null) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: cap };
+  }
   return { ok: true, balanceAfterMicroUsd: a.balance, heldMicroUsd: held };
+}
+
+/**
+ * The cap of the key's member when their month is now past it, else null. Reads the membership
+ * row the api_keys trigger (migration 0007) has just updated, and so locked, in this transaction.
+ */
+async function memberOverCap(tx: DbOrTx, keyId: string): Promise<number | null> {
+  const r = (await tx.execute(sql`
+    select m.monthly_cap_micro_usd as cap from memberships m join api_keys k on k.account_id = m.account_id and k.created_by_user_id = m.user_id
+     where k.id = ${keyId} and m.monthly_cap_micro_usd is not null and m.month_spent_micro_usd + m.held_micro_usd > m.monthly_cap_micro_usd`)) as unknown as { rows: { cap: string | number }[] };
+  return r.rows[0] ? Number(r.rows[0].cap) : null;
 }
 
 /** The key's side of a move (after the account's); false when its limit does not cover `require`. */

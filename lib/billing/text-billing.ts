@@ -57,6 +57,7 @@ export function textBilling(db: DB, ctx: RouteContext, routePath: string): TextB
         : await reserveOnce(db, { accountId: p.accountId, keyId: p.keyId, amountMicroUsd, ttlMs: TEXT_HOLD_TTL_MS });
       if (r.ok) return { ok: true, holdId: r.holdId };
       if (r.reason === "key_limit_exceeded") return { ok: false, error: errors.keyLimitExceeded() };
+      if (r.reason === "member_cap_exceeded") return { ok: false, error: errors.memberCapExceeded(r.capMicroUsd) };
       // Off the hot path: only a refused request reads what it could have had — the free balance
       // plus the account's leases, which a claim hands back (text-lease.ts).
       const free = (await db.execute(sql`

@@ -19,6 +19,7 @@ import { holds } from "../../db/schema";
 import { notifyInvalidation, onInvalidation } from "../gateway/invalidation";
 import { newId, randomBase62 } from "../ids";
 import { moveMoney } from "./lock-order";
+import { memberCapError, memberCapRefusal } from "./member-cap";
 import { relaxCommit, textSettlementsIdle } from "./text-settle-batch";
 
 export interface LeaseOptions {
@@ -50,7 +51,15 @@ export async function askLeasesBack(accountId: string): Promise<void> {
   await notifyInvalidation({ kind: "lease-claim", accountId, claim: randomBase62(12), from: "" });
 }
 
-export type LeaseGrant = { ok: true; leaseId: string; amountMicroUsd: number } | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" };
+export type LeaseGrant =
+  | { ok: true; leaseId: string; amountMicroUsd: number }
+  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" }
+  | { ok: false; reason: "member_cap_exceeded"; capMicroUsd: number };
+
+/** A lease extension refused by the key's member's monthly cap (member-cap.ts). */
+class CapRefused {
+  constructor(readonly capMicroUsd: number) {}
+}
 
 interface Lease {
   accountId: string;
@@ -147,6 +156,7 @@ export class LeaseManager {
       return { ok: true, leaseId: l.id, amountMicroUsd: amt } as const;
     }
     let r = await this.tryExtend(l, amt);
+    if (r instanceof CapRefused) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: r.capMicroUsd } as const;
     // 402 only if the balance cannot cover it: first take back the unused money of this
     // account's other leases, here and in every other instance, then try again (twice: a claim
     // joined while in progress may have been answered before this request needed it).
@@ -154,6 +164,7 @@ export class LeaseManager {
       const claimed = await this.claim(l, amt);
       if (claimed === "hopeless") break;
       r = await this.tryExtend(l, amt);
+      if (r instanceof CapRefused) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: r.capMicroUsd } as const;
       if (claimed === "own") break;
     }
     if (r !== true) return { ok: false, reason: r } as const;
@@ -162,12 +173,12 @@ export class LeaseManager {
   }
 
   /** Grows the lease so that `amt` fits: what is missing, plus a chunk unless the account is tight. */
-  private async tryExtend(l: Lease, amt: number): Promise<true | "insufficient_balance" | "key_limit_exceeded"> {
+  private async tryExtend(l: Lease, amt: number): Promise<true | "insufficient_balance" | "key_limit_exceeded" | CapRefused> {
     const need = amt - (l.id ? Math.max(0, l.amount - l.inUse) : 0);
     const extra = (this.tight.get(l.accountId) ?? 0) > Date.now() ? 0 : Math.max(0, amt * this.opts.chunkFactor - need);
     let r = await this.extend(l, need, extra, amt);
-    // A key limit may refuse the chunk but not what is needed.
-    if (r === "key_limit_exceeded" && extra > 0) r = await this.extend(l, need, 0, amt);
+    // A key limit or a member's cap may refuse the chunk but not what is needed.
+    if ((r === "key_limit_exceeded" || r instanceof CapRefused) && extra > 0) r = await this.extend(l, need, 0, amt);
     return r;
   }
 
@@ -267,7 +278,7 @@ export class LeaseManager {
    * Moves `need` more into the lease, plus up to `extra` within the account's share (lock-order.ts
    * `grow`); true, or why not.
    */
-  private async extend(l: Lease, need: number, extra: number, amt = need): Promise<true | "insufficient_balance" | "key_limit_exceeded"> {
+  private async extend(l: Lease, need: number, extra: number, amt = need): Promise<true | "insufficient_balance" | "key_limit_exceeded" | CapRefused> {
     const expires = new Date(Date.now() + this.opts.ttlMs);
     try {
       // Lock order hold row → account → key (lock-order.ts).
@@ -284,7 +295,7 @@ export class LeaseManager {
         // A lease gone under us (swept) no longer has the slack `need` counted on: ask for `amt`.
         const require = live || !l.id ? need : amt;
         const moved = await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, require, grow: { extra, share: this.opts.share ?? DEFAULT_LEASE.share! } });
-        if (!moved.ok) throw new Rejected(moved.reason);
+        if (!moved.ok) throw moved.reason === "member_cap_exceeded" ? memberCapError(moved.capMicroUsd) : new Rejected(moved.reason);
         const x = moved.heldMicroUsd;
         if (live) {
           await tx.update(holds).set({ amountMicroUsd: sql`${holds.amountMicroUsd} + ${x}` }).where(eq(holds.id, l.id!));
@@ -304,6 +315,8 @@ export class LeaseManager {
       return true;
     } catch (err) {
       if (err instanceof Rejected) return err.reason;
+      const cap = memberCapRefusal(err);
+      if (cap !== null) return new CapRefused(cap);
       throw err;
     }
   }

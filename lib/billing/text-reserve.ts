@@ -9,6 +9,7 @@ import type { DB } from "../../db/client";
 import { newId } from "../ids";
 import type { ReserveInput, ReserveResult } from "./holds";
 import { accountsFirst } from "./lock-order";
+import { memberCapRefusal } from "./member-cap";
 
 type Row = { a: boolean; h: boolean };
 
@@ -19,7 +20,9 @@ export async function reserveOnce(db: DB, input: ReserveInput): Promise<ReserveR
   const ttlMs = input.ttlMs ?? 15 * 60_000;
   // The statement relaxes its own commit (see relaxCommit): a hold lost to a database crash was
   // never charged against, so losing it can only cost us, never overdraw the account.
-  const res = await db.execute<Row>(sql`
+  let res;
+  try {
+    res = await db.execute<Row>(sql`
     with relaxed as (select set_config('synchronous_commit', 'off', true)),
     a as (
       update accounts set held_micro_usd = held_micro_usd + ${amount}
@@ -39,6 +42,12 @@ export async function reserveOnce(db: DB, input: ReserveInput): Promise<ReserveR
        where exists (select 1 from a) and (${keyId}::text is null or exists (select 1 from k))
       returning id)
     select exists (select 1 from a) as a, exists (select 1 from h) as h from relaxed`);
+  } catch (err) {
+    // The key's member would pass their monthly cap: the whole statement rolled back.
+    const cap = memberCapRefusal(err);
+    if (cap !== null) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: cap };
+    throw err;
+  }
   const row = (res as unknown as { rows: Row[] }).rows[0]!;
   if (!row.a) return { ok: false, reason: "insufficient_balance" };
   if (!row.h) {

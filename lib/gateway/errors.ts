@@ -53,6 +53,13 @@ export const errors = {
     code: "key_limit_exceeded",
     message: "This API key has reached its spend limit.",
   }),
+  /** The key's member reached their monthly cap in the organisation (decision 0018). */
+  memberCapExceeded: (capMicroUsd: number): ApiError => ({
+    status: 402,
+    type: "insufficient_quota",
+    code: "member_cap_exceeded",
+    message: `Your monthly spending cap in this organisation ($${(capMicroUsd / 1_000_000).toFixed(2)}) is reached. Ask an owner or admin to raise it.`,
+  }),
   accountDisabled: (): ApiError => ({
     status: 403,
     type: "permission_error",

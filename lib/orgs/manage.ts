@@ -84,7 +84,12 @@ export async function orgSettings(db: DbOrTx, accountId: string) {
 export async function updateOrgSettings(db: DB, actor: Actor, body: z.infer<typeof orgSettingsSchema>) {
   const set: Partial<typeof accounts.$inferInsert> = {};
   if (body.name !== undefined) set.name = body.name;
-  if (body.timeZone !== undefined) set.timeZone = body.timeZone;
+  if (body.timeZone !== undefined) {
+    // Caps count months in this zone inside the database: it must know the name too.
+    const known = (await db.execute(sql`select count(*)::int as n from pg_timezone_names where name = ${body.timeZone}`)) as unknown as { rows: { n: number }[] };
+    if (!known.rows[0]?.n) throw new AppError("invalid_request", "timeZone: this database does not know that time zone.", { field: "timeZone" });
+    set.timeZone = body.timeZone;
+  }
   for (const k of ["billingName", "billingEmail", "billingAddress", "billingTaxId"] as const) if (body[k] !== undefined) set[k] = body[k] || null;
   if (!Object.keys(set).length) throw new AppError("invalid_request", "Nothing to change.");
   await db.update(accounts).set(set).where(eq(accounts.id, actor.accountId));

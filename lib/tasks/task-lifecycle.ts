@@ -20,6 +20,7 @@ import { recordLedgerRow } from "../billing/ledger";
 import { moveMoney } from "../billing/lock-order";
 import { encryptSecret } from "../crypto";
 import { newId } from "../ids";
+import { memberCapError, memberCapRefusal } from "../billing/member-cap";
 import { renderTask, type TaskRow } from "./task-render";
 import type { VideoJob } from "./task-upstream";
 
@@ -52,7 +53,8 @@ export interface CreateTaskInput {
 
 export type CreateTaskResult =
   | { ok: true; task: TaskRow; balanceAfterMicroUsd: number | null }
-  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" };
+  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" }
+  | { ok: false; reason: "member_cap_exceeded"; capMicroUsd: number };
 
 class Refused extends Error {
   constructor(readonly reason: "insufficient_balance" | "key_limit_exceeded") {
@@ -71,7 +73,7 @@ export async function createVideoTask(db: DB, input: CreateTaskInput): Promise<C
       if (amount > 0) {
         // Account, then key (lock-order.ts): the same order as every other money path.
         const moved = await moveMoney(tx, { accountId: input.accountId, keyId: input.keyId, balance: -amount, spent: amount, require: amount });
-        if (!moved.ok) throw new Refused(moved.reason);
+        if (!moved.ok) throw moved.reason === "member_cap_exceeded" ? memberCapError(moved.capMicroUsd) : new Refused(moved.reason);
         balanceView().forget(input.accountId);
         const entry = await recordLedgerRow(
           tx,
@@ -127,6 +129,8 @@ export async function createVideoTask(db: DB, input: CreateTaskInput): Promise<C
     });
   } catch (err) {
     if (err instanceof Refused) return { ok: false, reason: err.reason };
+    const cap = memberCapRefusal(err);
+    if (cap !== null) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: cap };
     throw err;
   }
 }

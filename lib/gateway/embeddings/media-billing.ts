@@ -51,7 +51,7 @@ export async function reserveMedia(
     ttlMs: Math.max(15 * 60_000, upstreamBudgetMs + 5 * 60_000),
   });
   if (r.ok) return { ok: true, hold: { holdId: r.holdId, amountMicroUsd: r.amountMicroUsd } };
-  return { ok: false, error: r.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota() };
+  return { ok: false, error: r.reason === "member_cap_exceeded" ? errors.memberCapExceeded(r.capMicroUsd) : r.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota() };
 }
 
 /** Charges `costMicroUsd` (clamped to the hold) and writes the log row; returns the billing headers. */

@@ -85,7 +85,10 @@ export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayRespo
     timeoutS: e.TASK_TIMEOUT_S,
     leaseMs: SUBMIT_LEASE_MS,
   });
-  if (!created.ok) return giveUp(created.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota());
+  if (!created.ok)
+    return giveUp(
+      created.reason === "member_cap_exceeded" ? errors.memberCapExceeded(created.capMicroUsd) : created.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota(),
+    );
   const task = created.task;
 
   const submitted = await failover(
