@@ -189,6 +189,24 @@ describe("an admin", () => {
   });
 });
 
+describe("a member's monthly cap", () => {
+  it("refuses the member's key with 402 naming the cap once reached; the owner's key still works", async () => {
+    const set = await owner.json(`/api/console/orgs/members/${userIds[member.email]}`, { method: "PATCH", body: { monthlyCapUsd: "0.000001" } });
+    expect(set.status).toBe(200);
+    const r = await chat(memberKey.key);
+    expect(r.status).toBe(402);
+    expect(r.body.error.code).toBe("member_cap_exceeded");
+    expect(r.body.error.message).toContain("$0.000001");
+    expect((await chat(ownerKey.key)).status).toBe(200);
+    // The playground does not count against caps, so a capped member is sent to a key.
+    const pg = await member.json("/api/playground/v1/chat/completions", { method: "POST", body: { model: "demo-chat", messages: [{ role: "user", content: "hi" }] } });
+    expect(pg.status).toBe(403);
+    const lifted = await owner.json(`/api/console/orgs/members/${userIds[member.email]}`, { method: "PATCH", body: { monthlyCapUsd: "" } });
+    expect(lifted.status).toBe(200);
+    expect((await chat(memberKey.key)).status).toBe(200);
+  });
+});
+
 describe("another organisation", () => {
   it("cannot be switched to or read with a forged cookie", async () => {
     const sw = await outsider.json("/api/console/orgs/active", { method: "PUT", body: { accountId: teamId } });

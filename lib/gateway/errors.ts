@@ -58,7 +58,7 @@ export const errors = {
     status: 402,
     type: "insufficient_quota",
     code: "member_cap_exceeded",
-    message: `Your monthly spending cap in this organisation ($${(capMicroUsd / 1_000_000).toFixed(2)}) is reached. Ask an owner or admin to raise it.`,
+    message: `Your monthly spending cap in this organisation ($${capMicroUsd % 10_000 === 0 ? (capMicroUsd / 1_000_000).toFixed(2) : (capMicroUsd / 1_000_000).toFixed(6).replace(/0+$/, "")}) is reached. Ask an owner or admin to raise it.`,
   }),
   accountDisabled: (): ApiError => ({
     status: 403,
