@@ -1,0 +1,138 @@
+/**
+ * Organisations as people use them: an owner creates an organisation from the switcher, tops it
+ * up, and invites a member with a monthly cap; the member follows the link, creates an account,
+ * joins, creates a key and spends until the cap answers 402 naming it; the member sees no
+ * billing or ledger; the owner sees the member's spend.
+ */
+import { expect, test, type Page } from "@playwright/test";
+import { shot } from "./shots";
+
+const BASE = () => process.env.E2E_BASE_URL!;
+const PASSWORD = "correct horse battery staple";
+const stamp = Date.now();
+const ownerEmail = `org-owner-${stamp}@example.test`;
+const memberEmail = `org-member-${stamp}@example.test`;
+
+test.describe.configure({ mode: "serial" });
+test.use({ baseURL: process.env.E2E_BASE_URL });
+
+let owner: Page;
+let member: Page;
+let inviteLink = "";
+let memberKey = "";
+
+async function signUpHere(page: Page, email: string) {
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+}
+
+test.beforeAll(async ({ browser }) => {
+  owner = await (await browser.newContext({ baseURL: BASE() })).newPage();
+  member = await (await browser.newContext({ baseURL: BASE() })).newPage();
+});
+
+test("the owner creates an organisation from the switcher and tops it up", async ({}, info) => {
+  await owner.goto("/signup");
+  await signUpHere(owner, ownerEmail);
+  await expect(owner).toHaveURL(/\/overview/);
+  const switcher = owner.getByTestId("org-switcher").first();
+  await expect(switcher.locator("option").first()).toHaveText(`${ownerEmail} (personal)`);
+  await switcher.selectOption({ label: "New organisation…" });
+  await expect(owner).toHaveURL(/\/organisation\?new=1/);
+  await owner.getByTestId("new-org-name").fill("Acme Research");
+  await owner.getByRole("button", { name: "Create organisation" }).click();
+  await expect(owner.getByRole("heading", { name: "Acme Research" })).toBeVisible();
+  await expect(owner.getByTestId("org-switcher").first()).toHaveValue(/^acct_/);
+  await shot(owner, info, "organisation-new");
+
+  await owner.getByRole("link", { name: "Billing" }).first().click();
+  await owner.getByRole("button", { name: "$10", exact: true }).click();
+  await owner.getByTestId("checkout-button").click();
+  await expect(owner).toHaveURL(new RegExp(`^${process.env.E2E_FAKE_STRIPE_URL}/pay/`));
+  await owner.getByTestId("fake-stripe-pay").click();
+  await expect(owner.getByTestId("checkout-paid")).toContainText("$10.00 added");
+  const me = await (await owner.request.get(`${BASE()}/api/console/me`)).json();
+  expect(me.org).toMatchObject({ name: "Acme Research", role: "owner", personal: false });
+  expect(me.account.balanceMicroUsd).toBe(10_000_000);
+});
+
+test("the owner invites a member with a monthly cap", async ({}, info) => {
+  await owner.goto("/organisation");
+  await owner.getByTestId("invite-email").fill(memberEmail);
+  await owner.getByTestId("invite-role").selectOption("member");
+  await owner.getByTestId("invite-cap").fill("0.002");
+  await owner.getByRole("button", { name: "Send invite" }).click();
+  // The e2e server sends no email: the console shows the link to pass on.
+  const link = owner.getByTestId("invite-link");
+  await expect(link).toContainText("/join?token=oinv_");
+  inviteLink = (await link.textContent())!;
+  await expect(owner.getByRole("table", { name: "Pending invitations" })).toContainText(memberEmail);
+  await shot(owner, info, "organisation-invite");
+});
+
+test("the invitee creates an account from the link and joins", async ({}, info) => {
+  await member.goto(inviteLink);
+  await expect(member.getByRole("heading", { name: "Join Acme Research" })).toBeVisible();
+  await shot(member, info, "join-signed-out");
+  await member.getByTestId("join-signup").click();
+  await expect(member).toHaveURL(/\/signup\?callbackUrl=/);
+  await signUpHere(member, memberEmail);
+  await expect(member).toHaveURL(/\/join\?token=/);
+  await member.getByTestId("accept-invite").click();
+  await expect(member).toHaveURL(/\/overview/);
+  await expect(member.getByTestId("org-switcher").first().locator("option:checked")).toHaveText("Acme Research");
+  // A member sees no balance, billing or webhooks: their month against their cap instead.
+  await expect(member.getByTestId("header-member-spend")).toContainText("this month");
+  await expect(member.getByRole("link", { name: "Billing" })).toHaveCount(0);
+  await expect(member.getByRole("link", { name: "Webhooks" })).toHaveCount(0);
+  expect((await member.request.get(`${BASE()}/api/console/ledger`)).status()).toBe(403);
+  await shot(member, info, "member-overview");
+  // The link worked once.
+  await member.goto(inviteLink);
+  await expect(member.getByText("This invitation has already been used.")).toBeVisible();
+});
+
+test("the member creates a key and spends until the cap answers 402", async ({}, info) => {
+  await member.goto("/keys");
+  await member.getByTestId("create-key-button").click();
+  await member.getByLabel("Name").fill("member key");
+  await member.getByTestId("create-key-submit").click();
+  memberKey = (await member.getByTestId("new-key-value").textContent())!;
+  expect(memberKey).toMatch(/^sk-/);
+  await member.getByRole("button", { name: "I have copied it" }).click();
+
+  let ok = 0;
+  let refused: { status: number; body: any } | null = null;
+  for (let i = 0; i < 200 && !refused; i++) {
+    const r = await member.request.post(`${BASE()}/v1/chat/completions`, {
+      headers: { authorization: `Bearer ${memberKey}` },
+      data: { model: "demo-chat", messages: [{ role: "user", content: `request ${i}` }] },
+    });
+    if (r.status() === 200) ok++;
+    else refused = { status: r.status(), body: await r.json() };
+  }
+  expect(ok).toBeGreaterThan(0);
+  expect(refused?.status).toBe(402);
+  expect(refused?.body.error.code).toBe("member_cap_exceeded");
+  expect(refused?.body.error.message).toContain("$0.002");
+  const me = await (await member.request.get(`${BASE()}/api/console/me`)).json();
+  expect(me.member.monthlyCapMicroUsd).toBe(2_000);
+  expect(me.member.monthSpentMicroUsd).toBeGreaterThan(0);
+  expect(me.member.monthSpentMicroUsd).toBeLessThanOrEqual(2_000);
+  await member.goto("/usage");
+  await expect(member.getByText("demo-chat").first()).toBeVisible();
+  await shot(member, info, "member-usage");
+});
+
+test("the owner sees the member's spend and key; the organisation paid for it", async ({}, info) => {
+  await owner.goto("/organisation");
+  const row = owner.getByTestId(`member-${memberEmail}`);
+  await expect(row).toContainText("Member");
+  await expect(row).not.toContainText("$0.00");
+  await owner.goto("/keys");
+  await expect(owner.getByTestId("key-row").filter({ hasText: "member key" })).toHaveCount(1);
+  const me = await (await owner.request.get(`${BASE()}/api/console/me`)).json();
+  expect(me.account.balanceMicroUsd).toBeLessThan(10_000_000);
+  await shot(owner, info, "organisation-members");
+});
