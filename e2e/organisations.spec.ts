@@ -121,7 +121,8 @@ test("the member creates a key and spends until the cap answers 402", async ({},
   expect(me.member.monthSpentMicroUsd).toBeGreaterThan(0);
   expect(me.member.monthSpentMicroUsd).toBeLessThanOrEqual(2_000);
   await member.goto("/usage");
-  await expect(member.getByText("demo-chat").first()).toBeVisible();
+  await expect(member.getByRole("table").first()).toContainText("demo-chat");
+  await expect(member.getByTestId("header-member-spend")).toContainText("/ $0.002");
   await shot(member, info, "member-usage");
 });
 

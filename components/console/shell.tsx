@@ -9,6 +9,7 @@ import { CloseButton, Drawer } from "../ui/drawer";
 import { Money } from "../ui/money";
 import { can } from "@/lib/orgs/roles";
 import { api } from "./api";
+import { usdProse } from "./format";
 import { useMe } from "./hooks";
 import { ThemeToggle } from "./theme-toggle";
 import type { Capability, SessionUserView } from "./types";
@@ -74,8 +75,7 @@ function BalancePill() {
         <Money micro={m?.monthSpentMicroUsd ?? 0} />
         {m?.monthlyCapMicroUsd != null && (
           <>
-            {" / "}
-            <Money micro={m.monthlyCapMicroUsd} />
+            {` / ${usdProse(m.monthlyCapMicroUsd)}`}
           </>
         )}
         <span className="ml-1 font-normal text-zinc-500">this month</span>

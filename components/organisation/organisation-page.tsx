@@ -3,7 +3,7 @@ import { useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { can, ROLE_LABELS } from "@/lib/orgs/roles";
 import { fieldError, formError } from "../console/api";
-import { usd, when } from "../console/format";
+import { usd, usdProse, when } from "../console/format";
 import { useMe } from "../console/hooks";
 import type { OrgRole } from "../console/types";
 import { Badge } from "../ui/badge";
@@ -183,7 +183,7 @@ function MembersCard({ manage, self, selfRole }: { manage: boolean; self: string
                   {usd(m.monthSpentMicroUsd)}
                   {m.heldMicroUsd > 0 && <span className="block text-xs text-zinc-500">{usd(m.heldMicroUsd)} in flight</span>}
                 </Td>
-                <Td label="Monthly cap">{manage && (selfRole === "owner" || m.role !== "owner") ? <CapEditor m={m} /> : m.monthlyCapMicroUsd === null ? "No cap" : usd(m.monthlyCapMicroUsd)}</Td>
+                <Td label="Monthly cap">{manage && (selfRole === "owner" || m.role !== "owner") ? <CapEditor m={m} /> : m.monthlyCapMicroUsd === null ? "No cap" : usdProse(m.monthlyCapMicroUsd)}</Td>
                 <Td label="Active keys" className="text-right tabular-nums">
                   {m.activeKeys}
                 </Td>

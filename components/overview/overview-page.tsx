@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { num, usd } from "../console/format";
+import { num, usd, usdProse } from "../console/format";
 import { useMe, useOverview } from "../console/hooks";
 import { Card, CardBody, CardHeader, Stat } from "../ui/card";
 import { Money } from "../ui/money";
@@ -61,7 +61,7 @@ function MemberCapStat() {
     <Stat
       label="Your spend this month"
       value={<Money micro={m?.monthSpentMicroUsd ?? 0} />}
-      sub={m?.monthlyCapMicroUsd != null ? `of a ${usd(m.monthlyCapMicroUsd)} monthly cap` : "No monthly cap"}
+      sub={m?.monthlyCapMicroUsd != null ? `of a ${usdProse(m.monthlyCapMicroUsd)} monthly cap` : "No monthly cap"}
       testId="overview-member-spend"
     />
   );
