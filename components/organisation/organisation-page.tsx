@@ -13,6 +13,7 @@ import { CopyButton } from "../ui/copy-button";
 import { FormError, SelectField, TextField } from "../ui/field";
 import { PageHeader } from "../ui/page-header";
 import { Empty, ErrorState, Loading } from "../ui/states";
+import { Money } from "../ui/money";
 import { Mono, Table, Td, Th } from "../ui/table";
 import {
   useCreateOrg,
@@ -180,7 +181,7 @@ function MembersCard({ manage, self, selfRole }: { manage: boolean; self: string
                   )}
                 </Td>
                 <Td label="This month" className="text-right tabular-nums">
-                  {usd(m.monthSpentMicroUsd)}
+                  <Money micro={m.monthSpentMicroUsd} />
                   {m.heldMicroUsd > 0 && <span className="block text-xs text-zinc-500">{usd(m.heldMicroUsd)} in flight</span>}
                 </Td>
                 <Td label="Monthly cap">{manage && (selfRole === "owner" || m.role !== "owner") ? <CapEditor m={m} /> : m.monthlyCapMicroUsd === null ? "No cap" : usdProse(m.monthlyCapMicroUsd)}</Td>
