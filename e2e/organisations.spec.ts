@@ -1,10 +1,14 @@
 /**
  * Organisations as people use them: an owner creates an organisation from the switcher, tops it
- * up, and invites a member with a monthly cap; the member follows the link, creates an account,
+ * up, and invites a member with a monthly cap; the member follows the emailed link (a real SMTP
+ * server on loopback), creates an account,
  * joins, creates a key and spends until the cap answers 402 naming it; the member sees no
  * billing or ledger; the owner sees the member's spend.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
+import { linkIn, parseMail } from "../tests/fakes/smtp-inbox";
 import { shot } from "./shots";
 
 const BASE = () => process.env.E2E_BASE_URL!;
@@ -20,6 +24,19 @@ let owner: Page;
 let member: Page;
 let inviteLink = "";
 let memberKey = "";
+
+/** The newest message to `to` (the e2e server sends through a real SMTP server on loopback). */
+async function mailTo(to: string) {
+  const dir = process.env.E2E_MAIL_DIR!;
+  for (let i = 0; i < 100; i++) {
+    for (const f of fs.readdirSync(dir).sort().reverse()) {
+      const m = await parseMail(fs.readFileSync(path.join(dir, f), "utf8"));
+      if (m.to.includes(to)) return m;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no email to ${to}`);
+}
 
 async function signUpHere(page: Page, email: string) {
   await page.getByLabel("Email").fill(email);
@@ -63,10 +80,10 @@ test("the owner invites a member with a monthly cap", async ({}, info) => {
   await owner.getByTestId("invite-role").selectOption("member");
   await owner.getByTestId("invite-cap").fill("0.002");
   await owner.getByRole("button", { name: "Send invite" }).click();
-  // The e2e server sends no email: the console shows the link to pass on.
-  const link = owner.getByTestId("invite-link");
-  await expect(link).toContainText("/join?token=oinv_");
-  inviteLink = (await link.textContent())!;
+  await expect(owner.getByText(`Invitation emailed to ${memberEmail}.`)).toBeVisible();
+  const mail = await mailTo(memberEmail);
+  expect(mail.subject).toContain("Acme Research");
+  inviteLink = linkIn(mail, `${BASE()}/join?token=oinv_`);
   await expect(owner.getByRole("table", { name: "Pending invitations" })).toContainText(memberEmail);
   await shot(owner, info, "organisation-invite");
 });
