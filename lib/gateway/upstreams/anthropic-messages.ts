@@ -1,6 +1,7 @@
 /** The `anthropic` text upstream: POST {baseUrl}/v1/messages with x-api-key and anthropic-version. */
 import { createAnthropicDecoder, fromAnthropicResponse } from "./anthropic-messages-response";
 import { toAnthropicBody } from "./anthropic-messages-request";
+import { ANTHROPIC_TOOL_NAMES, forTarget, restoreNames, restoringDecoder } from "./tool-names";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl, vendorHeaders } from "./http";
 import type { PreparedCall, TextAdapter } from "./text-types";
@@ -31,18 +32,19 @@ export const anthropicMessages: TextAdapter = {
       const headers = vendorHeaders(clientHeaders, VENDOR_HEADERS);
       return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, headers } };
     }
-    const body = toAnthropicBody(req, route.upstreamModel);
+    const named = forTarget(req, ANTHROPIC_TOOL_NAMES);
+    const body = toAnthropicBody(named.request, route.upstreamModel);
     if (!body.ok) return body;
-    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped } };
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped, toolNames: named.toolNames } };
   },
   complete(call, opts) {
-    return httpComplete(call, opts, target(call.route, call), fromAnthropicResponse, (j) => {
+    return restoreNames(call, httpComplete(call, opts, target(call.route, call), fromAnthropicResponse, (j) => {
       j.model = call.publicModel;
-    });
+    }));
   },
   stream(call, opts) {
     const d = createAnthropicDecoder(call.publicModel);
-    return httpStream(call, opts, target(call.route, call), d);
+    return httpStream(call, opts, target(call.route, call), restoringDecoder(call, d));
   },
   injectCost(json, costMicroUsd) {
     const u = json.usage as Record<string, unknown> | undefined;

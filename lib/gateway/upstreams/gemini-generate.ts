@@ -4,6 +4,7 @@ import { toGeminiBody } from "./gemini-generate-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl } from "./http";
 import { inlineUrls } from "./inline-media";
+import { forTarget, GEMINI_TOOL_NAMES, restoreNames, restoringDecoder } from "./tool-names";
 import type { TextAdapter } from "./text-types";
 import type { ModelRoute } from "../model-route";
 
@@ -31,18 +32,19 @@ export const geminiGenerate: TextAdapter = {
       delete body.model;
       return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true } };
     }
-    const body = toGeminiBody(req, route.upstreamModel);
+    const named = forTarget(req, GEMINI_TOOL_NAMES);
+    const body = toGeminiBody(named.request, route.upstreamModel);
     if (!body.ok) return body;
-    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped } };
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped, toolNames: named.toolNames } };
   },
   complete(call, opts) {
-    return httpComplete(call, opts, target(call.route, false), fromGeminiResponse, (j) => {
+    return restoreNames(call, httpComplete(call, opts, target(call.route, false), fromGeminiResponse, (j) => {
       j.modelVersion = call.publicModel;
-    });
+    }));
   },
   stream(call, opts) {
     const d = createGeminiDecoder(call.publicModel);
-    return httpStream(call, opts, target(call.route, true), { push: (data) => d.push(data), end: () => d.end() });
+    return httpStream(call, opts, target(call.route, true), restoringDecoder(call, { push: (data) => d.push(data), end: () => d.end() }));
   },
   injectCost(json, costMicroUsd) {
     const u = json.usageMetadata as Record<string, unknown> | undefined;

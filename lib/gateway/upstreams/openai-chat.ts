@@ -4,6 +4,7 @@ import { toOpenAIChatBody } from "./openai-chat-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl, vendorHeaders } from "./http";
 import { inlineUrls } from "./inline-media";
+import { forTarget, OPENAI_TOOL_NAMES, restoreNames, restoringDecoder } from "./tool-names";
 import type { PreparedCall, TextAdapter } from "./text-types";
 import type { ModelRoute } from "../model-route";
 
@@ -34,18 +35,19 @@ export const openaiChat: TextAdapter = {
       const call: PreparedCall = { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, hideUsageChunk: !so?.include_usage, headers: vendorHeaders(clientHeaders, VENDOR_HEADERS) };
       return { ok: true, value: call };
     }
-    const body = toOpenAIChatBody(req, route.upstreamModel);
+    const named = forTarget(req, OPENAI_TOOL_NAMES);
+    const body = toOpenAIChatBody(named.request, route.upstreamModel);
     if (!body.ok) return body;
-    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped } };
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped, toolNames: named.toolNames } };
   },
   complete(call, opts) {
-    return httpComplete(call, opts, target(call.route, call), fromOpenAIChatResponse, (j) => {
+    return restoreNames(call, httpComplete(call, opts, target(call.route, call), fromOpenAIChatResponse, (j) => {
       j.model = call.publicModel;
-    });
+    }));
   },
   stream(call, opts) {
     const d = createOpenAIChatDecoder(call.publicModel);
-    return httpStream(call, opts, target(call.route, call), { push: (data) => d.push(data), end: () => d.end() });
+    return httpStream(call, opts, target(call.route, call), restoringDecoder(call, { push: (data) => d.push(data), end: () => d.end() }));
   },
   injectCost(json, costMicroUsd) {
     const u = json.usage as Record<string, unknown> | null | undefined;

@@ -9,6 +9,7 @@ import { replayOrigin } from "../stored-responses/history";
 import { reasoningFor, wrapReasoning } from "./openai-responses-reasoning";
 import { createOpenAIResponsesDecoder, fromOpenAIResponsesResponse } from "./openai-responses-response";
 import { toOpenAIResponsesBody } from "./openai-responses-request";
+import { forTarget, OPENAI_TOOL_NAMES, restoreNames, restoringDecoder } from "./tool-names";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl, vendorHeaders } from "./http";
 import type { PreparedCall, TextAdapter } from "./text-types";
@@ -47,15 +48,16 @@ export const openaiResponses: TextAdapter = {
       const call: PreparedCall = { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, headers: vendorHeaders(clientHeaders, ["openai-beta"]) };
       return { ok: true, value: call };
     }
-    const body = toOpenAIResponsesBody(req, route.upstreamModel);
+    const named = forTarget(req, OPENAI_TOOL_NAMES);
+    const body = toOpenAIResponsesBody(named.request, route.upstreamModel);
     if (!body.ok) return body;
-    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false } };
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, toolNames: named.toolNames } };
   },
   complete(call, opts) {
-    return httpComplete(call, opts, target(call.route, call), fromOpenAIResponsesResponse, (j) => {
+    return restoreNames(call, httpComplete(call, opts, target(call.route, call), fromOpenAIResponsesResponse, (j) => {
       j.model = call.publicModel;
       wrapReasoning(j, call.route.upstream.id);
-    });
+    }));
   },
   stream(call, opts) {
     const d = createOpenAIResponsesDecoder(call.publicModel);
@@ -64,7 +66,7 @@ export const openaiResponses: TextAdapter = {
       if (chunk.json) wrapReasoning(chunk.json, call.route.upstream.id);
       return chunk;
     };
-    return httpStream(call, opts, target(call.route, call), { push, end: () => d.end() });
+    return httpStream(call, opts, target(call.route, call), restoringDecoder(call, { push, end: () => d.end() }));
   },
   injectCost(json, costMicroUsd) {
     const holder = json.response && typeof json.response === "object" ? (json.response as Record<string, unknown>) : json;
