@@ -15,6 +15,7 @@ import { ChatOpenAI } from "@langchain/openai";
 import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool as agentTool } from "@openai/agents";
 import { generateText, isStepCount, streamText, tool } from "ai";
 import OpenAI from "openai";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startFakeAnthropic } from "./fakes/anthropic-upstream";
@@ -35,9 +36,11 @@ const WEATHER = { name: "get_weather", arguments: JSON.stringify({ city: "Paris"
 
 beforeAll(async () => {
   [fakes.openai, fakes.anthropic, fakes.gemini] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGemini()]);
-  server = await startTestServer({
-    config: textGatewayConfig(textFakeUrls(fakes)),
-  });
+  const config = textGatewayConfig(textFakeUrls(fakes));
+  // @ai-sdk/google sends Google's own tools only for model ids that look like Gemini 2+.
+  const like = (id: string, as: string) => ({ ...config.models.find((m) => m.id === id)!, id: as });
+  config.models.push(like("chat-anthropic", "gemini-2.5-on-claude"), like("chat-openai", "gemini-2.5-on-gpt"));
+  server = await startTestServer({ config });
   ({ key, email } = await createAccount(server, { usd: 5 }));
   setTracingDisabled(true);
 });
@@ -175,5 +178,124 @@ describe.each(Object.keys(CLIENTS))("%s", (name) => {
     for (let i = 0; i < 50 && (await chargeRows()) - charges < 4; i++) await new Promise((r) => setTimeout(r, 100));
     expect((await chargeRows()) - charges).toBe(4);
     expect(books).toMatchObject({ balance: books.ledger, held: 0, holds: 0 });
+  });
+});
+
+/**
+ * Provider tools of the Vercel AI SDK (tools the vendor runs, or with a vendor-defined schema)
+ * against each upstream, per docs/conversion-policy.md: web search is mapped to the target's own
+ * (Anthropic's server tool, Gemini's googleSearch), dropped and named where the target has none
+ * (OpenAI chat); Anthropic-defined client tools pass through to Anthropic and are a 400 naming
+ * them elsewhere.
+ */
+describe("Vercel AI SDK provider tools", () => {
+  const DROPPED = "x-gateway-dropped-params";
+  const lastTools = (u: Upstream) => fakes[u].generationRequests().at(-1)!.body.tools as any[];
+
+  it("@ai-sdk/openai (Responses) openai.tools.webSearch: Anthropic's web search, Gemini's googleSearch, named for an OpenAI chat upstream", async () => {
+    const p = createOpenAI({ apiKey: key, baseURL: `${server.url}/v1` });
+    const ask = (u: Upstream) => generateText({ model: p.responses(modelOf(u)), prompt: "News?", maxRetries: 0, tools: { web_search: p.tools.webSearch({}) } });
+    plain("anthropic");
+    expect((await ask("anthropic")).text).toBe(TEXT);
+    expect(lastTools("anthropic")).toContainEqual({ type: "web_search_20250305", name: "web_search" });
+    plain("gemini");
+    expect((await ask("gemini")).text).toBe(TEXT);
+    expect(lastTools("gemini")).toContainEqual({ googleSearch: {} });
+    plain("openai");
+    const r = await ask("openai");
+    expect(r.text).toBe(TEXT);
+    expect(r.response.headers?.[DROPPED]).toBe("web_search");
+    expect(fakes.openai.generationRequests().at(-1)!.body.tools).toBeUndefined();
+  });
+
+  it("@ai-sdk/anthropic webSearch_20250305 passes through to Anthropic and maps to googleSearch; bash_20250124 elsewhere is a 400 naming it", async () => {
+    const p = createAnthropic({ apiKey: key, baseURL: `${server.url}/v1` });
+    const search = { web_search: p.tools.webSearch_20250305({ maxUses: 2 }) };
+    plain("anthropic");
+    expect((await generateText({ model: p(modelOf("anthropic")), prompt: "News?", maxRetries: 0, tools: search })).text).toBe(TEXT);
+    expect(lastTools("anthropic")).toContainEqual({ type: "web_search_20250305", name: "web_search", max_uses: 2 });
+    plain("gemini");
+    const g = await generateText({ model: p(modelOf("gemini")), prompt: "News?", maxRetries: 0, tools: search });
+    expect(g.text).toBe(TEXT);
+    expect(lastTools("gemini")).toContainEqual({ googleSearch: {} });
+    const bash = { bash: p.tools.bash_20250124({ execute: async () => "ok" }) };
+    plain("anthropic");
+    await generateText({ model: p(modelOf("anthropic")), prompt: "ls", maxRetries: 0, tools: bash });
+    expect(lastTools("anthropic")).toContainEqual({ type: "bash_20250124", name: "bash" });
+    plain("openai");
+    const err = await generateText({ model: p(modelOf("openai")), prompt: "ls", maxRetries: 0, tools: bash }).catch((e: unknown) => e as { statusCode?: number; message?: string });
+    expect(err).toMatchObject({ statusCode: 400 });
+    expect((err as { message: string }).message).toMatch(/^tools\[0\] \(bash_20250124\)/);
+    expect(fakes.openai.generationRequests()).toHaveLength(0);
+  });
+
+  it("@ai-sdk/google google.tools.googleSearch: Anthropic's web search; named for an OpenAI chat upstream", async () => {
+    const p = createGoogleGenerativeAI({ apiKey: key, baseURL: `${server.url}/v1beta` });
+    const tools = { google_search: p.tools.googleSearch({}) };
+    plain("anthropic");
+    expect((await generateText({ model: p("gemini-2.5-on-claude"), prompt: "News?", maxRetries: 0, tools })).text).toBe(TEXT);
+    expect(lastTools("anthropic")).toContainEqual({ type: "web_search_20250305", name: "web_search" });
+    plain("openai");
+    const r = await generateText({ model: p("gemini-2.5-on-gpt"), prompt: "News?", maxRetries: 0, tools });
+    expect(r.text).toBe(TEXT);
+    expect(r.response.headers?.[DROPPED]).toBe("tools[0].googleSearch");
+  });
+});
+
+describe("Vercel AI SDK file parts (PDF) reach another vendor's model", () => {
+  const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Page >> endobj\n%%EOF\n");
+  const b64 = PDF.toString("base64");
+  const ask = (model: Parameters<typeof generateText>[0]["model"]) =>
+    generateText({ model, maxRetries: 0, messages: [{ role: "user", content: [{ type: "text", text: "Summarise" }, { type: "file", data: PDF, mediaType: "application/pdf", filename: "r.pdf" }] }] });
+  const last = (u: Upstream) => JSON.stringify(fakes[u].generationRequests().at(-1)!.body);
+
+  it("@ai-sdk/anthropic → OpenAI chat file, @ai-sdk/openai chat → Anthropic document, @ai-sdk/google → OpenAI, @ai-sdk/openai (Responses) → Gemini", async () => {
+    plain("openai");
+    expect((await ask(createAnthropic({ apiKey: key, baseURL: `${server.url}/v1` })(modelOf("openai")))).text).toBe(TEXT);
+    expect(last("openai")).toContain(`"file_data":"data:application/pdf;base64,${b64}"`);
+    plain("anthropic");
+    expect((await ask(createOpenAI({ apiKey: key, baseURL: `${server.url}/v1` }).chat(modelOf("anthropic")))).text).toBe(TEXT);
+    expect(last("anthropic")).toContain(`"source":{"type":"base64","media_type":"application/pdf","data":"${b64}"}`);
+    plain("openai");
+    expect((await ask(createGoogleGenerativeAI({ apiKey: key, baseURL: `${server.url}/v1beta` })(modelOf("openai")))).text).toBe(TEXT);
+    expect(last("openai")).toContain(`data:application/pdf;base64,${b64}`);
+    plain("gemini");
+    expect((await ask(createOpenAI({ apiKey: key, baseURL: `${server.url}/v1` })(modelOf("gemini")))).text).toBe(TEXT);
+    expect(last("gemini")).toContain(`"inlineData":{"mimeType":"application/pdf","data":"${b64}"}`);
+  });
+});
+
+/**
+ * The README's setup lines are the ones tested above (key and URL aside): a README edit that
+ * breaks a client fails here.
+ */
+describe("README client snippets", () => {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  it.each([
+    'new OpenAI({ apiKey: "sk-…", baseURL: "http://localhost:3000/v1" })',
+    'new Anthropic({ apiKey: "sk-…", baseURL: "http://localhost:3000" })',
+    'new GoogleGenAI({ apiKey: "sk-…", httpOptions: { baseUrl: "http://localhost:3000" } })',
+    'createOpenAI({ apiKey: "sk-…", baseURL: "http://localhost:3000/v1" })',
+    'createAnthropic({ apiKey: "sk-…", baseURL: "http://localhost:3000/v1" })',
+    'createGoogleGenerativeAI({ apiKey: "sk-…", baseURL: "http://localhost:3000/v1beta" })',
+    'new ChatOpenAI({ model: "demo-chat", apiKey: "sk-…", configuration: { baseURL: "http://localhost:3000/v1" } })',
+    'new ChatAnthropic({ model: "demo-chat", apiKey: "sk-…", anthropicApiUrl: "http://localhost:3000" })',
+    'new ChatGoogleGenerativeAI({ model: "demo-chat", apiKey: "sk-…", baseUrl: "http://localhost:3000" })',
+    'setDefaultOpenAIClient(new OpenAI({ apiKey: "sk-…", baseURL: "http://localhost:3000/v1" }))',
+  ])("%s", (line) => expect(readme).toContain(line));
+
+  it("the README's Vercel AI SDK default (Responses) runs a plain answer, a stream and a tool loop on every upstream", async () => {
+    const p = createOpenAI({ apiKey: key, baseURL: `${server.url}/v1` });
+    const client = vercel((id) => p(id));
+    for (const u of UPSTREAMS) {
+      plain(u);
+      expect(await client.plain(modelOf(u))).toBe(TEXT);
+      plain(u);
+      expect(await client.stream(modelOf(u))).toBe(TEXT);
+      loop(u);
+      const seen: string[] = [];
+      expect(await client.toolLoop(modelOf(u), seen)).toBe(TEXT);
+      expect(seen).toEqual(["Paris"]);
+    }
   });
 });
