@@ -21,6 +21,7 @@ import { z } from "zod";
 import { startFakeAnthropic } from "./fakes/anthropic-upstream";
 import { startFakeGemini } from "./fakes/gemini-upstream";
 import { startFakeOpenAI } from "./fakes/openai-upstream";
+import { OPENAI_RESPONSES_FAKE_KEY, startFakeOpenAIResponses } from "./fakes/openai-responses-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
 import { createAccount } from "./support/accounts";
 import { idleBooks } from "./support/books";
@@ -30,13 +31,16 @@ import { textGatewayConfig, textFakeUrls } from "./text-config";
 let server: TestServer;
 let key: string;
 let email: string;
-const fakes: Record<"openai" | "anthropic" | "gemini", FakeTextUpstream> = {} as never;
+const fakes: Record<"openai" | "anthropic" | "gemini" | "responses", FakeTextUpstream> = {} as never;
 const TEXT = "Hello from the fake upstream!";
 const WEATHER = { name: "get_weather", arguments: JSON.stringify({ city: "Paris" }) };
 
 beforeAll(async () => {
-  [fakes.openai, fakes.anthropic, fakes.gemini] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGemini()]);
+  [fakes.openai, fakes.anthropic, fakes.gemini, fakes.responses] = await Promise.all([startFakeOpenAI(), startFakeAnthropic(), startFakeGemini(), startFakeOpenAIResponses()]);
   const config = textGatewayConfig(textFakeUrls(fakes));
+  // The fourth upstream kind: OpenAI's Responses API.
+  config.upstreams.push({ id: "rs", protocol: "openai-responses", baseUrl: fakes.responses.baseUrl, apiKey: OPENAI_RESPONSES_FAKE_KEY, timeoutMs: 3000 });
+  config.models.push({ ...config.models.find((m) => m.id === "chat-openai")!, id: "chat-responses", upstream: "rs" });
   // @ai-sdk/google sends Google's own tools only for model ids that look like Gemini 2+.
   const like = (id: string, as: string) => ({ ...config.models.find((m) => m.id === id)!, id: as });
   config.models.push(like("chat-anthropic", "gemini-2.5-on-claude"), like("chat-openai", "gemini-2.5-on-gpt"));
@@ -50,7 +54,7 @@ afterAll(async () => {
 });
 
 type Upstream = keyof typeof fakes;
-const UPSTREAMS: Upstream[] = ["openai", "anthropic", "gemini"];
+const UPSTREAMS: Upstream[] = ["openai", "anthropic", "gemini", "responses"];
 const modelOf = (u: Upstream) => `chat-${u}`;
 const plain = (u: Upstream) => fakes[u].reset();
 const loop = (u: Upstream) => fakes[u].reset({ toolCalls: [WEATHER], toolCallsUntilResult: true });
