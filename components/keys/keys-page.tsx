@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import { ago, num, usd, when } from "../console/format";
-import { useKeys } from "../console/hooks";
+import { useKeys, useMe } from "../console/hooks";
 import type { KeyView } from "../console/types";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
@@ -28,6 +28,7 @@ function StatusCell({ k }: { k: KeyView }) {
 
 export function KeysPage() {
   const keys = useKeys();
+  const me = useMe();
   const [creating, setCreating] = useState(false);
   const [rolling, setRolling] = useState<KeyView | null>(null);
   const [editing, setEditing] = useState<KeyView | null>(null);
@@ -81,6 +82,7 @@ export function KeysPage() {
                         <Td className="font-medium text-zinc-900">
                           {k.name || <span className="text-zinc-500">Untitled</span>}
                           <span className="block font-mono text-[11px] font-normal text-zinc-500">{k.id}</span>
+                          {k.createdByEmail && k.createdByUserId !== me.data?.user.id && <span className="block text-xs font-normal text-zinc-500">by {k.createdByEmail}</span>}
                         </Td>
                         <Td>
                           <Mono>

@@ -6,7 +6,7 @@
 import { and, desc, eq, gte, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { DB } from "../../db/client";
-import { apiKeys, requestLogs } from "../../db/schema";
+import { apiKeys, requestLogs, users } from "../../db/schema";
 import { announceNewKey, createKey, revokeKey } from "../keys/manage";
 import { MAX_ROLL_GRACE_S, rollKey } from "../keys/roll";
 import { notifyInvalidation } from "../gateway/invalidation";
@@ -20,6 +20,7 @@ export interface KeyView {
   name: string;
   /** The member the key belongs to (its spend counts against their monthly cap). */
   createdByUserId: string | null;
+  createdByEmail: string | null;
   prefix: string;
   last4: string;
   allowedModels: string[] | null;
@@ -40,11 +41,13 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** `memberId`: only the keys that member created (members see no one else's). */
 export async function listKeys(db: DB, accountId: string, now = new Date(), memberId?: string): Promise<KeyView[]> {
-  const rows = await db
-    .select()
+  const joined = await db
+    .select({ k: apiKeys, creator: users.email })
     .from(apiKeys)
+    .leftJoin(users, eq(users.id, apiKeys.createdByUserId))
     .where(and(eq(apiKeys.accountId, accountId), memberId ? eq(apiKeys.createdByUserId, memberId) : undefined))
     .orderBy(desc(apiKeys.createdAt));
+  const rows = joined.map((r) => ({ ...r.k, createdByEmail: r.creator }));
   const since = new Date(now.getTime() - 30 * 86_400_000);
   const stats = await db
     .select({ keyId: requestLogs.keyId, n: sql<number>`count(*)::int`, cost: sql<string>`coalesce(sum(${requestLogs.costMicroUsd}), 0)` })
@@ -56,6 +59,7 @@ export async function listKeys(db: DB, accountId: string, now = new Date(), memb
     id: k.id,
     name: k.name,
     createdByUserId: k.createdByUserId,
+    createdByEmail: k.createdByEmail,
     prefix: k.prefix,
     last4: k.last4,
     allowedModels: k.allowedModels?.length ? k.allowedModels : null,
