@@ -7,6 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { linkIn, parseMail } from "../tests/fakes/smtp-inbox";
 import { shot } from "./shots";
@@ -36,6 +37,12 @@ async function mailTo(to: string) {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`no email to ${to}`);
+}
+
+/** No WCAG 2 A/AA violations axe can find on the page as it is now. */
+async function accessible(page: Page) {
+  const r = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa"]).analyze();
+  expect(r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
 }
 
 async function signUpHere(page: Page, email: string) {
@@ -86,12 +93,14 @@ test("the owner invites a member with a monthly cap", async ({}, info) => {
   inviteLink = linkIn(mail, `${BASE()}/join?token=oinv_`);
   await expect(owner.getByRole("table", { name: "Pending invitations" })).toContainText(memberEmail);
   await shot(owner, info, "organisation-invite");
+  await accessible(owner);
 });
 
 test("the invitee creates an account from the link and joins", async ({}, info) => {
   await member.goto(inviteLink);
   await expect(member.getByRole("heading", { name: "Join Acme Research" })).toBeVisible();
   await shot(member, info, "join-signed-out");
+  await accessible(member);
   await member.getByTestId("join-signup").click();
   await expect(member).toHaveURL(/\/signup\?callbackUrl=/);
   await signUpHere(member, memberEmail);
@@ -153,4 +162,7 @@ test("the owner sees the member's spend and key; the organisation paid for it", 
   const me = await (await owner.request.get(`${BASE()}/api/console/me`)).json();
   expect(me.account.balanceMicroUsd).toBeLessThan(10_000_000);
   await shot(owner, info, "organisation-members");
+  await owner.goto("/organisation");
+  await expect(owner.getByTestId(`member-${memberEmail}`)).toBeVisible();
+  await accessible(owner);
 });
