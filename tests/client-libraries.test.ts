@@ -269,6 +269,29 @@ describe("Vercel AI SDK file parts (PDF) reach another vendor's model", () => {
   });
 });
 
+describe("a Claude tool call without arguments, streamed", () => {
+  it("reaches the openai SDK's stream helpers (chat and Responses) and the Agents SDK as JSON '{}'", async () => {
+    const oa = new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const now = { type: "function" as const, function: { name: "now", description: "The time", parameters: { type: "object", properties: {} } } };
+    fakes.anthropic.reset({ text: "", toolCalls: [{ name: "now", arguments: "{}" }] });
+    const chat = await oa.chat.completions.stream({ model: modelOf("anthropic"), messages: [{ role: "user", content: "Time?" }], tools: [now] }).finalChatCompletion();
+    expect(chat.choices[0]!.message.tool_calls?.[0]).toMatchObject({ function: { name: "now", arguments: "{}" } });
+    fakes.anthropic.reset({ text: "", toolCalls: [{ name: "now", arguments: "{}" }] });
+    const rs = await oa.responses.stream({ model: modelOf("anthropic"), input: "Time?", tools: [{ type: "function", name: "now", parameters: { type: "object", properties: {} }, strict: false }] }).finalResponse();
+    expect(rs.output.find((o) => o.type === "function_call")).toMatchObject({ name: "now", arguments: "{}" });
+    // The Agents SDK runs the tool (it parses the arguments) and answers.
+    fakes.anthropic.reset({ toolCalls: [{ name: "now", arguments: "{}" }], toolCallsUntilResult: true });
+    setDefaultOpenAIClient(oa);
+    setOpenAIAPI("chat_completions");
+    const ran: string[] = [];
+    const t = agentTool({ name: "now", description: "The time", parameters: z.object({}), execute: async () => (ran.push("now"), "noon") });
+    const r = await run(new Agent({ name: "a", model: modelOf("anthropic"), tools: [t] }), "Time?", { stream: true });
+    await r.completed;
+    expect(ran).toEqual(["now"]);
+    expect(String(r.finalOutput)).toBe(TEXT);
+  });
+});
+
 /**
  * The README's setup lines are the ones tested above (key and URL aside): a README edit that
  * breaks a client fails here.

@@ -100,8 +100,10 @@ export const anthropicProtocol: Protocol = {
     }
     s.toolCalls.forEach((t, i) => {
       out.push(ev("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: t.id ?? `toolu_fake${i}`, name: t.name, input: {} } }));
+      // A call without input streams one empty partial_json and nothing else, as Claude does.
       const mid = Math.floor(t.arguments.length / 2);
-      for (const piece of ["", t.arguments.slice(0, mid), t.arguments.slice(mid)])
+      const pieces = t.arguments === "{}" ? [""] : ["", t.arguments.slice(0, mid), t.arguments.slice(mid)];
+      for (const piece of pieces)
         out.push(ev("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }));
       out.push(ev("content_block_stop", { type: "content_block_stop", index }));
       index++;
