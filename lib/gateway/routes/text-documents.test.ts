@@ -140,9 +140,29 @@ describe("text documents, URLs and what only the issuing vendor can read", () =>
     expect(r.status).toBe(400);
     expect(((await r.json()) as any).error.message).toMatch(/^messages\[0\]\.content\[1\]: documents of type application\/vnd\.openxml.* not supported/);
     expect(fakes.anthropic.generationRequests()).toHaveLength(0);
+    const toGemini = await post("/v1/responses", { model: "m-gemini", input: [{ role: "user", content: [{ type: "input_file", filename: "a.docx", file_data: docx }] }] });
+    expect(toGemini.status).toBe(400);
+    expect(((await toGemini.json()) as any).error.message).toMatch(/^input\[0\]\.content\[0\]: documents of type/);
+    expect(fakes.gemini.generationRequests()).toHaveLength(0);
     // The same file goes to an OpenAI Responses upstream, which reads it.
     await ok(await post("/v1/chat/completions", { model: "m-responses", messages: [{ role: "user", content: [{ type: "file", file: { filename: "a.docx", file_data: docx } }] }] }));
     expect(lastBody("responses").input[0].content[0]).toEqual({ type: "input_file", filename: "a.docx", file_data: docx });
+  });
+
+  it("a PDF inside a tool result (Claude Code reading a file) passes through to Anthropic, and follows the result elsewhere", async () => {
+    reset();
+    const history = [
+      { role: "user", content: "Read report.pdf" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "report.pdf" } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "PDF file read" }, { type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF } }] }] },
+    ];
+    const tools = [{ name: "Read", input_schema: { type: "object", properties: { file_path: { type: "string" } } } }];
+    await ok(await post("/v1/messages", { model: "m-anthropic", max_tokens: 50, tools, messages: history }));
+    expect(lastBody("anthropic").messages[2]).toEqual(history[2]);
+    await ok(await post("/v1/messages", { model: "m-openai", max_tokens: 50, tools, messages: history }));
+    const sent = lastBody("openai").messages;
+    expect(sent.at(-2)).toMatchObject({ role: "tool", tool_call_id: "toolu_1", content: "PDF file read" });
+    expect(sent.at(-1)).toEqual({ role: "user", content: [{ type: "file", file: { filename: "document.pdf", file_data: PDF_URL } }] });
   });
 
   it("Gemini audio inline data is still a 400 naming its mimeType", async () => {

@@ -33,6 +33,8 @@ export function toGeminiBody(req: CanonicalRequest, upstreamModel = ""): Built |
         if (src.kind === "text") parts.push({ text: src.text });
         else if (src.kind === "url")
           return { ok: false, field: p.path ?? "messages", message: "document URLs are not supported by this model; send the file inline as base64" };
+        else if (src.mediaType !== "application/pdf" && !src.mediaType.startsWith("text/"))
+          return { ok: false, field: p.path ?? "messages", message: `documents of type ${src.mediaType} are not supported by this model (PDF and text are)` };
         else parts.push({ inlineData: { mimeType: src.mediaType, data: src.data } });
       } else if (p.type === "reasoning") {
         continue; // thought text is not replayed; Gemini's signatures ride on the calls

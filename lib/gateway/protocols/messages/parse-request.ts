@@ -52,12 +52,16 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
     const m = raw as typeof raw & { role: "user" | "assistant" };
     const blocks: Block[] = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content as Block[]);
     const parts: ContentPart[] = [];
+    // Documents inside tool results (Claude Code reading a PDF): other protocols' tool results
+    // carry no files, so converted they follow the results in the same user turn.
+    const hoisted: ContentPart[] = [];
     for (let j = 0; j < blocks.length; j++) {
-      const r = block(blocks[j]!, `${where}.content[${j}]`, m.role);
+      const r = block(blocks[j]!, `${where}.content[${j}]`, m.role, hoisted, unconvertible);
       if (!r.ok) return r;
       if (r.value === UNCONVERTIBLE) unconvertible.push(`${where}.content[${j}]`);
       else if (r.value) parts.push(r.value);
     }
+    parts.push(...hoisted);
     const last = messages[messages.length - 1];
     if (last && last.role === m.role) last.parts.push(...parts);
     else messages.push({ role: m.role, parts });
@@ -122,7 +126,7 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
 /** A block only a passthrough can carry (search results, server-tool records): converted routes 400. */
 const UNCONVERTIBLE = Symbol("unconvertible");
 
-function block(bl: Block, where: string, role: "user" | "assistant"): Result<ContentPart | null | typeof UNCONVERTIBLE> {
+function block(bl: Block, where: string, role: "user" | "assistant", hoisted: ContentPart[], unconvertible: string[]): Result<ContentPart | null | typeof UNCONVERTIBLE> {
   switch (bl.type) {
     case "text":
       if (typeof bl.text !== "string") return { ok: false, error: bad(`${where}.text`, "must be a string") };
@@ -149,6 +153,11 @@ function block(bl: Block, where: string, role: "user" | "assistant"): Result<Con
             const img = image(c, `${where}.content[${k}]`);
             if (!img.ok) return img;
             content.push(img.value);
+          } else if (c.type === "document") {
+            const doc = document(c, `${where}.content[${k}]`);
+            if (!doc.ok) return doc;
+            if (doc.value === UNCONVERTIBLE) unconvertible.push(`${where}.content[${k}]`);
+            else hoisted.push(doc.value);
           } else return { ok: false, error: bad(`${where}.content[${k}].type`, `"${c.type}" is not supported in tool results`) };
         }
       return { ok: true, value: { type: "tool_result", callId: bl.tool_use_id, content, isError: bl.is_error === true || undefined } };
