@@ -264,3 +264,33 @@ describe("invitations", () => {
     expect(orgs.body.items.map((m: { email: string }) => m.email)).not.toContain("late@example.com");
   });
 });
+
+describe("settings, ownership and deletion", () => {
+  it("checks the time zone; members cannot change settings", async () => {
+    expect((await owner.json("/api/console/orgs/current", { method: "PATCH", body: { timeZone: "Mars/Olympus_Mons" } })).status).toBe(400);
+    const ok = await owner.json("/api/console/orgs/current", { method: "PATCH", body: { timeZone: "Europe/Berlin", billingName: "Acme GmbH" } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ timeZone: "Europe/Berlin", billingName: "Acme GmbH" });
+    expect((await member.json("/api/console/orgs/current", { method: "PATCH", body: { name: "mine" } })).status).toBe(403);
+    expect((await admin.json("/api/console/orgs/current", { method: "DELETE" })).status).toBe(403);
+  });
+
+  it("an owner hands ownership over; the organisation is deleted only once it holds no money", async () => {
+    expect((await owner.json(`/api/console/orgs/members/${userIds[admin.email]}`, { method: "PATCH", body: { role: "owner" } })).status).toBe(200);
+    expect((await owner.json(`/api/console/orgs/members/${userIds[owner.email]}`, { method: "PATCH", body: { role: "admin" } })).status).toBe(200);
+    expect((await owner.json("/api/console/me")).body.org.role).toBe("admin");
+    const refused = await admin.json("/api/console/orgs/current", { method: "DELETE" });
+    expect(refused.status).toBe(409);
+    await server.query("update accounts set balance_micro_usd = 0 where id = $1", [teamId]);
+    const deleted = await admin.json("/api/console/orgs/current", { method: "DELETE" });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    // Everyone is back in their personal organisation; the team's keys stop working.
+    for (const s of [owner, member, billing, admin]) {
+      const me = (await s.json("/api/console/me")).body;
+      expect(me.org.personal).toBe(true);
+      expect(me.orgs.map((o: { id: string }) => o.id)).not.toContain(teamId);
+    }
+    expect((await chat(memberKey.key)).status).toBe(401);
+    expect((await member.json("/api/console/orgs/active", { method: "PUT", body: { accountId: teamId } })).status).toBe(404);
+  });
+});

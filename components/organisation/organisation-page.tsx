@@ -2,7 +2,7 @@
 import { useSearchParams } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { can, ROLE_LABELS } from "@/lib/orgs/roles";
-import { fieldError, formError } from "../console/api";
+import { api, fieldError, formError } from "../console/api";
 import { usd, usdProse, when } from "../console/format";
 import { useMe } from "../console/hooks";
 import type { OrgRole } from "../console/types";
@@ -332,6 +332,37 @@ function LeaveCard({ self }: { self: string }) {
   );
 }
 
+function DeleteCard() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  return (
+    <Card>
+      <CardHeader title="Delete this organisation" description="Every member loses access and every key is revoked; the ledger is kept. Only possible with no balance left." />
+      <CardBody>
+        <Button
+          variant="danger"
+          loading={busy}
+          onClick={async () => {
+            if (!window.confirm("Delete this organisation for everyone?")) return;
+            setBusy(true);
+            setError(undefined);
+            try {
+              await api("/api/console/orgs/current", { method: "DELETE" });
+              window.location.assign("/overview");
+            } catch (err) {
+              setError(err instanceof Error ? err.message : "Could not delete the organisation.");
+              setBusy(false);
+            }
+          }}
+        >
+          Delete organisation
+        </Button>
+        <FormError message={error} />
+      </CardBody>
+    </Card>
+  );
+}
+
 export function OrganisationPage() {
   const me = useMe();
   const creating = useSearchParams().get("new") === "1";
@@ -360,6 +391,7 @@ export function OrganisationPage() {
         <SettingsCard editable={can(role, "settings")} />
         {!creating && <CreateOrgCard />}
         {!org.personal && role !== "owner" && <LeaveCard self={user.id} />}
+        {!org.personal && can(role, "ownership") && <DeleteCard />}
       </div>
     </>
   );

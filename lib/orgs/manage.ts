@@ -7,7 +7,7 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { DB, DbOrTx } from "../../db/client";
-import { accounts, apiKeys, memberships, ORG_ROLES, users, type OrgRole } from "../../db/schema";
+import { accounts, apiKeys, memberships, orgInvites, ORG_ROLES, users, type OrgRole } from "../../db/schema";
 import { parseUsd } from "../billing/money";
 import { recordAudit } from "../console/audit";
 import { AppError } from "../console/errors";
@@ -212,4 +212,33 @@ export async function removeMember(db: DB, actor: Actor, userId: string) {
   // Revoked keys stop at once on every instance (as a revoke from the Keys page does).
   if (hashes.length) await notifyInvalidation({ kind: "keys", hashes });
   return { userId, keysRevoked: hashes.length };
+}
+
+/**
+ * Deletes an organisation (owners only, never a personal one): its money history stays for the
+ * books, so the row is disabled rather than removed — every membership and pending invitation
+ * goes, every key is revoked, and it leaves everyone's switcher. Refused while it holds money
+ * (balance or requests in flight), which would otherwise be lost to its members.
+ */
+export async function deleteOrg(db: DB, actor: Actor) {
+  const hashes = await db.transaction(async (tx) => {
+    const [a] = await tx.select().from(accounts).where(eq(accounts.id, actor.accountId)).for("update");
+    if (!a) throw new AppError("not_found", "No such organisation.");
+    if (a.personal) throw new AppError("conflict", "A personal organisation cannot be deleted.");
+    if (a.balanceMicroUsd !== 0 || a.heldMicroUsd !== 0) {
+      throw new AppError("conflict", "This organisation still has a balance or requests in flight: spend it or ask an administrator to move it first.");
+    }
+    const revoked = await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.accountId, actor.accountId), isNull(apiKeys.revokedAt)))
+      .returning({ hash: apiKeys.hash, previousHash: apiKeys.previousHash });
+    await tx.delete(memberships).where(eq(memberships.accountId, actor.accountId));
+    await tx.update(orgInvites).set({ revokedAt: new Date() }).where(and(eq(orgInvites.accountId, actor.accountId), isNull(orgInvites.acceptedAt), isNull(orgInvites.revokedAt)));
+    await tx.update(accounts).set({ disabled: true }).where(eq(accounts.id, actor.accountId));
+    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: "org.delete", targetType: "account", targetId: actor.accountId, details: { name: a.name, keysRevoked: revoked.length } });
+    return revoked.flatMap((r) => [r.hash, r.previousHash]).filter(Boolean) as string[];
+  });
+  if (hashes.length) await notifyInvalidation({ kind: "keys", hashes });
+  return { id: actor.accountId, deleted: true };
 }
