@@ -48,6 +48,10 @@ export const accounts = pgTable("accounts", {
   disabled: boolean("disabled").notNull().default(false),
   /** Requests per minute across all of the account's keys; null = no account-wide limit. */
   rpm: integer("rpm"),
+  /** Tokens per minute (prompt bound + output cap reserved, settled to usage) across its keys; null = none. Set by an admin. */
+  tpm: integer("tpm"),
+  /** Requests in flight at once across its keys; null = none. Set by an admin. */
+  maxConcurrent: integer("max_concurrent"),
   /** false = no key of this account stores Responses API responses, whatever `store` says. */
   storeResponses: boolean("store_responses").notNull().default(true),
   createdAt: createdAt(),
@@ -180,6 +184,10 @@ export const apiKeys = pgTable(
     heldMicroUsd: micro("held_micro_usd").notNull().default(0),
     /** Requests per minute; null = DEFAULT_KEY_RPM. */
     rpm: integer("rpm"),
+    /** Tokens per minute (docs/decisions: TPM reservation); null = no limit. */
+    tpm: integer("tpm"),
+    /** Requests in flight at once; null = no limit. */
+    maxConcurrent: integer("max_concurrent"),
     expiresAt: ts("expires_at"),
     revokedAt: ts("revoked_at"),
     lastUsedAt: ts("last_used_at"),
@@ -263,6 +271,23 @@ export const models = pgTable(
   },
   (t) => [uniqueIndex("models_model_upstream_idx").on(t.modelId, t.upstreamId)],
 );
+
+/**
+ * A public name (or a wildcard pattern such as `claude-sonnet-4-5-*`) standing for an ordered list
+ * of model ids; each target keeps its own entries and price (docs/decisions: alias precedence).
+ */
+export const modelAliases = pgTable("model_aliases", {
+  /** The alias name, or a pattern where `*` matches any run of characters. */
+  id: text("id").primaryKey(),
+  /** Public model ids, tried in this order (each with its own upstream entries). */
+  targets: text("targets").array().notNull(),
+  /** A prompt too long for a target's context window goes to the next target. */
+  contextFallback: boolean("context_fallback").notNull().default(false),
+  enabled: boolean("enabled").notNull().default(true),
+  source: text("source").$type<"config" | "console" | "demo">().notNull().default("console"),
+  createdAt: createdAt(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});
 
 /**
  * Append-only. Every balance change is one row, written in the same transaction as the
@@ -366,6 +391,8 @@ export const requestLogs = pgTable(
     replayedItems: integer("replayed_items"),
     /** Hints the conversion dropped for the serving upstream, as x-gateway-dropped-params named them. */
     droppedParams: text("dropped_params"),
+    /** The model that served (and whose price was charged) when `model` named an alias. */
+    servedModel: text("served_model"),
     createdAt: createdAt(),
   },
   (t) => [

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
-import { apiKeys, auditLog, models, users } from "../../db/schema";
+import { accounts, apiKeys, auditLog, models, users } from "../../db/schema";
 import { createUser, findUserByEmail, normalizeEmail } from "../auth/users";
 import { hashPassword, passwordProblem } from "../auth/password";
 import { adminDebit, waitForSpendable } from "../billing/admin-debit";
@@ -30,7 +30,9 @@ export const USAGE = `Usage: npm run admin -- <command>
   user disable --email E | user enable --email E
   credit --email E --usd AMOUNT [--note TEXT]
   debit --email E --usd AMOUNT --note TEXT
-  key create --email E [--name N] [--models m1,m2] [--limit-usd X] [--rpm N] [--expires ISO-8601]
+  key create --email E [--name N] [--models m1,m2] [--limit-usd X] [--rpm N] [--tpm N] [--concurrency N] [--expires ISO-8601]
+  account limits --email E [--rpm N|off] [--tpm N|off] [--concurrency N|off]
+                                           (the user's organisation, across all its keys; no flag = show)
   invite create [--email E] [--days N]     (SIGNUP=invite: prints a one-use sign-up link)
   code create --usd AMOUNT [--count N] [--max-uses M] [--expires ISO-8601] [--note TEXT]
                                            (redeem codes: prints the batch as CSV)
@@ -75,6 +77,12 @@ function email(values: Record<string, string | boolean | undefined>): string {
   const e = normalizeEmail(required(values, "email"));
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e)) throw new CommandError(`"${e}" is not an email address`);
   return e;
+}
+
+function positive(values: Record<string, string | boolean | undefined>, name: string): number {
+  const n = Number(values[name]);
+  if (!Number.isInteger(n) || n < 1) throw new CommandError(`--${name} must be a positive whole number, got "${values[name]}"`);
+  return n;
 }
 
 function usd(values: Record<string, string | boolean | undefined>, name: string): number {
@@ -167,6 +175,8 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
         models: { type: "string" },
         "limit-usd": { type: "string" },
         rpm: { type: "string" },
+        tpm: { type: "string" },
+        concurrency: { type: "string" },
         expires: { type: "string" },
       });
       const u = await userByEmail(db, email(values));
@@ -192,11 +202,29 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
         if (expiresAt.getTime() <= Date.now()) throw new CommandError("--expires must be in the future");
       }
       const name = typeof values.name === "string" ? values.name : "";
-      const k = await createKey(db, { accountId: u.accountId, name, allowedModels: allowed, limitMicroUsd: limit, rpm, expiresAt });
+      const tpm = values.tpm !== undefined ? positive(values, "tpm") : null;
+      const maxConcurrent = values.concurrency !== undefined ? positive(values, "concurrency") : null;
+      const k = await createKey(db, { accountId: u.accountId, name, allowedModels: allowed, limitMicroUsd: limit, rpm, tpm, maxConcurrent, expiresAt });
       await audit(db, "key.create", "key", k.id, { name, via: "cli" });
       await announceNewKey(k);
       out.push(`created key ${k.id}${name ? ` "${name}"` : ""} for ${u.email}; it is shown once:`);
       out.push(k.key);
+    } else if (two === "account limits") {
+      const { values } = parse(rest, { email: { type: "string" }, rpm: { type: "string" }, tpm: { type: "string" }, concurrency: { type: "string" } });
+      const u = await userByEmail(db, email(values));
+      const set: Partial<Record<"rpm" | "tpm" | "maxConcurrent", number | null>> = {};
+      const orOff = (name: string) => (values[name] === "off" ? null : positive(values, name));
+      if (values.rpm !== undefined) set.rpm = orOff("rpm");
+      if (values.tpm !== undefined) set.tpm = orOff("tpm");
+      if (values.concurrency !== undefined) set.maxConcurrent = orOff("concurrency");
+      if (Object.keys(set).length) {
+        await db.update(accounts).set(set).where(eq(accounts.id, u.accountId));
+        await audit(db, "account.limits", "account", u.accountId, set);
+        await notifyInvalidation({ kind: "accounts", ids: [u.accountId] });
+      }
+      const [a] = await db.select({ rpm: accounts.rpm, tpm: accounts.tpm, c: accounts.maxConcurrent }).from(accounts).where(eq(accounts.id, u.accountId));
+      const show = (v: number | null | undefined) => (v == null ? "off" : String(v));
+      out.push(`limits of ${u.email}'s organisation: rpm ${show(a?.rpm)}, tpm ${show(a?.tpm)}, concurrency ${show(a?.c)}`);
     } else if (two === "invite create") {
       const { values } = parse(rest, { email: { type: "string" }, days: { type: "string" } });
       const bound = values.email !== undefined ? email(values) : null;

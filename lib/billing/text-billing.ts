@@ -130,5 +130,6 @@ function logRow(ctx: RouteContext, route: string, s: TextSettlement): typeof req
     ttftMs: s.ttftMs,
     replayedItems: s.replayedItems ?? null,
     droppedParams: s.droppedParams ?? null,
+    servedModel: s.servedModel ?? null,
   };
 }

@@ -172,7 +172,7 @@ const COLUMNS = [
   ["upstream_protocol", "text"], ["status", "int"], ["error_code", "text"], ["stream", "boolean"], ["input_tokens", "bigint"],
   ["output_tokens", "bigint"], ["settlement", "text"], ["price_snapshot", "jsonb"], ["latency_ms", "int"], ["ttft_ms", "int"],
   ["cache_read_tokens", "bigint"], ["cache_write_5m_tokens", "bigint"], ["cache_write_1h_tokens", "bigint"], ["reasoning_tokens", "bigint"],
-  ["usage_note", "text"], ["routing", "text"], ["replayed_items", "int"], ["dropped_params", "text"],
+  ["usage_note", "text"], ["routing", "text"], ["replayed_items", "int"], ["dropped_params", "text"], ["served_model", "text"],
 ] as const;
 type Column = (typeof COLUMNS)[number][0];
 
@@ -216,6 +216,7 @@ function record(i: BatchSettlement, n: number): Record<Column, unknown> {
     routing: log.routing ?? null,
     replayed_items: log.replayedItems ?? null,
     dropped_params: log.droppedParams ?? null,
+    served_model: log.servedModel ?? null,
   };
 }
 
@@ -234,11 +235,11 @@ logs as (
   insert into request_logs (request_id, account_id, key_id, user_id, source, method, route, model, upstream_id,
                             inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
                             cost_micro_usd, settlement, price_snapshot, latency_ms, ttft_ms,
-                            cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, usage_note, routing, replayed_items, dropped_params)
+                            cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, usage_note, routing, replayed_items, dropped_params, served_model)
   select log_request_id, log_account_id, log_key_id, user_id, source, method, route, model, upstream_id,
          inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
          coalesce(charge, 0), settlement, price_snapshot, latency_ms, ttft_ms,
-         cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, usage_note, routing, replayed_items, dropped_params
+         cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, usage_note, routing, replayed_items, dropped_params, served_model
     from settled order by n
   on conflict do nothing
 ),

@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray, not, sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
-import { models, upstreams, type ModelPrice } from "../../db/schema";
+import { modelAliases, models, upstreams, type ModelPrice } from "../../db/schema";
 import { usdToMicro } from "../billing/money";
 import { encryptSecret } from "../crypto";
 import { newId } from "../ids";
@@ -82,6 +82,17 @@ export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" |
     const stale = seenModelRows.length ? not(inArray(models.id, seenModelRows)) : sql`true`;
     await tx.update(models).set({ enabled: false, updatedAt: now }).where(and(eq(models.source, source), stale));
     await tx.update(models).set({ enabled: false, updatedAt: now }).where(eq(models.source, otherSource));
+    // Aliases: the file wins for the names it gives; one that left the file is disabled.
+    const namedAliases: string[] = [];
+    for (const a of cfg.aliases ?? []) {
+      const values = { targets: a.targets, contextFallback: a.contextFallback ?? false, enabled: a.enabled ?? true, source, updatedAt: now };
+      await tx.insert(modelAliases).values({ id: a.id, ...values }).onConflictDoUpdate({ target: modelAliases.id, set: values });
+      namedAliases.push(a.id);
+    }
+    await tx
+      .update(modelAliases)
+      .set({ enabled: false, updatedAt: now })
+      .where(and(inArray(modelAliases.source, [source, otherSource]), namedAliases.length ? not(inArray(modelAliases.id, namedAliases)) : sql`true`));
     const namedUpstreams = cfg.upstreams.map((u) => u.id);
     await tx
       .update(upstreams)

@@ -62,10 +62,23 @@ export const modelSchema = z.strictObject({
   enabled: z.boolean().optional(),
 });
 
+/** An alias name, or a pattern with `*` wildcards (`claude-sonnet-4-5-*`, `gemini-*-flash`). */
+export const aliasIdSchema = z.string().regex(/^[A-Za-z0-9*][A-Za-z0-9._:/*-]{0,127}$/, "must be 1–128 letters, digits, * or . _ : / -");
+
+export const aliasSchema = z.strictObject({
+  id: aliasIdSchema,
+  /** Public model ids tried in this order; the serving one's price is charged. */
+  targets: z.array(slug).min(1).max(16),
+  /** A prompt whose bound exceeds a target's contextWindow goes to the next target. */
+  contextFallback: z.boolean().optional(),
+  enabled: z.boolean().optional(),
+});
+
 export const configSchema = z
   .strictObject({
     upstreams: z.array(upstreamSchema),
     models: z.array(modelSchema),
+    aliases: z.array(aliasSchema).optional(),
   })
   .superRefine((cfg, ctx) => {
     const ups = new Map<string, (typeof cfg.upstreams)[number]>();
@@ -121,8 +134,23 @@ export const configSchema = z
           });
       } else byId.set(m.id, m);
     });
+    const aliasIds = new Set<string>();
+    cfg.aliases?.forEach((a, i) => {
+      const at = (...p: (string | number)[]) => ["aliases", i, ...p];
+      if (aliasIds.has(a.id)) ctx.addIssue({ code: "custom", path: at("id"), message: `duplicate alias "${a.id}"` });
+      aliasIds.add(a.id);
+      if (byId.has(a.id)) ctx.addIssue({ code: "custom", path: at("id"), message: `"${a.id}" is a model id; an alias needs a name of its own` });
+      const kinds = new Set<string>();
+      a.targets.forEach((t, j) => {
+        const target = byId.get(t);
+        if (!target) ctx.addIssue({ code: "custom", path: at("targets", j), message: `no model with id "${t}" (targets are model ids, not aliases)` });
+        else kinds.add(target.kind);
+      });
+      if (kinds.size > 1) ctx.addIssue({ code: "custom", path: at("targets"), message: "targets must share one kind" });
+    });
   });
 
 export type GatewayConfig = z.infer<typeof configSchema>;
 export type UpstreamConfig = z.infer<typeof upstreamSchema>;
 export type ModelConfig = z.infer<typeof modelSchema>;
+export type AliasConfig = z.infer<typeof aliasSchema>;

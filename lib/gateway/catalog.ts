@@ -5,9 +5,10 @@
  */
 import { and, asc, eq } from "drizzle-orm";
 import { getDb } from "../../db/client";
-import { models, upstreams, type InputModality, type ModelKind, type ModelPrice, type VideoFamily } from "../../db/schema";
+import { modelAliases, models, upstreams, type InputModality, type ModelKind, type ModelPrice, type VideoFamily } from "../../db/schema";
 import { decryptSecret } from "../crypto";
 import { logger } from "../logger";
+import { aliasTable, isPattern, matchAlias, type Alias, type AliasTable } from "./aliases";
 import { errors, type ApiError } from "./errors";
 import { notifyInvalidation, onInvalidation } from "./invalidation";
 import type { ModelRoute } from "./model-route";
@@ -28,10 +29,13 @@ export interface ModelSummary {
   maxOutputTokens: number | null;
   contextWindow: number | null;
   inputModalities: InputModality[] | null;
+  /** Set for an alias: the model ids it stands for, in order (its other fields are the first target's). */
+  aliasOf?: string[];
 }
 
 export interface Catalog {
   routes: Map<string, ModelRoute[]>;
+  aliases: AliasTable;
   summaries: ModelSummary[];
   loadedAt: number;
 }
@@ -79,6 +83,7 @@ async function load(): Promise<Catalog> {
       upstreamModel: m.upstreamModel,
       price: m.price,
       defaultMaxTokens: m.defaultMaxTokens,
+      contextWindow: m.contextWindow,
       strict: m.strict,
       upstream: { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey, timeoutMs: u.timeoutMs },
     };
@@ -101,7 +106,17 @@ async function load(): Promise<Catalog> {
       });
     else if (created < prev.created) prev.created = created;
   }
-  return { routes, summaries: [...summaries.values()], loadedAt: Date.now() };
+  const aliasRows = await db.select().from(modelAliases).where(eq(modelAliases.enabled, true));
+  const aliasList: Alias[] = aliasRows
+    .filter((a) => !routes.has(a.id)) // an exact model id always wins
+    .map((a) => ({ id: a.id, targets: a.targets, contextFallback: a.contextFallback }));
+  // Named aliases are listed with their first serving target's sizing, prices and capabilities.
+  for (const a of aliasList) {
+    if (isPattern(a.id)) continue;
+    const target = a.targets.map((t) => summaries.get(t)).find((t) => t !== undefined);
+    if (target) summaries.set(a.id, { ...target, id: a.id, aliasOf: a.targets });
+  }
+  return { routes, aliases: aliasTable(aliasList), summaries: [...summaries.values()], loadedAt: Date.now() };
 }
 
 export async function getCatalog(): Promise<Catalog> {
@@ -148,13 +163,21 @@ export async function resolveModel(
   principal: Principal,
   modelId: unknown,
   kinds: ModelKind[],
-): Promise<{ ok: true; routes: ModelRoute[] } | { ok: false; error: ApiError }> {
+): Promise<{ ok: true; routes: ModelRoute[]; alias?: Alias } | { ok: false; error: ApiError }> {
   if (typeof modelId !== "string" || modelId.length === 0) {
     return { ok: false, error: errors.invalidRequest("`model` is required and must be a string.", "model") };
   }
   const catalog = await getCatalog();
-  const routes = catalog.routes.get(modelId);
-  if (!routes?.length || !isAllowed(principal, modelId)) return { ok: false, error: errors.modelNotFound(modelId) };
+  let routes = catalog.routes.get(modelId);
+  let alias: Alias | undefined;
+  if (!routes) {
+    // An alias: the targets' entries in alias order (allowed when the name asked for, or the alias, is).
+    alias = matchAlias(catalog.aliases, modelId) ?? undefined;
+    if (alias && (isAllowed(principal, modelId) || isAllowed(principal, alias.id)))
+      routes = alias.targets.flatMap((t) => catalog.routes.get(t) ?? []);
+    else if (alias) return { ok: false, error: errors.modelNotFound(modelId) };
+  } else if (!isAllowed(principal, modelId)) return { ok: false, error: errors.modelNotFound(modelId) };
+  if (!routes?.length) return { ok: false, error: errors.modelNotFound(modelId) };
   const kind = routes[0]!.kind;
   if (!kinds.includes(kind)) {
     return {
@@ -164,7 +187,8 @@ export async function resolveModel(
       ),
     };
   }
-  return { ok: true, routes };
+  if (alias) routes = routes.filter((r) => r.kind === kind);
+  return { ok: true, routes, ...(alias ? { alias } : {}) };
 }
 
 /** Models this principal may use, sorted by id. */

@@ -17,7 +17,7 @@ export interface UpstreamInfo {
 
 export interface ModelRoute {
   rowId: string;
-  /** The public model id the client asked for. */
+  /** The public model id of this entry: the one asked for, or an alias's target (the serving model). */
   modelId: string;
   kind: ModelKind;
   family: VideoFamily | null;
@@ -26,6 +26,8 @@ export interface ModelRoute {
   /** Integer micro-USD (per million tokens for token prices; perVideo or perSecond for video). */
   price: ModelPrice;
   defaultMaxTokens: number | null;
+  /** Prompt + output tokens the model takes (null = not configured); an alias's context fallback reads it. */
+  contextWindow?: number | null;
   /** Hints are refused, not dropped (docs/conversion-policy.md). */
   strict: boolean;
   upstream: UpstreamInfo;

@@ -21,6 +21,11 @@ export interface Principal {
   /** Requests per minute for this key; null = DEFAULT_KEY_RPM. */
   keyRpm: number | null;
   accountRpm: number | null;
+  /** Tokens per minute / requests in flight for this key and for its account (absent or null = none). */
+  keyTpm?: number | null;
+  keyMaxConcurrent?: number | null;
+  accountTpm?: number | null;
+  accountMaxConcurrent?: number | null;
   /** The account lets Responses API responses be stored (absent = yes). */
   storeResponses?: boolean;
 }

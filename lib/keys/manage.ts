@@ -12,6 +12,8 @@ export interface CreateKeyInput {
   allowedModels?: string[] | null;
   limitMicroUsd?: number | null;
   rpm?: number | null;
+  tpm?: number | null;
+  maxConcurrent?: number | null;
   expiresAt?: Date | null;
   createdByUserId?: string | null;
 }
@@ -37,6 +39,8 @@ export async function createKey(db: DbOrTx, input: CreateKeyInput): Promise<Crea
     allowedModels: input.allowedModels?.length ? input.allowedModels : null,
     limitMicroUsd: input.limitMicroUsd ?? null,
     rpm: input.rpm ?? null,
+    tpm: input.tpm ?? null,
+    maxConcurrent: input.maxConcurrent ?? null,
     expiresAt: input.expiresAt ?? null,
     createdByUserId: input.createdByUserId ?? null,
   });

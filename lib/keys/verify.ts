@@ -29,6 +29,10 @@ interface CachedKey {
   keyLimitMicroUsd: number | null;
   keyRpm: number | null;
   accountRpm: number | null;
+  keyTpm: number | null;
+  keyMaxConcurrent: number | null;
+  accountTpm: number | null;
+  accountMaxConcurrent: number | null;
   storeResponses: boolean;
   cachedAt: number;
 }
@@ -75,6 +79,10 @@ async function load(hash: string): Promise<CachedKey | "unknown"> {
     keyLimitMicroUsd: key.limitMicroUsd,
     keyRpm: key.rpm,
     accountRpm: account.rpm,
+    keyTpm: key.tpm,
+    keyMaxConcurrent: key.maxConcurrent,
+    accountTpm: account.tpm,
+    accountMaxConcurrent: account.maxConcurrent,
     storeResponses: account.storeResponses,
     cachedAt: Date.now(),
   };
@@ -142,6 +150,10 @@ export async function verifyKey(candidate: string | undefined | null, now = Date
       keyLimitMicroUsd: entry.keyLimitMicroUsd,
       keyRpm: entry.keyRpm,
       accountRpm: entry.accountRpm,
+      keyTpm: entry.keyTpm,
+      keyMaxConcurrent: entry.keyMaxConcurrent,
+      accountTpm: entry.accountTpm,
+      accountMaxConcurrent: entry.accountMaxConcurrent,
       storeResponses: entry.storeResponses,
     },
   };

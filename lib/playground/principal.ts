@@ -14,7 +14,7 @@ export type PlaygroundPrincipal = { ok: true; principal: Principal } | { ok: fal
 export async function playgroundPrincipal(user: SessionUser): Promise<PlaygroundPrincipal> {
   const db = await getDb();
   const [acct] = await db
-    .select({ allowed: accounts.allowedModels, rpm: accounts.rpm, disabled: accounts.disabled, storeResponses: accounts.storeResponses })
+    .select({ allowed: accounts.allowedModels, rpm: accounts.rpm, tpm: accounts.tpm, maxConcurrent: accounts.maxConcurrent, disabled: accounts.disabled, storeResponses: accounts.storeResponses })
     .from(accounts)
     .where(eq(accounts.id, user.accountId));
   if (!acct) return { ok: false, reason: "no_account" };
@@ -31,6 +31,8 @@ export async function playgroundPrincipal(user: SessionUser): Promise<Playground
       keyLimitMicroUsd: null,
       keyRpm: null,
       accountRpm: acct.rpm ?? null,
+      accountTpm: acct.tpm ?? null,
+      accountMaxConcurrent: acct.maxConcurrent ?? null,
       storeResponses: acct.storeResponses,
     },
   };

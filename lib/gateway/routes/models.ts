@@ -43,6 +43,7 @@ function extras(m: ModelSummary): Record<string, unknown> {
   if (m.contextWindow !== null) out.context_window = m.contextWindow;
   if (m.maxOutputTokens !== null) out.max_output_tokens = m.maxOutputTokens;
   if (m.inputModalities !== null) out.input_modalities = m.inputModalities;
+  if (m.aliasOf) out.alias_of = m.aliasOf;
   const p = pricing(m);
   if (p) out.pricing = p;
   return out;

@@ -37,7 +37,8 @@ export function affinityKey(scope: string, req: CanonicalRequest): string {
 export function orderByAffinity(key: string, routes: ModelRoute[], now = Date.now()): { routes: ModelRoute[]; routing: "sticky" | "order" } {
   const hit = table().get(key);
   if (!hit || hit.until < now) return { routes, routing: "order" };
-  const i = routes.findIndex((r) => r.rowId === hit.rowId);
+  // Only among the entries of the first model: an alias's later targets stay fallbacks.
+  const i = routes.findIndex((r) => r.rowId === hit.rowId && r.modelId === routes[0]!.modelId);
   if (i <= 0) return { routes, routing: i === 0 ? "sticky" : "order" };
   return { routes: [routes[i]!, ...routes.slice(0, i), ...routes.slice(i + 1)], routing: "sticky" };
 }

@@ -49,6 +49,8 @@ interface Plan {
 
 /** Names every hint the serving route dropped (docs/conversion-policy.md). */
 export const DROPPED_PARAMS_HEADER = "x-gateway-dropped-params";
+/** The model that served (an alias's target, whose price was charged). */
+export const SERVED_MODEL_HEADER = "x-gateway-model";
 
 export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayResponse> {
   const { protocol, signal } = tc;
@@ -135,6 +137,14 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     return reject(err, firstRefusal ? "invalid_request" : "upstream_error", req.model, routes[0]!);
   }
 
+  const anyPassthrough = usable.some((r) => plans.get(r)!.call.passthrough);
+  const bound = anyPassthrough ? rawBodyTokenBound(tc.bodyBytes, req) : promptTokenBound(req);
+  // An alias with context fallback skips targets whose window the prompt bound exceeds (none fit: all are tried).
+  if (resolved.alias?.contextFallback) {
+    const fit = usable.filter((r) => !r.contextWindow || bound <= r.contextWindow);
+    if (fit.length) usable = fit;
+  }
+
   // Several entries: the one holding this key's prompt prefix in its cache goes first.
   let affinity: string | null = null;
   let ordering: "sticky" | "order" | null = null;
@@ -149,27 +159,39 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     if (affinity && served) rememberAffinity(affinity, served.rowId, req);
   };
 
-  const price: ModelPrice = usable[0]!.price;
-  const anyPassthrough = usable.some((r) => plans.get(r)!.call.passthrough);
-  const bound = anyPassthrough ? rawBodyTokenBound(tc.bodyBytes, req) : promptTokenBound(req);
+  const price: ModelPrice = first.price;
   // Several choices (`n`, `candidateCount`, passthrough only) each take up to the cap.
-  const hold = textHoldMicro(bound, req.maxOutputTokens * Math.max(1, req.n ?? 1), price);
+  const outputCap = req.maxOutputTokens * Math.max(1, req.n ?? 1);
+  // An alias's targets have their own prices: the hold covers the dearest, the charge is the server's.
+  let hold = textHoldMicro(bound, outputCap, price);
+  for (const r of usable) if (r.price !== price) hold = Math.max(hold, textHoldMicro(bound, outputCap, r.price));
+  // Token and concurrency limits reserve the same worst case; the settlement gives back the rest.
+  const admitted = deps.admitTokens ? await deps.admitTokens(bound + outputCap) : null;
+  if (admitted && !admitted.ok) return reject(admitted.error, "rejected", req.model, first);
+  const admission = admitted?.admission;
   const reserved = await deps.billing.reserve(hold);
   if (!reserved.ok) {
+    admission?.release(0);
     const err = reserved.availableMicroUsd === undefined ? reserved.error : whatWouldFit(reserved.error, protocol, bound, req.maxOutputTokens, hold, reserved.availableMicroUsd, price);
     return reject(err, "rejected", req.model, usable[0]!);
   }
   const holdId = reserved.holdId;
 
-  const costOf = (u: Usage) => Math.min(hold, textCostMicro(u, price));
+  /** The charge is the serving entry's price (an alias's targets may differ). */
+  const costOf = (u: Usage, served: ModelRoute | null | undefined) => Math.min(hold, textCostMicro(u, (served ?? first).price));
   const timeoutOf = (r: ModelRoute) => r.upstream.timeoutMs ?? deps.defaultTimeoutMs ?? DEFAULT_TEXT_TIMEOUT_MS;
   /** The request-log row names the hints dropped for the entry that served (as the header does). */
   const droppedOf = (served: ModelRoute | null | undefined) => (served && plans.get(served)?.dropped.join(", ")) || null;
-  const settle = (s: Omit<TextSettlement, "holdId" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">, opts?: { early?: boolean }) =>
-    deps.billing.settle(
-      { ...base, ...s, holdId, model: req.model, priceSnapshot: textPriceSnapshot(price), latencyMs: elapsed(), routing: routingOf(s.route), droppedParams: droppedOf(s.route) },
+  const settle = (s: Omit<TextSettlement, "holdId" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">, opts?: { early?: boolean }) => {
+    admission?.release(s.inputTokens + s.outputTokens);
+    const servedModel = s.route && s.route.modelId !== req.model ? s.route.modelId : null;
+    return deps.billing.settle(
+      { ...base, ...s, holdId, model: req.model, servedModel, priceSnapshot: textPriceSnapshot((s.route ?? first).price), latencyMs: elapsed(), routing: routingOf(s.route), droppedParams: droppedOf(s.route) },
       opts,
     );
+  };
+  /** Headers of every answer that reached an upstream: the serving model and the token budget. */
+  const servedHeaders = (served: ModelRoute): Record<string, string> => ({ [SERVED_MODEL_HEADER]: served.modelId, ...admission?.headers });
 
   const retry = { ...(deps.retry ?? TEXT_RETRY), signal };
   if (!req.stream) {
@@ -178,14 +200,14 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
       // A client that left while we waited still cost us the prompt; an upstream failure costs nothing.
       const gone = signal.aborted;
       const input = gone ? estimatePromptTokens(req) : 0;
-      await settle({ costMicroUsd: gone ? costOf({ inputTokens: input, outputTokens: 0 }) : 0, reason: gone ? "client_disconnect" : "upstream_error", status: r.error.status, errorCode: r.error.code, route: r.route, inputTokens: input, outputTokens: 0, usageEstimated: gone, ttftMs: null });
+      await settle({ costMicroUsd: gone ? costOf({ inputTokens: input, outputTokens: 0 }, r.route) : 0, reason: gone ? "client_disconnect" : "upstream_error", status: r.error.status, errorCode: r.error.code, route: r.route, inputTokens: input, outputTokens: 0, usageEstimated: gone, ttftMs: null });
       return errorResponse(r.error, style);
     }
     const plan = plans.get(r.route!)!;
     remember(r.route);
     const resp = r.value.response;
     const usage = completeUsage(resp.usage, req, () => resp.content.map((p) => (p.type === "tool_call" ? p.arguments : p.text)).join(""));
-    const cost = costOf(usage);
+    const cost = costOf(usage, r.route);
     const settled = await settle({ costMicroUsd: cost, reason: "completed", status: 200, route: r.route, ...usageFields(resp.usage, usage), ttftMs: elapsed() }, { early: true });
     let body: unknown;
     // Passthrough keeps the upstream's JSON, unless we had to count usage ourselves (it has none to show).
@@ -193,7 +215,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
       plan.adapter.injectCost?.(r.value.raw, settled.chargedMicroUsd);
       body = r.value.raw;
     } else body = protocol.renderResponse({ ...resp, usage }, { model: req.model, request: req, costMicroUsd: settled.chargedMicroUsd });
-    const headers: Record<string, string> = { "content-type": "application/json", "x-gateway-cost-usd": formatUsd(settled.chargedMicroUsd) };
+    const headers: Record<string, string> = { "content-type": "application/json", "x-gateway-cost-usd": formatUsd(settled.chargedMicroUsd), ...servedHeaders(r.route!) };
     if (plan.dropped.length) headers[DROPPED_PARAMS_HEADER] = plan.dropped.join(", ");
     if (settled.balanceAfterMicroUsd !== null) headers["x-gateway-balance-usd"] = formatUsd(settled.balanceAfterMicroUsd);
     return { status: 200, headers, body: JSON.stringify(body) };
@@ -223,7 +245,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   if (!opened.ok) {
     const gone = signal.aborted;
     const input = gone ? estimatePromptTokens(req) : 0;
-    await settle({ costMicroUsd: gone ? costOf({ inputTokens: input, outputTokens: 0 }) : 0, reason: gone ? "client_disconnect" : "upstream_error", status: opened.error.status, errorCode: opened.error.code, route: opened.route, inputTokens: input, outputTokens: 0, usageEstimated: gone, ttftMs: null });
+    await settle({ costMicroUsd: gone ? costOf({ inputTokens: input, outputTokens: 0 }, opened.route) : 0, reason: gone ? "client_disconnect" : "upstream_error", status: opened.error.status, errorCode: opened.error.code, route: opened.route, inputTokens: input, outputTokens: 0, usageEstimated: gone, ttftMs: null });
     return errorResponse(opened.error, style);
   }
   const { it, first: firstChunk, plan } = opened.value;
@@ -243,7 +265,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
       // An upstream that died before producing anything costs the client nothing.
       const free = reason === "upstream_error" && !meter.sawOutput;
       await settle({
-        costMicroUsd: free ? 0 : costOf(usage),
+        costMicroUsd: free ? 0 : costOf(usage, route),
         reason,
         status: failure ? failure.status : 200,
         errorCode: failure?.code,
@@ -267,7 +289,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
         // The client sees the counts it is billed on (the upstream's gaps filled by our counts).
         const usage = meter.usage();
         ev.usage = usage;
-        ev.costMicroUsd = cost = costOf(usage);
+        ev.costMicroUsd = cost = costOf(usage, route);
       }
     }
     if (!plan.call.passthrough) return chunk.events.flatMap((ev) => encoder.encode(ev));
@@ -307,7 +329,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     }
   }
 
-  const headers: Record<string, string> = { ...SSE_HEADERS };
+  const headers: Record<string, string> = { ...SSE_HEADERS, ...servedHeaders(route) };
   if (plan.dropped.length) headers[DROPPED_PARAMS_HEADER] = plan.dropped.join(", ");
   return { status: 200, headers, body: events() };
 }

@@ -3,6 +3,8 @@ import type { ModelPrice } from "../../../db/schema";
 import type { ApiError } from "../errors";
 import type { RetryPolicy } from "../upstreams/failover";
 import type { ModelRoute } from "../model-route";
+import type { Alias } from "../aliases";
+import type { AdmitResult } from "../token-limits";
 
 export type SettlementReason = "completed" | "client_disconnect" | "upstream_error" | "rejected" | "invalid_request";
 
@@ -37,6 +39,8 @@ export interface TextSettlement {
   replayedItems?: number;
   /** Hints dropped for the serving upstream (x-gateway-dropped-params), comma-separated. */
   droppedParams?: string | null;
+  /** The model that served when it is not the one asked for (an alias's target). */
+  servedModel?: string | null;
 }
 
 export type ReserveOutcome =
@@ -56,7 +60,9 @@ export interface TextBilling {
 }
 
 export interface TextDeps {
-  resolveRoutes(model: string): Promise<{ ok: true; routes: ModelRoute[] } | { ok: false; error: ApiError }>;
+  resolveRoutes(model: string): Promise<{ ok: true; routes: ModelRoute[]; alias?: Alias } | { ok: false; error: ApiError }>;
+  /** Tokens-per-minute and concurrency admission (lib/gateway/token-limits.ts); none = unlimited. */
+  admitTokens?(tokens: number): Promise<AdmitResult>;
   billing: TextBilling;
   retry?: RetryPolicy;
   /** Whose prompt-cache affinity this request shares (the API key, or the user in the playground); none = no affinity. */

@@ -17,6 +17,7 @@ import { estimatePromptTokens } from "../tokens";
 import type { RouteContext, RouteDef } from "../types";
 import { createResponse } from "../stored-responses/create";
 import { storedResponseRoutes } from "../stored-responses/routes";
+import { tokenAdmission } from "../token-limits";
 import { handleText } from "./text-handler";
 
 /**
@@ -41,6 +42,7 @@ export function generation(path: string, protocol: InboundProtocol, opts?: (ctx:
         resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]),
         billing: tracedBilling(textBilling(db, ctx, path), ctx.observe.span, () => raw.value.toString("utf8")),
         affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId,
+        admitTokens: tokenAdmission(ctx.principal),
       },
     );
   };

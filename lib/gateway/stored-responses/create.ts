@@ -13,6 +13,7 @@ import type { GatewayResponse } from "../http";
 import { responses } from "../protocols";
 import { protocolId } from "../protocols/ids";
 import { handleText } from "../routes/text-handler";
+import { tokenAdmission } from "../token-limits";
 import type { TextBilling } from "../routes/text-types";
 import type { RouteContext } from "../types";
 import { startBackground } from "./background";
@@ -108,7 +109,7 @@ export async function runResponse(r: RunInput): Promise<GatewayResponse> {
   };
   const res = await handleText(
     { protocol: responses, body, bodyBytes, signal: r.signal, startedAt: ctx.startedAt },
-    { resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]), billing, affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId },
+    { resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]), billing, affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId, admitTokens: tokenAdmission(ctx.principal) },
   );
   if (res.status !== 200) return res;
 
