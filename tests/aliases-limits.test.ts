@@ -211,7 +211,9 @@ for (const store of ["memory", "redis"] as const) {
 
       const limit = reservation * 5 + Math.floor(reservation / 2);
       const key = await createKey(s, email, "--tpm", String(limit));
-      oa.reset({ usage: { input: 3, output: 5 }, responseDelayMs: 400 });
+      // Every admission before any settlement (slow answers), all in one minute's window.
+      oa.reset({ usage: { input: 3, output: 5 }, responseDelayMs: 1500 });
+      if (new Date().getSeconds() >= 50) await new Promise((r) => setTimeout(r, (61 - new Date().getSeconds()) * 1000));
       const answers = await Promise.all(Array.from({ length: 20 }, () => chat(s, key, {})));
       const ok = answers.filter((r) => r.status === 200);
       const limited = answers.filter((r) => r.status === 429);
@@ -237,7 +239,7 @@ for (const store of ["memory", "redis"] as const) {
     });
 
     it("concurrent requests: parallel streams beyond the limit get 429; a finished stream frees its slot", async () => {
-      oa.reset({ eventDelayMs: 60 });
+      oa.reset({ eventDelayMs: 200 });
       const key = await createKey(s, email, "--concurrency", "3");
       const answers = await Promise.all(Array.from({ length: 10 }, () => chat(s, key, { stream: true })));
       expect(answers.filter((r) => r.status === 200).length).toBe(3);
@@ -256,7 +258,7 @@ for (const store of ["memory", "redis"] as const) {
       const k2 = await createKey(s, e2);
       const set = await adminOk(s, "account", "limits", "--email", e2, "--concurrency", "1");
       expect(set.stdout.at(-1)).toMatch(/concurrency 1/);
-      oa.reset({ responseDelayMs: 300 });
+      oa.reset({ responseDelayMs: 1000 });
       const [a, b] = await Promise.all([chat(s, k1, {}), chat(s, k2, {})]);
       expect([a.status, b.status].sort()).toEqual([200, 429]);
       const refused = a.status === 429 ? a : b;
