@@ -184,7 +184,7 @@ export const apiKeys = pgTable(
     heldMicroUsd: micro("held_micro_usd").notNull().default(0),
     /** Requests per minute; null = DEFAULT_KEY_RPM. */
     rpm: integer("rpm"),
-    /** Tokens per minute (docs/decisions: TPM reservation); null = no limit. */
+    /** Tokens per minute (docs/decisions/0023-tpm-reservation.md); null = no limit. */
     tpm: integer("tpm"),
     /** Requests in flight at once; null = no limit. */
     maxConcurrent: integer("max_concurrent"),
@@ -274,7 +274,7 @@ export const models = pgTable(
 
 /**
  * A public name (or a wildcard pattern such as `claude-sonnet-4-5-*`) standing for an ordered list
- * of model ids; each target keeps its own entries and price (docs/decisions: alias precedence).
+ * of model ids; each target keeps its own entries and price (docs/decisions/0022-alias-precedence.md).
  */
 export const modelAliases = pgTable("model_aliases", {
   /** The alias name, or a pattern where `*` matches any run of characters. */

@@ -1,6 +1,6 @@
 /**
  * Model aliases: a name, or a wildcard pattern (`claude-sonnet-4-5-*`, `gemini-*-flash`), standing
- * for an ordered list of model ids. Precedence (docs/decisions/0021-alias-precedence.md): an exact
+ * for an ordered list of model ids. Precedence (docs/decisions/0022-alias-precedence.md): an exact
  * model id wins over any alias, an exact alias name over any pattern, and among patterns the most
  * specific one (most literal characters, then fewest `*`, then alphabetical) wins.
  */

@@ -1,5 +1,5 @@
 /**
- * Tokens per minute and concurrent requests, per key and per account (docs/decisions/0022-tpm-reservation.md).
+ * Tokens per minute and concurrent requests, per key and per account (docs/decisions/0023-tpm-reservation.md).
  * Admission reserves the request's worst case (prompt bound + output cap, the numbers the money
  * hold uses) in the current minute's window and takes a concurrency slot; the release gives back
  * the difference to real usage and frees the slot. One Lua round trip on Redis when REDIS_URL is
