@@ -73,3 +73,27 @@ describe("SIGNUP=invite", () => {
     expect((await new Session(server, "anon").json("/api/admin/invites", { method: "POST", body: {} })).status).toBe(401);
   });
 });
+
+describe("SIGNUP=invite and organisation invitations", () => {
+  it("an organisation invitation also lets its address (only it) sign up, then join", async () => {
+    const email = unique("org-invitee");
+    const inv = await admin.json("/api/console/orgs/invites", { method: "POST", body: { email, role: "member" } });
+    expect(inv.status).toBe(200);
+    const url = new URL(inv.body.invite.url);
+    const orgToken = url.searchParams.get("token")!;
+    const signupToken = url.searchParams.get("signup")!;
+    expect(signupToken).toMatch(/^inv_/);
+    // The accept page sends a signed-out visitor to sign up with the sign-up invite.
+    const page = await (await fetch(`${server.url}/join?${url.searchParams}`)).text();
+    expect(page).toContain("join-signup");
+    expect(page).toContain("invite=inv_");
+    expect((await signUp({ email: unique("someone-else"), password: PASSWORD, invite: signupToken })).status).toBe(403);
+    const s = new Session(server, email);
+    expect((await s.json("/api/signup", { method: "POST", body: { email, password: PASSWORD, invite: signupToken } })).status).toBe(201);
+    expect(await s.signIn(PASSWORD)).toBeNull();
+    const joined = await s.json("/api/console/join", { method: "POST", body: { token: orgToken } });
+    expect(joined.status).toBe(200);
+    expect((await s.json("/api/console/me")).body.org).toMatchObject({ role: "member" });
+    expect((await s.json("/api/console/me")).body.org.id).toBe((await admin.json("/api/console/me")).body.org.id);
+  });
+});
