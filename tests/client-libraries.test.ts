@@ -16,6 +16,7 @@ import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, t
 import { generateText, isStepCount, streamText, tool } from "ai";
 import OpenAI from "openai";
 import { readFileSync } from "node:fs";
+import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startFakeAnthropic } from "./fakes/anthropic-upstream";
@@ -289,6 +290,20 @@ describe("a Claude tool call without arguments, streamed", () => {
     await r.completed;
     expect(ran).toEqual(["now"]);
     expect(String(r.finalOutput)).toBe(TEXT);
+  });
+});
+
+describe("model listings in each SDK's own shape", () => {
+  it("@anthropic-ai/sdk lists and retrieves models in Anthropic's shape (text models only)", async () => {
+    const a = new Anthropic({ apiKey: key, baseURL: server.url, maxRetries: 0 });
+    const ids: string[] = [];
+    for await (const m of a.models.list()) {
+      expect(m).toMatchObject({ type: "model", display_name: m.id });
+      expect(Number.isNaN(Date.parse(m.created_at))).toBe(false);
+      ids.push(m.id);
+    }
+    expect(ids).toEqual(expect.arrayContaining(["chat-openai", "chat-anthropic", "chat-gemini", "chat-responses"]));
+    expect(await a.models.retrieve("chat-gemini")).toMatchObject({ type: "model", id: "chat-gemini" });
   });
 });
 
