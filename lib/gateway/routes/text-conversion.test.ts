@@ -11,6 +11,7 @@ import { GEMINI_FAKE_KEY, startFakeGemini } from "../../../tests/fakes/gemini-up
 import { OPENAI_FAKE_KEY, startFakeOpenAI } from "../../../tests/fakes/openai-upstream";
 import type { FakeTextUpstream } from "../../../tests/fakes/text-fake-core";
 import type { ModelRoute } from "../model-route";
+import { JSON_MODE_INSTRUCTION } from "../upstreams/anthropic-messages-request";
 import { DROPPED_PARAMS_HEADER } from "./text-handler";
 import { startTestHost, type TestHost } from "./text-test-server";
 
@@ -103,6 +104,16 @@ describe("hints", () => {
     fakes.openai.reset();
     const keyToOpenAI = await post(gc("m-openai"), { contents: [{ parts: [{ text: "hi" }] }] });
     expect(keyToOpenAI.headers.get(DROPPED_PARAMS_HEADER)).toBeNull();
+  });
+
+  it("JSON mode to Claude is an instruction after the system prompt; a JSON schema is output_config.format", async () => {
+    fakes.anthropic.reset({ text: '{"ok":true}' });
+    const r = await openai().chat.completions.create({ model: "m-anthropic", response_format: { type: "json_object" }, messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }] });
+    expect(r.choices[0]!.message.content).toBe('{"ok":true}');
+    expect(lastBody("anthropic").system).toEqual([{ type: "text", text: "Be brief." }, { type: "text", text: JSON_MODE_INSTRUCTION }]);
+    const schema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false };
+    await openai().chat.completions.create({ model: "m-anthropic", response_format: { type: "json_schema", json_schema: { name: "r", schema } }, messages: [{ role: "user", content: "hi" }] });
+    expect(lastBody("anthropic").output_config).toEqual({ format: { type: "json_schema", schema } });
   });
 
   it("a strict model refuses a hint with a 400 naming it, before any upstream call", async () => {
