@@ -67,6 +67,8 @@ export type LedgerRow = LedgerView;
 
 export interface UsageFilters {
   keyId?: string;
+  /** One member's requests (roles that see everyone's usage). */
+  memberId?: string;
   requestId?: string;
   source?: string;
   model?: string;

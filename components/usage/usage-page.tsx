@@ -2,7 +2,8 @@
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useMemo, useState, type FormEvent } from "react";
 import { num, usd } from "../console/format";
-import { useDailySpend, useKeys, useModels, usageQuery, useUsage } from "../console/hooks";
+import { useDailySpend, useKeys, useMe, useModels, usageQuery, useUsage } from "../console/hooks";
+import { useMembers } from "../organisation/hooks";
 import type { UsageFilters } from "../console/types";
 import { Button } from "../ui/button";
 import { Card, CardBody, CardHeader, Stat } from "../ui/card";
@@ -15,7 +16,7 @@ import { RequestsTable } from "./requests-table";
 import { SpendChart } from "./spend-chart";
 import { TasksCard } from "./tasks-card";
 
-const FILTER_KEYS = ["keyId", "requestId", "source", "model", "status", "from", "to"] as const;
+const FILTER_KEYS = ["keyId", "memberId", "requestId", "source", "model", "status", "from", "to"] as const;
 
 function isoDay(offsetDays = 0) {
   return new Date(Date.now() - offsetDays * 86_400_000).toISOString().slice(0, 10);
@@ -39,6 +40,11 @@ export function UsagePage() {
   const daily = useDailySpend(filters);
   const keys = useKeys();
   const models = useModels();
+  const me = useMe();
+  // Spend per member: for roles that see everyone's usage, in organisations with more than one.
+  const seesAll = me.data?.org.capabilities.includes("usage.all") ?? false;
+  const members = useMembers(seesAll);
+  const showMembers = seesAll && (members.data?.items.length ?? 0) > 1;
   const keyNames = useMemo(() => new Map((keys.data?.items ?? []).map((k) => [k.id, k.name || `${k.prefix}…${k.last4}`])), [keys.data]);
 
   function apply(e?: FormEvent) {
@@ -84,6 +90,16 @@ export function UsagePage() {
               </option>
             ))}
           </SelectField>
+          {showMembers && (
+            <SelectField label="Member" value={draft.memberId ?? ""} onChange={set("memberId")}>
+              <option value="">All members</option>
+              {members.data?.items.map((m) => (
+                <option key={m.userId} value={m.userId}>
+                  {m.name || m.email}
+                </option>
+              ))}
+            </SelectField>
+          )}
           <SelectField label="Model" value={draft.model ?? ""} onChange={set("model")}>
             <option value="">All models</option>
             {models.data?.items.map((m) => (
