@@ -2,6 +2,7 @@
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { cx } from "../ui/cx";
 import { PageHeader } from "../ui/page-header";
+import { AliasesTab } from "./aliases-tab";
 import { AuditTab } from "./audit-tab";
 import { CodesTab } from "./codes-tab";
 import { ModelsTab } from "./models-tab";
@@ -13,6 +14,7 @@ const TABS = [
   { id: "users", label: "Users" },
   { id: "upstreams", label: "Upstreams" },
   { id: "models", label: "Models & prices" },
+  { id: "aliases", label: "Aliases" },
   { id: "codes", label: "Redeem codes" },
   { id: "audit", label: "Audit log" },
 ] as const;
@@ -44,6 +46,7 @@ export function AdminPage() {
         {tab === "users" && <UsersTab />}
         {tab === "upstreams" && <UpstreamsTab />}
         {tab === "models" && <ModelsTab />}
+        {tab === "aliases" && <AliasesTab />}
         {tab === "codes" && <CodesTab />}
         {tab === "audit" && <AuditTab />}
       </div>

@@ -70,6 +70,62 @@ function BalanceDialog({ user, onClose }: { user: AdminUser | null; onClose: () 
   );
 }
 
+type LimitField = "rpm" | "tpm" | "maxConcurrent";
+const LIMIT_LABELS: Record<LimitField, string> = { rpm: "Requests / minute", tpm: "Tokens / minute", maxConcurrent: "Concurrent requests" };
+
+/** The user's organisation's limits across all its keys; empty = none. */
+function LimitsDialog({ user, onClose }: { user: AdminUser | null; onClose: () => void }) {
+  const [form, setForm] = useState<Record<LimitField, string> | null>(null);
+  const m = useAdminMutation((body: Record<LimitField, number | null>) => api(`/api/admin/users/${encodeURIComponent(user!.id)}/limits`, { method: "PUT", body }));
+  const current = form ?? { rpm: String(user?.rpm ?? ""), tpm: String(user?.tpm ?? ""), maxConcurrent: String(user?.maxConcurrent ?? "") };
+  const bad = (Object.keys(LIMIT_LABELS) as LimitField[]).filter((f) => current[f].trim() !== "" && !/^[1-9]\d*$/.test(current[f].trim()));
+  function close() {
+    setForm(null);
+    m.reset();
+    onClose();
+  }
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    if (bad.length) return;
+    const value = (f: LimitField) => (current[f].trim() === "" ? null : Number(current[f].trim()));
+    try {
+      await m.mutateAsync({ rpm: value("rpm"), tpm: value("tpm"), maxConcurrent: value("maxConcurrent") });
+      close();
+    } catch {
+      /* shown below */
+    }
+  }
+  return (
+    <Dialog open={Boolean(user)} onClose={close} title={`Limits: ${user?.email ?? ""}`} description="Across all of this organisation's keys. Empty = no limit. Past a limit, requests get a 429 with Retry-After.">
+      <form onSubmit={submit} noValidate className="space-y-4">
+        <FormError message={formError(m.error, ["rpm", "tpm", "maxConcurrent"])} />
+        <div className="grid gap-4 sm:grid-cols-3">
+          {(Object.keys(LIMIT_LABELS) as LimitField[]).map((f) => (
+            <TextField
+              key={f}
+              label={LIMIT_LABELS[f]}
+              name={f}
+              inputMode="numeric"
+              optional
+              value={current[f]}
+              onChange={(e) => setForm({ ...current, [f]: e.target.value })}
+              error={bad.includes(f) ? "A whole number, 1 or more." : fieldError(m.error, f)}
+            />
+          ))}
+        </div>
+        <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
+          <Button variant="secondary" onClick={close}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={m.isPending}>
+            Save limits
+          </Button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
 export function UsersTab() {
   const [q, setQ] = useState("");
   const [search, setSearch] = useState("");
@@ -77,6 +133,7 @@ export function UsersTab() {
   const users = useAdminUsers(search, offset);
   const me = useMe();
   const [adjusting, setAdjusting] = useState<AdminUser | null>(null);
+  const [limiting, setLimiting] = useState<AdminUser | null>(null);
   const [confirm, setConfirm] = useState<{ user: AdminUser; body: { role?: string; disabled?: boolean } } | null>(null);
   const update = useAdminMutation(({ id, body }: { id: string; body: { role?: string; disabled?: boolean } }) => api(`/api/admin/users/${encodeURIComponent(id)}`, { method: "PATCH", body }));
   return (
@@ -137,6 +194,9 @@ export function UsersTab() {
                             <Button variant="ghost" size="sm" onClick={() => setAdjusting(u)}>
                               Credit / debit
                             </Button>
+                            <Button variant="ghost" size="sm" onClick={() => setLimiting(u)}>
+                              Limits
+                            </Button>
                             {!self && (
                               <>
                                 <Button variant="ghost" size="sm" onClick={() => setConfirm({ user: u, body: { role: u.role === "admin" ? "user" : "admin" } })}>
@@ -174,6 +234,7 @@ export function UsersTab() {
         </QueryState>
       </Card>
       <BalanceDialog user={adjusting} onClose={() => setAdjusting(null)} />
+      <LimitsDialog user={limiting} onClose={() => setLimiting(null)} />
       <ConfirmUserChange
         change={confirm}
         pending={update.isPending}

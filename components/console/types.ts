@@ -8,6 +8,7 @@ import type { OrgSummary } from "@/lib/orgs/membership";
 import type { Capability } from "@/lib/orgs/roles";
 import type { listModels, listUpstreams } from "@/lib/console/admin-catalog";
 import type { listUsers } from "@/lib/console/admin-users";
+import type { listAliases } from "@/lib/console/admin-aliases";
 import type { listAudit } from "@/lib/console/audit";
 import type { billingConfig, checkoutStatus } from "@/lib/console/billing";
 import type { KeyView } from "@/lib/console/keys";
@@ -93,6 +94,7 @@ export type AdminUser = Wire<Awaited<ReturnType<typeof listUsers>>>["items"][num
 
 export type AdminUpstream = Wire<Awaited<ReturnType<typeof listUpstreams>>>[number];
 
+export type AdminAlias = Wire<Awaited<ReturnType<typeof listAliases>>>[number];
 export type AdminModel = Wire<Awaited<ReturnType<typeof listModels>>>[number];
 /** Integer micro-USD prices of a model (db/schema.ts ModelPrice). */
 export type ModelPrice = AdminModel["price"];

@@ -32,6 +32,9 @@ export async function listUsers(db: DB, opts: { q?: string; offset?: number; lim
       accountId: users.accountId,
       balanceMicroUsd: accounts.balanceMicroUsd,
       heldMicroUsd: accounts.heldMicroUsd,
+      rpm: accounts.rpm,
+      tpm: accounts.tpm,
+      maxConcurrent: accounts.maxConcurrent,
       keys: sql<number>`(select count(*)::int from ${apiKeys} where ${apiKeys.accountId} = ${users.accountId} and ${apiKeys.revokedAt} is null)`,
     })
     .from(users)
@@ -83,6 +86,21 @@ export async function updateUser(db: DB, actor: Actor, userId: string, body: z.i
     });
   });
   if (body.disabled !== undefined) await notifyInvalidation({ kind: "accounts", ids: [target.accountId] });
+  return { id: userId };
+}
+
+const limit = z.union([z.null(), z.coerce.number().int("A whole number.").min(1, "At least 1.").max(1_000_000_000)]);
+export const accountLimitsSchema = z.object({ rpm: limit.optional(), tpm: limit.optional(), maxConcurrent: limit.optional() });
+
+/** The user's organisation's limits across all its keys (null = none). */
+export async function setAccountLimits(db: DB, actor: Actor, userId: string, body: z.infer<typeof accountLimitsSchema>) {
+  const [target] = await db.select({ accountId: users.accountId, email: users.email }).from(users).where(eq(users.id, userId));
+  if (!target) throw new AppError("not_found", "No such user.");
+  const set = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+  if (!Object.keys(set).length) throw new AppError("invalid_request", "Nothing to change.");
+  await db.update(accounts).set(set).where(eq(accounts.id, target.accountId));
+  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "account.limits", targetType: "account", targetId: target.accountId, details: { email: target.email, ...set } });
+  await notifyInvalidation({ kind: "accounts", ids: [target.accountId] });
   return { id: userId };
 }
 
