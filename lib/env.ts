@@ -65,6 +65,8 @@ const envSchema = z.object({
   RESPONSES_RETENTION_DAYS: int(30),
   TASK_POLL_INTERVAL_MS: int(10_000),
   TEXT_BODY_LIMIT_MB: int(32),
+  /** `off`: every text request takes its own hold row instead of drawing on a balance lease (lib/billing/billing.ts). */
+  GATEWAY_TEXT_LEASES: bool(true),
   WEBHOOK_RETRY_SCHEDULE_S: z
     .string()
     .optional()

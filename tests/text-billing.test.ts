@@ -17,6 +17,7 @@ import { textGatewayConfig, textFakeUrls } from "./text-config";
 
 let server: TestServer;
 let fakes: Record<"openai" | "anthropic" | "gemini", FakeTextUpstream>;
+const METRICS_TOKEN = "text-billing-metrics";
 const micro = (usd: number) => Math.round(usd * 1_000_000);
 const client = (key: string) => new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 });
 
@@ -24,6 +25,7 @@ beforeAll(async () => {
   fakes = { openai: await startFakeOpenAI(), anthropic: await startFakeAnthropic(), gemini: await startFakeGemini() };
   server = await startTestServer({
     config: textGatewayConfig(textFakeUrls(fakes)),
+    env: { METRICS_TOKEN: METRICS_TOKEN },
   });
 });
 afterAll(async () => {
@@ -92,6 +94,20 @@ describe("text billing", () => {
       expect(ledger.map((l: any) => Number(l.delta_micro_usd))).toEqual([-cost]);
       await ledgerInvariant(email);
     }
+  });
+
+  it("counts what it charged in /metrics, per model (gateway_spend_micro_usd_total)", async () => {
+    const spend = async () => {
+      const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+      return Number(/^gateway_spend_micro_usd_total\{model="chat-gemini"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await spend();
+    const { key } = await createAccount(server, { usd: 1 });
+    fakes.gemini.reset({ usage: { input: 100, output: 10 } });
+    await client(key).chat.completions.create({ model: "chat-gemini", max_tokens: 50, messages: [{ role: "user", content: "hi" }] });
+    // The reply may precede its settlement's commit by a moment (decision 0006).
+    for (let i = 0; i < 50 && (await spend()) === before; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await spend()) - before).toBe(100 * 1 + 10 * 2);
   });
 
   it("replies before the settlement commits once the balance is known: every header is its ledger row's balance, a credit shows at once", async () => {

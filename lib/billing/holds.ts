@@ -1,16 +1,17 @@
 /**
- * Reserve before, settle after: a hold moves the worst-case cost of a request into `held`
- * (account and key) with one conditional UPDATE each, so concurrent requests can never spend
- * more than the balance or the key's limit. Settling charges the real cost (never more than
- * the hold) with its ledger row and returns the rest, in one transaction.
+ * Per-request holds: a hold moves the worst-case cost of a request into `held` (account and
+ * key) and records it as a `holds` row, so concurrent requests can never spend more than the
+ * balance or the key's limit. The settlement (text-settle-batch.ts) deletes the row, charges
+ * the real cost (never more than the hold) and returns the rest; a hold whose process died is
+ * returned by the sweeper once it expires.
  */
-import { eq, lt } from "drizzle-orm";
+import { eq, lt, sql } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../db/client";
-import { accounts, holds, ledgerEntries } from "../../db/schema";
+import { holds } from "../../db/schema";
 import { newId } from "../ids";
-import { balanceView } from "./balance-view";
-import { moveMoney } from "./lock-order";
-import { memberCapError, memberCapRefusal } from "./member-cap";
+import { accountCovers, accountsFirst, keyCovers, moveMoney } from "./lock-order";
+import { memberCapRefusal } from "./member-cap";
+import type { Hold, Refusal } from "./port";
 
 export interface ReserveInput {
   accountId: string;
@@ -20,114 +21,81 @@ export interface ReserveInput {
   ttlMs?: number;
 }
 
-export type ReserveResult =
-  | { ok: true; holdId: string; amountMicroUsd: number }
-  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" }
-  /** The key's member would pass their monthly cap in the organisation (member-cap.ts). */
-  | { ok: false; reason: "member_cap_exceeded"; capMicroUsd: number };
-
-class Rejected extends Error {
-  constructor(readonly reason: "insufficient_balance" | "key_limit_exceeded") {
-    super(reason);
-  }
-}
+export type RowHold = Extract<Hold, { kind: "row" }>;
+export type HoldResult = { ok: true; hold: RowHold } | ({ ok: false } & Refusal);
 
 const DEFAULT_HOLD_TTL_MS = 15 * 60_000;
 
-export async function reserve(db: DB, input: ReserveInput): Promise<ReserveResult> {
+/**
+ * The TTL of a hold whose upstream calls may take `upstreamBudgetMs` in all (every route's
+ * timeout, for failover): it outlives them, so the sweeper never returns money that a slow but
+ * successful call is about to settle.
+ */
+export const holdTtlMs = (upstreamBudgetMs: number) => Math.max(DEFAULT_HOLD_TTL_MS, upstreamBudgetMs + 5 * 60_000);
+
+type Row = { a: boolean; h: boolean };
+
+/**
+ * The hold in ONE statement (one round trip, one commit): the account and key updates and the
+ * hold row are data-modifying CTEs that only act when the conditional account update matched,
+ * account before key (lock-order.ts); the predicates are lock-order.ts's.
+ */
+export async function reserveHold(db: DB, input: ReserveInput): Promise<HoldResult> {
   const amount = Math.max(0, Math.ceil(input.amountMicroUsd));
   const holdId = newId("hold");
+  const keyId = input.keyId ?? null;
+  const ttlMs = input.ttlMs ?? DEFAULT_HOLD_TTL_MS;
+  // The statement relaxes its own commit (see relaxCommit): a hold lost to a database crash was
+  // never charged against, so losing it can only cost us, never overdraw the account.
+  let res;
   try {
-    await db.transaction(async (tx) => {
-      const moved = await moveMoney(tx, { accountId: input.accountId, keyId: input.keyId, held: amount, require: amount });
-      if (!moved.ok) throw moved.reason === "member_cap_exceeded" ? memberCapError(moved.capMicroUsd) : new Rejected(moved.reason);
-      await tx.insert(holds).values({
-        id: holdId,
-        accountId: input.accountId,
-        keyId: input.keyId ?? null,
-        amountMicroUsd: amount,
-        expiresAt: new Date(Date.now() + (input.ttlMs ?? DEFAULT_HOLD_TTL_MS)),
-      });
-    });
+    res = await db.execute<Row>(sql`
+    with relaxed as (select set_config('synchronous_commit', 'off', true)),
+    a as (
+      update accounts set held_micro_usd = held_micro_usd + ${amount}
+       where id = ${input.accountId} and ${accountCovers(amount)}
+      returning id),
+    k as (
+      update api_keys set held_micro_usd = held_micro_usd + ${amount}
+        from ${sql.raw(accountsFirst("a"))}
+       where id = ${keyId}::text and a_done.n > 0 and ${keyCovers(amount)}
+      returning id),
+    h as (
+      insert into holds (id, account_id, key_id, amount_micro_usd, expires_at)
+      select ${holdId}, ${input.accountId}, ${keyId}::text, ${amount}, now() + (${ttlMs}::int * interval '1 millisecond')
+       where exists (select 1 from a) and (${keyId}::text is null or exists (select 1 from k))
+      returning id)
+    select exists (select 1 from a) as a, exists (select 1 from h) as h from relaxed`);
   } catch (err) {
-    if (err instanceof Rejected) return { ok: false, reason: err.reason };
+    // The key's member would pass their monthly cap: the whole statement rolled back.
     const cap = memberCapRefusal(err);
     if (cap !== null) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: cap };
     throw err;
   }
-  return { ok: true, holdId, amountMicroUsd: amount };
-}
-
-export interface SettleInput {
-  holdId: string;
-  accountId: string;
-  keyId?: string | null;
-  /** The real cost; clamped to the hold, which was a true upper bound. */
-  costMicroUsd: number;
-  /** Ledger idempotency key of the charge, e.g. `charge:req_…`. */
-  idempotencyKey: string;
-  requestId?: string;
-  taskId?: string;
-  note?: string;
-}
-
-export interface SettleResult {
-  chargedMicroUsd: number;
-  balanceAfterMicroUsd: number;
-  /** False when the hold was already settled or swept (nothing done twice). */
-  settled: boolean;
+  const row = (res as unknown as { rows: Row[] }).rows[0]!;
+  if (!row.a) return { ok: false, reason: "insufficient_balance" };
+  if (!row.h) {
+    // The key's limit refused after the account moved money to held: give it back.
+    await db.execute(sql`update accounts set held_micro_usd = held_micro_usd - ${amount} where id = ${input.accountId}`);
+    return { ok: false, reason: "key_limit_exceeded" };
+  }
+  return { ok: true, hold: { kind: "row", holdId, amountMicroUsd: amount } };
 }
 
 /**
- * Settles a hold inside `tx` (callers add their request-log row to the same transaction).
- * Idempotent: a hold that is gone is not settled again.
+ * Returns a hold row's whole amount to its account and key, uncharged (the sweeper; an idle
+ * lease). Inside the caller's transaction; 0 when the row was already gone.
  */
-export async function settleInTx(tx: DbOrTx, input: SettleInput): Promise<SettleResult> {
-  const removed = await tx
-    .delete(holds)
-    .where(eq(holds.id, input.holdId))
-    .returning({ amount: holds.amountMicroUsd });
-  if (removed.length === 0) {
-    const [row] = await tx
-      .select({ balance: accounts.balanceMicroUsd })
-      .from(accounts)
-      .where(eq(accounts.id, input.accountId));
-    return { chargedMicroUsd: 0, balanceAfterMicroUsd: row?.balance ?? 0, settled: false };
-  }
-  const held = removed[0]!.amount;
-  // A cost that is not a number means the work was done at an unknown price: the hold is charged.
-  const cost = Number.isFinite(input.costMicroUsd) ? Math.min(Math.max(0, Math.ceil(input.costMicroUsd)), held) : held;
-  if (cost > 0) balanceView().forget(input.accountId);
-  const moved = await moveMoney(tx, { accountId: input.accountId, keyId: input.keyId, balance: -cost, held: -held, spent: cost });
-  const balanceAfter = moved.ok ? moved.balanceAfterMicroUsd : 0;
-  if (cost > 0) {
-    await tx.insert(ledgerEntries).values({
-      accountId: input.accountId,
-      deltaMicroUsd: -cost,
-      balanceAfterMicroUsd: balanceAfter,
-      kind: "charge",
-      idempotencyKey: input.idempotencyKey,
-      requestId: input.requestId,
-      taskId: input.taskId,
-      keyId: input.keyId ?? undefined,
-      note: input.note,
-    });
-  }
-  return { chargedMicroUsd: cost, balanceAfterMicroUsd: balanceAfter, settled: true };
+export async function returnHold(tx: DbOrTx, id: string, accountId: string, keyId: string | null): Promise<number> {
+  const removed = await tx.delete(holds).where(eq(holds.id, id)).returning({ amount: holds.amountMicroUsd });
+  if (!removed.length) return 0;
+  await moveMoney(tx, { accountId, keyId, held: -removed[0]!.amount });
+  return removed[0]!.amount;
 }
 
-export async function settle(db: DB, input: SettleInput): Promise<SettleResult> {
-  return db.transaction((tx) => settleInTx(tx, input));
-}
-
-/** Returns a hold untouched (upstream failed before any output). */
-export async function release(db: DB, holdId: string, accountId: string, keyId?: string | null) {
-  return settle(db, { holdId, accountId, keyId, costMicroUsd: 0, idempotencyKey: `release:${holdId}` });
-}
-
-/** Returns every expired hold to its account; run periodically by the worker. */
+/** Returns every expired hold (a crashed process's holds and leases) to its account; run periodically. */
 export async function sweepExpiredHolds(db: DB, now = new Date()): Promise<number> {
   const expired = await db.select({ id: holds.id, accountId: holds.accountId, keyId: holds.keyId }).from(holds).where(lt(holds.expiresAt, now)).limit(500);
-  for (const h of expired) await release(db, h.id, h.accountId, h.keyId);
+  for (const h of expired) await db.transaction((tx) => returnHold(tx, h.id, h.accountId, h.keyId));
   return expired.length;
 }

@@ -7,13 +7,15 @@
  * before the account (video submission did) deadlocked against every other path under load.
  *
  * Statements written with the query builder go through `moveMoney`, which updates the account
- * and then the key. The hot-path SQL statements (text-reserve.ts, text-settle-batch.ts, the
+ * and then the key. The SQL statements (holds.ts `reserveHold`, text-settle-batch.ts, the
  * lease statements in text-lease.ts) keep the order with `accountsFirst`: the key CTE reads
  * the account CTE to its end, so PostgreSQL has locked every account row before any key row.
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { accounts, apiKeys } from "../../db/schema";
+import { memberCapRefusal } from "./member-cap";
+import type { Refusal } from "./port";
 
 /**
  * For the FROM list of a key-updating CTE, given the name of the account-updating CTE (a
@@ -21,6 +23,40 @@ import { accounts, apiKeys } from "../../db/schema";
  * not be enough with several accounts). `<cte>_done.n` is the number of account rows changed.
  */
 export const accountsFirst = (cte: string) => `(select count(*) as n from ${cte}) ${cte}_done`;
+
+/**
+ * The two money predicates, written once for every path (the query builder's and the SQL
+ * statements'). Unqualified columns: for the WHERE of an `update accounts` / `update api_keys`.
+ *
+ * The account can spend `amount`: balance − held covers it, and the balance is not below zero
+ * (refunds and disputes can push it there; then even a free request is refused).
+ */
+export const accountCovers = (amount: number | SQL) => sql`(balance_micro_usd - held_micro_usd >= ${amount} and balance_micro_usd >= 0)`;
+
+/** The key's limit covers `amount` beyond what it has spent and holds (no limit: always). */
+export const keyCovers = (amount: number | SQL) => sql`(limit_micro_usd is null or limit_micro_usd - spent_micro_usd - held_micro_usd >= ${amount})`;
+
+/** Thrown inside a money transaction to roll it back with the refusal (see `refusedOr`). */
+export class Refused extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(refusal.reason);
+  }
+}
+
+/**
+ * Runs a transaction that throws Refused to roll back: its result, or the refusal — also when
+ * the database refused it (a member's monthly cap, raised by the api_keys trigger: member-cap.ts).
+ */
+export async function refusedOr<T>(run: () => Promise<T>): Promise<T | ({ ok: false } & Refusal)> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof Refused) return { ok: false, ...err.refusal };
+    const cap = memberCapRefusal(err);
+    if (cap !== null) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: cap };
+    throw err;
+  }
+}
 
 export interface MoneyMove {
   accountId: string;
@@ -45,8 +81,7 @@ export interface MoneyMove {
 
 export type MoveResult =
   | { ok: true; balanceAfterMicroUsd: number; /** What was added to held (with `grow`). */ heldMicroUsd: number }
-  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" }
-  | { ok: false; reason: "member_cap_exceeded"; capMicroUsd: number };
+  | ({ ok: false } & Refusal);
 
 /**
  * Applies one change to an account and its key, account first. A refusal leaves the account
@@ -62,7 +97,7 @@ export async function moveMoney(tx: DbOrTx, m: MoneyMove): Promise<MoveResult> {
       g as (
         select (${m.require}::bigint + least(${Math.max(0, m.grow.extra)}::bigint, floor(greatest(0, rest) * ${m.grow.share}::float8)::bigint)) as v from cur)
       update accounts a set held_micro_usd = a.held_micro_usd + g.v from g
-       where a.id = ${m.accountId} and a.balance_micro_usd - a.held_micro_usd >= g.v and a.balance_micro_usd >= 0
+       where a.id = ${m.accountId} and ${accountCovers(sql`g.v`)}
       returning g.v as moved, a.balance_micro_usd as balance`)) as unknown as { rows: { moved: string | number; balance: string | number }[] };
     const row = res.rows[0];
     if (!row) return { ok: false, reason: "insufficient_balance" };
@@ -72,11 +107,7 @@ export async function moveMoney(tx: DbOrTx, m: MoneyMove): Promise<MoveResult> {
   }
   const held = m.held ?? 0;
   const conds: SQL[] = [eq(accounts.id, m.accountId)];
-  if (m.require !== undefined) {
-    conds.push(sql`${accounts.balanceMicroUsd} - ${accounts.heldMicroUsd} >= ${m.require}`);
-    // A zero amount still needs a non-negative balance (refunds/disputes can push it below).
-    conds.push(sql`${accounts.balanceMicroUsd} >= 0`);
-  }
+  if (m.require !== undefined) conds.push(accountCovers(m.require));
   const [a] = await tx
     .update(accounts)
     .set({ balanceMicroUsd: sql`${accounts.balanceMicroUsd} + ${balance}`, heldMicroUsd: sql`${accounts.heldMicroUsd} + ${held}` })
@@ -106,8 +137,7 @@ async function memberOverCap(tx: DbOrTx, keyId: string): Promise<number | null> 
 /** The key's side of a move (after the account's); false when its limit does not cover `require`. */
 async function keyPart(tx: DbOrTx, keyId: string, spent: number, held: number, require: number | undefined): Promise<boolean> {
   const conds: SQL[] = [eq(apiKeys.id, keyId)];
-  if (require !== undefined)
-    conds.push(sql`(${apiKeys.limitMicroUsd} is null or ${apiKeys.limitMicroUsd} - ${apiKeys.spentMicroUsd} - ${apiKeys.heldMicroUsd} >= ${require})`);
+  if (require !== undefined) conds.push(keyCovers(require));
   const k = await tx
     .update(apiKeys)
     .set({

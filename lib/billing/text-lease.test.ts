@@ -7,7 +7,8 @@ import { createTestDb } from "../../db/testing";
 import { newId } from "../ids";
 import { sweepExpiredHolds } from "./holds";
 import { applyLedgerChange, ledgerSum } from "./ledger";
-import { LeaseManager } from "./text-lease";
+import { requestLogRow } from "./request-log";
+import { LeaseManager, type LeaseHold } from "./text-lease";
 import { SettleBatcher } from "./text-settle-batch";
 
 let db: DB;
@@ -26,17 +27,16 @@ async function account(balanceMicro: number, keyLimit?: number) {
 const acct = async (id: string) => (await db.select().from(accounts).where(eq(accounts.id, id)))[0]!;
 const leaseRows = (id: string) => db.select().from(holds).where(eq(holds.accountId, id));
 
-function settle(b: SettleBatcher, a: { accountId: string; keyId: string }, leaseId: string, held: number, cost: number) {
+function settle(b: SettleBatcher, a: { accountId: string; keyId: string }, hold: LeaseHold, cost: number) {
   const requestId = newId("request");
   return b.settle({
-    holdId: leaseId,
-    lease: { heldMicroUsd: held },
-    accountId: a.accountId,
-    keyId: a.keyId,
+    hold,
     costMicroUsd: cost,
     idempotencyKey: `charge:${requestId}`,
-    requestId,
-    log: { requestId, accountId: a.accountId, keyId: a.keyId, method: "POST", route: "/v1/chat/completions", status: 200, settlement: "completed" },
+    log: requestLogRow(
+      { requestId, accountId: a.accountId, keyId: a.keyId, userId: null, source: "api", method: "POST", route: "/v1/chat/completions", startedAt: performance.now(), settleAfterReply: false },
+      { model: null, status: 200, settlement: "completed" },
+    ),
   });
 }
 
@@ -49,13 +49,13 @@ describe("LeaseManager", () => {
     expect(g1.ok).toBe(true);
     expect((await acct(a.accountId)).heldMicroUsd).toBe(8000);
     const g2 = await m.reserve(a.accountId, a.keyId, 1000);
-    expect(g2.ok && g1.ok && g2.leaseId === g1.leaseId).toBe(true);
+    expect(g2.ok && g1.ok && g2.hold.leaseId === g1.hold.leaseId).toBe(true);
     expect((await acct(a.accountId)).heldMicroUsd).toBe(8000);
     if (!g1.ok || !g2.ok) return;
-    m.released(g1.leaseId, a.accountId, a.keyId, 1000, 300);
-    await settle(b, a, g1.leaseId, 1000, 300);
-    m.released(g2.leaseId, a.accountId, a.keyId, 1000, 200);
-    await settle(b, a, g2.leaseId, 1000, 200);
+    m.released(g1.hold, a.accountId, a.keyId, 300);
+    await settle(b, a, g1.hold, 300);
+    m.released(g2.hold, a.accountId, a.keyId, 200);
+    await settle(b, a, g2.hold, 200);
     expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 99_500, heldMicroUsd: 7_500 });
     expect((await leaseRows(a.accountId))[0]!.amountMicroUsd).toBe(7_500);
     await m.releaseIdle();
@@ -94,14 +94,14 @@ describe("LeaseManager", () => {
     await new Promise((r) => setTimeout(r, 80));
     expect(await sweepExpiredHolds(db)).toBeGreaterThanOrEqual(1);
     expect((await acct(a.accountId)).heldMicroUsd).toBe(0);
-    m.released(g.leaseId, a.accountId, a.keyId, 1000, 400);
-    const r = await settle(b, a, g.leaseId, 1000, 400);
+    m.released(g.hold, a.accountId, a.keyId, 400);
+    const r = await settle(b, a, g.hold, 400);
     expect(r.chargedMicroUsd).toBe(400);
     expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 49_600, heldMicroUsd: 0 });
     expect(await ledgerSum(db, a.accountId)).toBe(49_600);
     // The next hold starts a new lease.
     const g2 = await m.reserve(a.accountId, a.keyId, 1000);
-    expect(g2.ok && g2.leaseId !== g.leaseId).toBe(true);
+    expect(g2.ok && g2.hold.leaseId !== g.hold.leaseId).toBe(true);
     m.stop();
   });
 
@@ -114,7 +114,7 @@ describe("LeaseManager", () => {
     const g1 = await m.reserve(a.accountId, a.keyId, 1000);
     expect((await acct(a.accountId)).heldMicroUsd).toBe(1000 + 2250);
     if (!g1.ok) throw new Error("refused");
-    m.released(g1.leaseId, a.accountId, a.keyId, 1000, 0);
+    m.released(g1.hold, a.accountId, a.keyId, 0);
     // Key B needs 8000: only 6750 is free, so key A's unused 3250 is claimed back first.
     const g2 = await m.reserve(a.accountId, keyB, 8000);
     expect(g2.ok).toBe(true);

@@ -18,8 +18,9 @@ import type { DB } from "../../db/client";
 import { holds } from "../../db/schema";
 import { notifyInvalidation, onInvalidation } from "../gateway/invalidation";
 import { newId, randomBase62 } from "../ids";
-import { moveMoney } from "./lock-order";
-import { memberCapError, memberCapRefusal } from "./member-cap";
+import { returnHold } from "./holds";
+import { moveMoney, Refused, refusedOr } from "./lock-order";
+import type { Hold, Refusal } from "./port";
 import { relaxCommit, textSettlementsIdle } from "./text-settle-batch";
 
 export interface LeaseOptions {
@@ -51,15 +52,10 @@ export async function askLeasesBack(accountId: string): Promise<void> {
   await notifyInvalidation({ kind: "lease-claim", accountId, claim: randomBase62(12), from: "" });
 }
 
-export type LeaseGrant =
-  | { ok: true; leaseId: string; amountMicroUsd: number }
-  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" }
-  | { ok: false; reason: "member_cap_exceeded"; capMicroUsd: number };
+export type LeaseHold = Extract<Hold, { kind: "lease" }>;
+export type LeaseGrant = { ok: true; hold: LeaseHold } | ({ ok: false } & Refusal);
 
-/** A lease extension refused by the key's member's monthly cap (member-cap.ts). */
-class CapRefused {
-  constructor(readonly capMicroUsd: number) {}
-}
+const granted = (leaseId: string, amountMicroUsd: number): LeaseGrant => ({ ok: true, hold: { kind: "lease", leaseId, amountMicroUsd } });
 
 interface Lease {
   accountId: string;
@@ -73,12 +69,6 @@ interface Lease {
   expiresAt: number;
   chain: Promise<unknown>;
   idle: NodeJS.Timeout | null;
-}
-
-class Rejected extends Error {
-  constructor(readonly reason: "insufficient_balance" | "key_limit_exceeded") {
-    super(reason);
-  }
 }
 
 export class LeaseManager {
@@ -138,7 +128,7 @@ export class LeaseManager {
     // Fast path: the lease has room and cannot have been swept (no database work at all).
     if (l.id && l.amount - l.inUse >= amt && this.fresh(l)) {
       l.inUse += amt;
-      return { ok: true, leaseId: l.id, amountMicroUsd: amt };
+      return granted(l.id, amt);
     }
     return this.serial(l, async () => {
       try {
@@ -153,10 +143,11 @@ export class LeaseManager {
   private async grow(l: Lease, amt: number): Promise<LeaseGrant> {
     if (l.id && l.amount - l.inUse >= amt && this.fresh(l)) {
       l.inUse += amt;
-      return { ok: true, leaseId: l.id, amountMicroUsd: amt } as const;
+      return granted(l.id, amt);
     }
     let r = await this.tryExtend(l, amt);
-    if (r instanceof CapRefused) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: r.capMicroUsd } as const;
+    // A member's cap is theirs alone: no other lease's money would help.
+    if (r !== true && r.reason === "member_cap_exceeded") return { ok: false, ...r };
     // 402 only if the balance cannot cover it: first take back the unused money of this
     // account's other leases, here and in every other instance, then try again (twice: a claim
     // joined while in progress may have been answered before this request needed it).
@@ -164,21 +155,20 @@ export class LeaseManager {
       const claimed = await this.claim(l, amt);
       if (claimed === "hopeless") break;
       r = await this.tryExtend(l, amt);
-      if (r instanceof CapRefused) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: r.capMicroUsd } as const;
-      if (claimed === "own") break;
+      if (claimed === "own" || (r !== true && r.reason === "member_cap_exceeded")) break;
     }
-    if (r !== true) return { ok: false, reason: r } as const;
+    if (r !== true) return { ok: false, ...r };
     l.inUse += amt;
-    return { ok: true, leaseId: l.id!, amountMicroUsd: amt } as const;
+    return granted(l.id!, amt);
   }
 
   /** Grows the lease so that `amt` fits: what is missing, plus a chunk unless the account is tight. */
-  private async tryExtend(l: Lease, amt: number): Promise<true | "insufficient_balance" | "key_limit_exceeded" | CapRefused> {
+  private async tryExtend(l: Lease, amt: number): Promise<true | Refusal> {
     const need = amt - (l.id ? Math.max(0, l.amount - l.inUse) : 0);
     const extra = (this.tight.get(l.accountId) ?? 0) > Date.now() ? 0 : Math.max(0, amt * this.opts.chunkFactor - need);
     let r = await this.extend(l, need, extra, amt);
     // A key limit or a member's cap may refuse the chunk but not what is needed.
-    if ((r === "key_limit_exceeded" || r instanceof CapRefused) && extra > 0) r = await this.extend(l, need, 0, amt);
+    if (r !== true && r.reason !== "insufficient_balance" && extra > 0) r = await this.extend(l, need, 0, amt);
     return r;
   }
 
@@ -257,11 +247,11 @@ export class LeaseManager {
   }
 
   /** A request finished: its hold returns to the lease, its charge leaves it. */
-  released(leaseId: string, accountId: string, keyId: string | null, heldMicroUsd: number, chargedMicroUsd: number): void {
+  released(hold: LeaseHold, accountId: string, keyId: string | null, chargedMicroUsd: number): void {
     const l = this.leaseFor(accountId, keyId);
-    l.inUse = Math.max(0, l.inUse - heldMicroUsd);
+    l.inUse = Math.max(0, l.inUse - hold.amountMicroUsd);
     // Only the lease this request took (it may have been replaced since).
-    if (l.id === leaseId) l.amount = Math.max(0, l.amount - chargedMicroUsd);
+    if (l.id === hold.leaseId) l.amount = Math.max(0, l.amount - chargedMicroUsd);
     this.scheduleIdle(l);
   }
 
@@ -278,11 +268,11 @@ export class LeaseManager {
    * Moves `need` more into the lease, plus up to `extra` within the account's share (lock-order.ts
    * `grow`); true, or why not.
    */
-  private async extend(l: Lease, need: number, extra: number, amt = need): Promise<true | "insufficient_balance" | "key_limit_exceeded" | CapRefused> {
+  private async extend(l: Lease, need: number, extra: number, amt = need): Promise<true | Refusal> {
     const expires = new Date(Date.now() + this.opts.ttlMs);
-    try {
-      // Lock order hold row → account → key (lock-order.ts).
-      const [id, x] = await this.db.transaction(async (tx) => {
+    // Lock order hold row → account → key (lock-order.ts).
+    const r = await refusedOr(() =>
+      this.db.transaction(async (tx) => {
         let live = false;
         if (l.id) {
           // Locks the lease row first (its amount grows below, once the account said how much),
@@ -295,7 +285,7 @@ export class LeaseManager {
         // A lease gone under us (swept) no longer has the slack `need` counted on: ask for `amt`.
         const require = live || !l.id ? need : amt;
         const moved = await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, require, grow: { extra, share: this.opts.share ?? DEFAULT_LEASE.share! } });
-        if (!moved.ok) throw moved.reason === "member_cap_exceeded" ? memberCapError(moved.capMicroUsd) : new Rejected(moved.reason);
+        if (!moved.ok) throw new Refused(moved);
         const x = moved.heldMicroUsd;
         if (live) {
           await tx.update(holds).set({ amountMicroUsd: sql`${holds.amountMicroUsd} + ${x}` }).where(eq(holds.id, l.id!));
@@ -305,20 +295,20 @@ export class LeaseManager {
         const newIdValue = newId("hold");
         await tx.insert(holds).values({ id: newIdValue, accountId: l.accountId, keyId: l.keyId, amountMicroUsd: x, instanceId: this.instanceId, expiresAt: expires });
         return [newIdValue, x] as const;
-      });
-      if (id !== l.id) {
-        // A replaced lease: requests still in flight on the old one settle against the balance only.
-        l.id = id;
-        l.amount = x;
-      } else l.amount += x;
-      l.expiresAt = expires.getTime();
-      return true;
-    } catch (err) {
-      if (err instanceof Rejected) return err.reason;
-      const cap = memberCapRefusal(err);
-      if (cap !== null) return new CapRefused(cap);
-      throw err;
+      }),
+    );
+    if ("ok" in r) {
+      const { ok: _, ...refusal } = r;
+      return refusal;
     }
+    const [id, x] = r;
+    if (id !== l.id) {
+      // A replaced lease: requests still in flight on the old one settle against the balance only.
+      l.id = id;
+      l.amount = x;
+    } else l.amount += x;
+    l.expiresAt = expires.getTime();
+    return true;
   }
 
   /** Returns an idle lease's whole amount to the account (and key). */
@@ -336,9 +326,7 @@ export class LeaseManager {
     try {
       await this.db.transaction(async (tx) => {
         await relaxCommit(tx);
-        const removed = await tx.delete(holds).where(eq(holds.id, id)).returning({ amount: holds.amountMicroUsd });
-        if (!removed.length) return;
-        await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, held: -removed[0]!.amount });
+        await returnHold(tx, id, l.accountId, l.keyId);
       });
     } catch (err) {
       // Still ours (this runs on the lease's serial chain): keep it, and try again when idle.

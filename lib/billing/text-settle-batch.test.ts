@@ -9,7 +9,9 @@ import { accounts, apiKeys, holds, ledgerEntries, requestLogs } from "../../db/s
 import { createTestDb } from "../../db/testing";
 import { newId } from "../ids";
 import { applyLedgerChange, ledgerSum } from "./ledger";
-import { reserveOnce } from "./text-reserve";
+import { reserveHold } from "./holds";
+import type { Hold } from "./port";
+import { requestLogRow } from "./request-log";
 import { settleBatch, SettleBatcher, type BatchSettlement } from "./text-settle-batch";
 import { LeaseManager } from "./text-lease";
 import { BalanceView } from "./balance-view";
@@ -30,29 +32,35 @@ async function account(balanceMicro: number, keyLimit?: number): Promise<{ accou
 const acct = async (id: string) => (await db.select().from(accounts).where(eq(accounts.id, id)))[0]!;
 const key = async (id: string) => (await db.select().from(apiKeys).where(eq(apiKeys.id, id)))[0]!;
 
-function item(a: { accountId: string; keyId: string }, holdId: string, cost: number): BatchSettlement {
+/** A full row, as the port builds it (request-log.ts). */
+const logRow = (requestId: string, a: { accountId: string; keyId: string }) =>
+  requestLogRow(
+    { requestId, accountId: a.accountId, keyId: a.keyId, userId: null, source: "api", method: "POST", route: "/v1/chat/completions", startedAt: performance.now(), settleAfterReply: false },
+    { model: null, status: 200, settlement: "completed" },
+  );
+const row = (holdId: string, amountMicroUsd: number): Hold => ({ kind: "row", holdId, amountMicroUsd });
+const lease = (leaseId: string, amountMicroUsd: number): Hold => ({ kind: "lease", leaseId, amountMicroUsd });
+
+function item(a: { accountId: string; keyId: string }, hold: Hold, cost: number): BatchSettlement {
   const requestId = newId("request");
   return {
-    holdId,
-    accountId: a.accountId,
-    keyId: a.keyId,
+    hold,
     costMicroUsd: cost,
     idempotencyKey: `charge:${requestId}`,
-    requestId,
-    log: { requestId, accountId: a.accountId, keyId: a.keyId, method: "POST", route: "/v1/chat/completions", status: 200, settlement: "completed" },
+    log: logRow(requestId, a),
   };
 }
 
-describe("reserveOnce", () => {
+describe("reserveHold", () => {
   it("holds on account and key with a hold row, and refuses what does not fit without side effects", async () => {
     const a = await account(1000, 700);
-    const r = await reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 600 });
+    const r = await reserveHold(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 600 });
     expect(r.ok).toBe(true);
     expect((await acct(a.accountId)).heldMicroUsd).toBe(600);
     expect((await key(a.keyId)).heldMicroUsd).toBe(600);
     // The key has 100 left, the account 400.
-    expect(await reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 200 })).toEqual({ ok: false, reason: "key_limit_exceeded" });
-    expect(await reserveOnce(db, { accountId: a.accountId, keyId: null, amountMicroUsd: 500 })).toEqual({ ok: false, reason: "insufficient_balance" });
+    expect(await reserveHold(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 200 })).toEqual({ ok: false, reason: "key_limit_exceeded" });
+    expect(await reserveHold(db, { accountId: a.accountId, keyId: null, amountMicroUsd: 500 })).toEqual({ ok: false, reason: "insufficient_balance" });
     expect((await acct(a.accountId)).heldMicroUsd).toBe(600);
     expect((await key(a.keyId)).heldMicroUsd).toBe(600);
     expect(await db.select().from(holds).where(eq(holds.accountId, a.accountId))).toHaveLength(1);
@@ -60,7 +68,7 @@ describe("reserveOnce", () => {
 
   it("never over-commits under concurrency", async () => {
     const a = await account(10_000);
-    const results = await Promise.all(Array.from({ length: 30 }, () => reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 })));
+    const results = await Promise.all(Array.from({ length: 30 }, () => reserveHold(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 })));
     expect(results.filter((r) => r.ok)).toHaveLength(10);
     expect((await acct(a.accountId)).heldMicroUsd).toBe(10_000);
   });
@@ -71,11 +79,11 @@ describe("settleBatch", () => {
     const a = await account(10_000);
     const b = await account(5_000);
     const h = async (x: { accountId: string; keyId: string }, amt: number) => {
-      const r = await reserveOnce(db, { accountId: x.accountId, keyId: x.keyId, amountMicroUsd: amt });
+      const r = await reserveHold(db, { accountId: x.accountId, keyId: x.keyId, amountMicroUsd: amt });
       if (!r.ok) throw new Error("hold refused");
-      return r.holdId;
+      return r.hold;
     };
-    const items = [item(a, await h(a, 1000), 300), item(b, await h(b, 800), 900), item(a, await h(a, 500), 0), item(a, await h(a, 700), 100), item(a, "hold_gone", 50)];
+    const items = [item(a, await h(a, 1000), 300), item(b, await h(b, 800), 900), item(a, await h(a, 500), 0), item(a, await h(a, 700), 100), item(a, row("hold_gone", 50), 50)];
     const res = await settleBatch(db, items);
     expect(res.map((r) => r.chargedMicroUsd)).toEqual([300, 800, 0, 100, 0]);
     expect(res[4]!.settled).toBe(false);
@@ -88,7 +96,7 @@ describe("settleBatch", () => {
     expect(rows.filter((r) => r.kind === "charge").map((r) => [r.deltaMicroUsd, r.balanceAfterMicroUsd])).toEqual([[-300, 9_700], [-100, 9_600]]);
     expect(await ledgerSum(db, a.accountId)).toBe(9_600);
     expect(await ledgerSum(db, b.accountId)).toBe(4_200);
-    const logs = await db.select().from(requestLogs).where(inArray(requestLogs.requestId, items.map((i) => i.requestId)));
+    const logs = await db.select().from(requestLogs).where(inArray(requestLogs.requestId, items.map((i) => i.log.requestId)));
     expect(logs.map((l) => l.costMicroUsd).sort((x, y) => x - y)).toEqual([0, 0, 100, 300, 800]);
   });
 
@@ -97,16 +105,16 @@ describe("settleBatch", () => {
     const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 4 });
     const g = await m.reserve(a.accountId, a.keyId, 1000); // leases 4000
     if (!g.ok) throw new Error("refused");
-    const own = await reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 2000 });
+    const own = await reserveHold(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 2000 });
     if (!own.ok) throw new Error("refused");
-    const leased = (cost: number, held = 1000) => ({ ...item(a, g.leaseId, cost), lease: { heldMicroUsd: held } });
-    const gone = { ...item(a, "hold_lease_gone", 700), lease: { heldMicroUsd: 1000 } };
-    const res = await settleBatch(db, [leased(300), item(a, own.holdId, 2500), leased(5000), gone]);
+    const leased = (cost: number, held = 1000) => item(a, lease(g.hold.leaseId, held), cost);
+    const gone = item(a, lease("hold_lease_gone", 1000), 700);
+    const res = await settleBatch(db, [leased(300), item(a, own.hold, 2500), leased(5000), gone]);
     // Clamped to what each request held; the gone lease still charges (its money went back to held).
     expect(res.map((r) => r.chargedMicroUsd)).toEqual([300, 2000, 1000, 700]);
     expect(res.map((r) => r.balanceAfterMicroUsd)).toEqual([99_700, 97_700, 96_700, 96_000]);
     // Lease row: 4000 − 300 − 1000; held: that lease only (the own hold is gone whole).
-    expect((await db.select().from(holds).where(eq(holds.id, g.leaseId)))[0]!.amountMicroUsd).toBe(2_700);
+    expect((await db.select().from(holds).where(eq(holds.id, g.hold.leaseId)))[0]!.amountMicroUsd).toBe(2_700);
     expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 96_000, heldMicroUsd: 2_700 });
     expect(await key(a.keyId)).toMatchObject({ spentMicroUsd: 4_000, heldMicroUsd: 2_700 });
     expect(await ledgerSum(db, a.accountId)).toBe(96_000);
@@ -115,9 +123,9 @@ describe("settleBatch", () => {
 
   it("writes the request-log row as given, price snapshot included, once per request id", async () => {
     const a = await account(10_000);
-    const r = await reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 });
+    const r = await reserveHold(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 });
     if (!r.ok) throw new Error("refused");
-    const it1 = item(a, r.holdId, 120);
+    const it1 = item(a, r.hold, 120);
     it1.log = {
       ...it1.log,
       userId: null,
@@ -138,7 +146,7 @@ describe("settleBatch", () => {
     await settleBatch(db, [it1]);
     // A repeat is no second charge and no second log row.
     expect((await settleBatch(db, [it1]))[0]).toMatchObject({ chargedMicroUsd: 0, settled: false, balanceAfterMicroUsd: 9_880 });
-    const [row, ...more] = await db.select().from(requestLogs).where(eq(requestLogs.requestId, it1.requestId));
+    const [row, ...more] = await db.select().from(requestLogs).where(eq(requestLogs.requestId, it1.log.requestId));
     expect(more).toHaveLength(0);
     expect(row).toMatchObject({ ...it1.log, costMicroUsd: 120 });
   });
@@ -148,7 +156,7 @@ describe("settleBatch", () => {
     const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8 });
     const g = await m.reserve(a.accountId, a.keyId, 1000);
     if (!g.ok) throw new Error("refused");
-    const leased = (cost: number) => ({ ...item(a, g.leaseId, cost), lease: { heldMicroUsd: 1000 } });
+    const leased = (cost: number) => item(a, lease(g.hold.leaseId, 1000), cost);
     const batcher = new SettleBatcher(db, new BalanceView());
     const first = batcher.submit(leased(300));
     expect(first).toMatchObject({ chargedMicroUsd: 300, balanceAfterMicroUsd: null });
@@ -158,8 +166,8 @@ describe("settleBatch", () => {
     // Clamped to the hold like the statement; balances walk in issue order.
     expect(subs.map((s) => [s.chargedMicroUsd, s.balanceAfterMicroUsd])).toEqual([[100, 99_600], [1000, 98_600], [50, 98_550]]);
     await batcher.idle();
-    const rows = await db.select().from(ledgerEntries).where(inArray(ledgerEntries.requestId, items.map((i) => i.requestId)));
-    expect(items.map((i) => rows.find((r) => r.requestId === i.requestId)!.balanceAfterMicroUsd)).toEqual([99_600, 98_600, 98_550]);
+    const rows = await db.select().from(ledgerEntries).where(inArray(ledgerEntries.requestId, items.map((i) => i.log.requestId)));
+    expect(items.map((i) => rows.find((r) => r.requestId === i.log.requestId)!.balanceAfterMicroUsd)).toEqual([99_600, 98_600, 98_550]);
     expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 98_550 });
     m.stop();
   });
@@ -169,11 +177,11 @@ describe("settleBatch", () => {
     const batcher = new SettleBatcher(db);
     const holdIds = await Promise.all(
       Array.from({ length: 40 }, async () => {
-        const r = await reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 });
-        return r.ok ? r.holdId : "";
+        const r = await reserveHold(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 });
+        return r.ok ? r.hold : row("", 1000);
       }),
     );
-    const res = await Promise.all(holdIds.map((id) => batcher.settle(item(a, id, 250))));
+    const res = await Promise.all(holdIds.map((h) => batcher.settle(item(a, h, 250))));
     expect(res.every((r) => r.settled && r.chargedMicroUsd === 250)).toBe(true);
     expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 90_000, heldMicroUsd: 0 });
     expect(await ledgerSum(db, a.accountId)).toBe(90_000);
@@ -182,13 +190,13 @@ describe("settleBatch", () => {
   it("a cost that is not a number charges the whole hold, and the log row says so", async () => {
     const a = await account(100_000);
     const batcher = new SettleBatcher(db);
-    const r = await reserveOnce(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 });
+    const r = await reserveHold(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 });
     if (!r.ok) throw new Error("refused");
-    const it1 = item(a, r.holdId, Number.NaN);
+    const it1 = item(a, r.hold, Number.NaN);
     const res = await batcher.settle(it1);
     expect(res).toMatchObject({ settled: true, chargedMicroUsd: 1000 });
     expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 99_000, heldMicroUsd: 0 });
-    const [log] = await db.select().from(requestLogs).where(eq(requestLogs.requestId, it1.requestId));
+    const [log] = await db.select().from(requestLogs).where(eq(requestLogs.requestId, it1.log.requestId));
     expect(log!.usageNote).toContain("whole hold was charged");
   });
 });

@@ -8,25 +8,25 @@
  */
 import { sql } from "drizzle-orm";
 import { preparedQuery, type DB, type Tx } from "../../db/client";
-import type { requestLogs } from "../../db/schema";
 import { logger } from "../logger";
 import { balanceView, type BalanceView } from "./balance-view";
 import { accountsFirst } from "./lock-order";
+import type { Hold } from "./port";
+import { LOG_COLUMNS, type RequestLogRow } from "./request-log";
 import { retryTransient, settleWithRepair, UNKNOWN_COST_NOTE, withNote } from "./settle-retry";
 
 export interface BatchSettlement {
-  /** The request's own hold row, or (with `lease`) the lease row its hold was taken from. */
-  holdId: string;
-  /** Set when the hold came from a balance lease (text-lease.ts): what this request held of it. */
-  lease?: { heldMicroUsd: number };
-  accountId: string;
-  keyId: string | null;
+  /** The request's own hold row, or the part of a lease (text-lease.ts) it held. */
+  hold: Hold;
   costMicroUsd: number;
   idempotencyKey: string;
-  requestId: string;
+  /** The ledger row's note. */
   note?: string;
-  /** The request-log row; its costMicroUsd is replaced by the amount charged. */
-  log: typeof requestLogs.$inferInsert;
+  /**
+   * The request-log row (request-log.ts); its account, key and request id are the settlement's,
+   * its costMicroUsd is replaced by the amount charged.
+   */
+  log: RequestLogRow;
 }
 
 export interface BatchResult {
@@ -68,8 +68,9 @@ export class SettleBatcher {
 
   submit(item: BatchSettlement): Submitted {
     if (!Number.isFinite(item.costMicroUsd)) item = { ...item, log: { ...item.log, usageNote: withNote(item.log.usageNote, UNKNOWN_COST_NOTE) } };
-    const issued = Math.min(chargeOf(item), item.lease?.heldMicroUsd ?? Infinity);
-    const balanceAfter = this.view.charge(item.accountId, issued);
+    // The statement clamps the charge to the hold (to nothing when a hold row is gone already).
+    const issued = Math.min(chargeOf(item), item.hold.amountMicroUsd);
+    const balanceAfter = this.view.charge(accountOf(item), issued);
     const result = new Promise<BatchResult>((resolve, reject) => {
       this.queue.push({ item, issued, resolve, reject });
     });
@@ -98,7 +99,7 @@ export class SettleBatcher {
         batch.forEach((p, i) => this.done(p, results[i]!));
       } catch (err) {
         // One bad row must not fail its neighbours: settle them one by one.
-        logger().warn({ err, size: batch.length }, "text settlement batch failed; settling one by one");
+        logger().warn({ err, size: batch.length }, "settlement batch failed; settling one by one");
         for (const p of batch) await this.settleAlone(p);
       }
     }
@@ -113,14 +114,14 @@ export class SettleBatcher {
     try {
       this.done(p, (await settleWithRepair(p.item.log, (log) => settleBatch(this.db, [{ ...p.item, log }])))[0]!);
     } catch (err) {
-      logger().error({ err, requestId: p.item.requestId }, "text settlement failed for good: the request stays uncharged, its hold goes back");
-      this.view.settled(p.item.accountId, p.issued, null);
+      logger().error({ err, requestId: p.item.log.requestId }, "settlement failed for good: the request stays uncharged, its hold goes back");
+      this.view.settled(accountOf(p.item), p.issued, null);
       p.reject(err);
     }
   }
 
   private done(p: Pending, r: BatchResult): void {
-    this.view.settled(p.item.accountId, p.issued, r.balanceAfterMicroUsd);
+    this.view.settled(accountOf(p.item), p.issued, r.balanceAfterMicroUsd);
     p.resolve(r);
   }
 }
@@ -160,64 +161,30 @@ export async function relaxCommit(tx: Tx): Promise<void> {
 function chargeOf(i: BatchSettlement): number {
   const c = i.costMicroUsd;
   if (Number.isFinite(c)) return Math.max(0, Math.ceil(c));
-  return i.lease?.heldMicroUsd ?? Number.MAX_SAFE_INTEGER;
+  return i.hold.amountMicroUsd;
 }
 
-/** One settlement's fields as the statements read them (name, SQL type). */
-const COLUMNS = [
-  ["n", "int"], ["hold_id", "text"], ["lease_held", "bigint"], ["account_id", "text"], ["key_id", "text"], ["cost", "bigint"],
-  ["idempotency_key", "text"], ["request_id", "text"], ["note", "text"],
-  ["log_request_id", "text"], ["log_account_id", "text"], ["log_key_id", "text"], ["user_id", "text"], ["source", "text"],
-  ["method", "text"], ["route", "text"], ["model", "text"], ["upstream_id", "text"], ["inbound_protocol", "text"],
-  ["upstream_protocol", "text"], ["status", "int"], ["error_code", "text"], ["stream", "boolean"], ["input_tokens", "bigint"],
-  ["output_tokens", "bigint"], ["settlement", "text"], ["price_snapshot", "jsonb"], ["latency_ms", "int"], ["ttft_ms", "int"],
-  ["cache_read_tokens", "bigint"], ["cache_write_5m_tokens", "bigint"], ["cache_write_1h_tokens", "bigint"], ["reasoning_tokens", "bigint"],
-  ["usage_note", "text"], ["routing", "text"], ["replayed_items", "int"], ["dropped_params", "text"], ["served_model", "text"],
-] as const;
-type Column = (typeof COLUMNS)[number][0];
+const accountOf = (i: BatchSettlement) => i.log.accountId!;
 
-function record(i: BatchSettlement, n: number): Record<Column, unknown> {
-  const log = i.log;
-  return {
+/**
+ * One settlement's fields as the statements read them (name, SQL type): the money's, then the
+ * log row's (request-log.ts LOG_COLUMNS, which include the account, key and request ids).
+ */
+const MONEY_COLUMNS = [["n", "int"], ["hold_id", "text"], ["lease_held", "bigint"], ["cost", "bigint"], ["idempotency_key", "text"], ["note", "text"]] as const;
+const COLUMNS: ReadonlyArray<readonly [string, string]> = [...MONEY_COLUMNS, ...LOG_COLUMNS.map((c) => [c.name, c.type] as const)];
+const LOG_NAMES = LOG_COLUMNS.map((c) => c.name).join(", ");
+
+function record(i: BatchSettlement, n: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {
     n,
-    hold_id: i.holdId,
-    lease_held: i.lease ? i.lease.heldMicroUsd : null,
-    account_id: i.accountId,
-    key_id: i.keyId,
+    hold_id: i.hold.kind === "lease" ? i.hold.leaseId : i.hold.holdId,
+    lease_held: i.hold.kind === "lease" ? i.hold.amountMicroUsd : null,
     cost: chargeOf(i),
     idempotency_key: i.idempotencyKey,
-    request_id: i.requestId,
     note: i.note ?? null,
-    log_request_id: log.requestId,
-    log_account_id: log.accountId ?? null,
-    log_key_id: log.keyId ?? null,
-    user_id: log.userId ?? null,
-    source: log.source ?? "api",
-    method: log.method,
-    route: log.route,
-    model: log.model ?? null,
-    upstream_id: log.upstreamId ?? null,
-    inbound_protocol: log.inboundProtocol ?? null,
-    upstream_protocol: log.upstreamProtocol ?? null,
-    status: log.status,
-    error_code: log.errorCode ?? null,
-    stream: log.stream ?? false,
-    input_tokens: log.inputTokens ?? 0,
-    output_tokens: log.outputTokens ?? 0,
-    settlement: log.settlement ?? null,
-    price_snapshot: log.priceSnapshot ?? null,
-    latency_ms: log.latencyMs ?? 0,
-    ttft_ms: log.ttftMs ?? null,
-    cache_read_tokens: log.cacheReadTokens ?? 0,
-    cache_write_5m_tokens: log.cacheWrite5mTokens ?? 0,
-    cache_write_1h_tokens: log.cacheWrite1hTokens ?? 0,
-    reasoning_tokens: log.reasoningTokens ?? 0,
-    usage_note: log.usageNote ?? null,
-    routing: log.routing ?? null,
-    replayed_items: log.replayedItems ?? null,
-    dropped_params: log.droppedParams ?? null,
-    served_model: log.servedModel ?? null,
   };
+  for (const c of LOG_COLUMNS) out[c.name] = i.log[c.key] ?? null;
+  return out;
 }
 
 /**
@@ -232,15 +199,8 @@ ledger as (
     from settled where charge > 0 order by n
 ),
 logs as (
-  insert into request_logs (request_id, account_id, key_id, user_id, source, method, route, model, upstream_id,
-                            inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
-                            cost_micro_usd, settlement, price_snapshot, latency_ms, ttft_ms,
-                            cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, usage_note, routing, replayed_items, dropped_params, served_model)
-  select log_request_id, log_account_id, log_key_id, user_id, source, method, route, model, upstream_id,
-         inbound_protocol, upstream_protocol, status, error_code, stream, input_tokens, output_tokens,
-         coalesce(charge, 0), settlement, price_snapshot, latency_ms, ttft_ms,
-         cache_read_tokens, cache_write_5m_tokens, cache_write_1h_tokens, reasoning_tokens, usage_note, routing, replayed_items, dropped_params, served_model
-    from settled order by n
+  insert into request_logs (${LOG_NAMES}, cost_micro_usd)
+  select ${LOG_NAMES}, coalesce(charge, 0) from settled order by n
   on conflict do nothing
 ),
 relaxed as (select set_config('synchronous_commit', 'off', true))
@@ -352,19 +312,24 @@ settled as (
 type SettledRow = { n: number; charge: string | number | null; balance_after: string | number | null };
 
 /**
- * Settles `items` in one statement (one round trip, committed on its own) with, for each item,
- * the same effects as holds.ts settleInTx plus its request-log row.
+ * Settles `items` in one statement (one round trip, committed on its own): for each item, its
+ * charge, the rest of its hold returned, its ledger row and its request-log row.
  */
 export async function settleBatch(db: DB, items: BatchSettlement[]): Promise<BatchResult[]> {
   const out =
     items.length === 1
-      ? await preparedQuery<SettledRow>(db, "gw_text_settle_one_v2", SETTLE_ONE_SQL, COLUMNS.map(([c]) => param(record(items[0]!, 0)[c])))
-      : await preparedQuery<SettledRow>(db, "gw_text_settle_batch_v2", SETTLE_BATCH_SQL, [JSON.stringify(items.map(record))]);
+      ? await preparedQuery<SettledRow>(db, "gw_settle_one_v3", SETTLE_ONE_SQL, oneParams(items[0]!))
+      : await preparedQuery<SettledRow>(db, "gw_settle_batch_v3", SETTLE_BATCH_SQL, [JSON.stringify(items.map(record))]);
   return out.map((r) =>
     r.charge === null
       ? { chargedMicroUsd: 0, balanceAfterMicroUsd: Number(r.balance_after ?? 0), settled: false }
       : { chargedMicroUsd: Number(r.charge), balanceAfterMicroUsd: Number(r.balance_after), settled: true },
   );
+}
+
+function oneParams(i: BatchSettlement): unknown[] {
+  const r = record(i, 0);
+  return COLUMNS.map(([c]) => param(r[c]));
 }
 
 /** Objects (the price snapshot) go as JSON text; the statement casts them to jsonb. */

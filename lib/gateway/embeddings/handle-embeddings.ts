@@ -12,7 +12,9 @@ import { failover, NO_RETRY } from "../upstreams/failover";
 import { parseEmbeddingRequest, inputCount, type EmbeddingRequest } from "./embedding-request";
 import { embeddingList } from "./embedding-response";
 import { embeddingCostMicro, estimateEmbeddingTokens, maxEmbeddingTokens } from "./embedding-tokens";
-import { logMedia, releaseMedia, reserveMedia, settleMedia } from "./media-billing";
+import { holdTtlMs } from "../../billing/holds";
+import type { RequestLogFields } from "../../billing/port";
+import { chargeHeaders, refusalError, routeBilling } from "../billing";
 import { errors, type ApiError } from "../errors";
 
 /** One embeddings wire format: how its body becomes a request and vectors become its answer. */
@@ -40,33 +42,35 @@ export const handleEmbeddings = (ctx: RouteContext) => serveEmbeddings(ctx, open
 
 export async function serveEmbeddings(ctx: RouteContext, wire: EmbeddingsWire): Promise<GatewayResponse> {
   const ROUTE = wire.route;
-  const db = await getDb();
+  const billing = routeBilling(await getDb(), ctx, ROUTE);
+  const logOnly = (log: RequestLogFields) => billing.settle(null, { costMicroUsd: 0, log });
   const body = await ctx.readJson();
   if (!body.ok) {
-    await logMedia(db, ctx, { route: ROUTE, model: null, status: body.error.status, errorCode: body.error.code, settlement: "invalid" });
+    await logOnly({ model: null, status: body.error.status, errorCode: body.error.code, settlement: "invalid" });
     return ctx.error(body.error);
   }
   const parsed = wire.parse(body.value, ctx);
   const model = wire.modelOf(body.value, ctx);
   if (!parsed.ok) {
-    await logMedia(db, ctx, { route: ROUTE, model, status: 400, errorCode: parsed.error.code, settlement: "invalid" });
+    await logOnly({ model, status: 400, errorCode: parsed.error.code, settlement: "invalid" });
     return ctx.error(parsed.error);
   }
   const req = parsed.value;
 
   const resolved = await resolveModel(ctx.principal, req.model, ["embedding"]);
   if (!resolved.ok) {
-    await logMedia(db, ctx, { route: ROUTE, model, status: resolved.error.status, errorCode: resolved.error.code, settlement: "invalid" });
+    await logOnly({ model, status: resolved.error.status, errorCode: resolved.error.code, settlement: "invalid" });
     return ctx.error(resolved.error);
   }
   const price = resolved.routes[0]!.price;
-  const log = { route: ROUTE, model: req.model, price };
+  const log = { model: req.model, priceSnapshot: price };
 
   const budgetMs = resolved.routes.reduce((ms, r) => ms + (r.upstream.timeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS), 0);
-  const reserved = await reserveMedia(db, ctx, embeddingCostMicro(maxEmbeddingTokens(req.input), price), budgetMs);
+  const reserved = await billing.reserve(embeddingCostMicro(maxEmbeddingTokens(req.input), price), { ttlMs: holdTtlMs(budgetMs) });
   if (!reserved.ok) {
-    await logMedia(db, ctx, { ...log, status: 402, errorCode: reserved.error.code, settlement: "rejected" });
-    return ctx.error(reserved.error);
+    const error = refusalError(reserved);
+    await logOnly({ ...log, status: 402, errorCode: error.code, settlement: "rejected" });
+    return ctx.error(error);
   }
 
   const outcome = await failover(resolved.routes, (r) => embedWithUpstream(r, req, ctx.req.signal), { ...NO_RETRY, signal: ctx.req.signal });
@@ -79,18 +83,16 @@ export async function serveEmbeddings(ctx: RouteContext, wire: EmbeddingsWire): 
       : null;
   if (failure || !outcome.ok) {
     const err = failure ?? errors.upstream("The upstream failed.");
-    await releaseMedia(db, ctx, reserved.hold, { ...log, ...upstream, status: err.status, errorCode: err.code, settlement: "upstream_error" });
+    await billing.settle(reserved.hold, { costMicroUsd: 0, log: { ...log, ...upstream, status: err.status, errorCode: err.code, settlement: "upstream_error" } });
     return ctx.error(err);
   }
 
   const tokens = outcome.value.promptTokens ?? estimateEmbeddingTokens(req.input);
-  const { headers } = await settleMedia(db, ctx, reserved.hold, embeddingCostMicro(tokens, price), {
-    ...log,
-    ...upstream,
-    status: 200,
-    inputTokens: tokens,
-    settlement: "completed",
+  const settled = await billing.settle(reserved.hold, {
+    costMicroUsd: embeddingCostMicro(tokens, price),
+    log: { ...log, ...upstream, status: 200, inputTokens: tokens, settlement: "completed" },
   });
+  const headers = chargeHeaders(settled);
   // Hints only Gemini takes (task type, title) are named when the serving upstream is another.
   const dropped = route.upstream.protocol === "gemini" || !req.geminiHints ? [] : Object.keys(req.geminiHints);
   if (dropped.length) headers["x-gateway-dropped-params"] = dropped.join(", ");

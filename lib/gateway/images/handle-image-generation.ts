@@ -7,12 +7,14 @@
  * was paid for it.
  */
 import { getDb, type DB } from "../../../db/client";
+import { holdTtlMs } from "../../billing/holds";
+import type { BillingPort, RequestLogFields } from "../../billing/port";
+import { chargeHeaders, refusalError, routeBilling } from "../billing";
 import type { ModelPrice } from "../../../db/schema";
 import { resolveModel, type ModelRoute } from "../catalog";
 import type { ApiError } from "../errors";
 import { header, json, type GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
-import { logMedia, releaseMedia, reserveMedia, settleMedia } from "../embeddings/media-billing";
 import { failover, NO_RETRY } from "../upstreams/failover";
 import { generateImageWithUpstream, imageTimeoutMs } from "../upstreams/image-upstream";
 import { abandonIdempotent, beginIdempotent, completeIdempotent, type IdempotencyClaim } from "../idempotency";
@@ -25,9 +27,10 @@ const ROUTE = "/v1/images/generations";
 
 export async function handleImageGeneration(ctx: RouteContext): Promise<GatewayResponse> {
   const db = await getDb();
+  const billing = routeBilling(db, ctx, ROUTE);
   let model: string | null = null;
   const invalid = async (error: ApiError) => {
-    await logMedia(db, ctx, { route: ROUTE, model, status: error.status, errorCode: error.code, settlement: "invalid" });
+    await logOnly(billing, { model, status: error.status, errorCode: error.code, settlement: "invalid" });
     return ctx.error(error);
   };
   const raw = await ctx.readBody();
@@ -46,7 +49,7 @@ export async function handleImageGeneration(ctx: RouteContext): Promise<GatewayR
   const planned = planImage(price, req);
   if (!planned.ok) return invalid(planned.error);
   const plan = planned.value;
-  const log = { route: ROUTE, model: req.model, price };
+  const log = { model: req.model, priceSnapshot: price };
 
   const idem = await beginIdempotent(db, {
     accountId: ctx.principal.accountId,
@@ -56,12 +59,12 @@ export async function handleImageGeneration(ctx: RouteContext): Promise<GatewayR
   });
   if (idem.kind === "error") return invalid(idem.error);
   if (idem.kind === "replay") {
-    await logMedia(db, ctx, { ...log, status: idem.response.status, settlement: "replayed" });
+    await logOnly(billing, { ...log, status: idem.response.status, settlement: "replayed" });
     return idem.response;
   }
   const claim = idem.kind === "claimed" ? idem.claim : null;
   try {
-    return await generate(ctx, db, { req, plan, price, routes: resolved.routes, claim, log });
+    return await generate(ctx, db, billing, { req, plan, price, routes: resolved.routes, claim, log });
   } catch (err) {
     // Whatever went wrong, the key must not stay "in progress" for a day.
     if (claim) await abandonIdempotent(db, claim).catch(() => {});
@@ -69,24 +72,28 @@ export async function handleImageGeneration(ctx: RouteContext): Promise<GatewayR
   }
 }
 
+const logOnly = (billing: BillingPort, log: RequestLogFields) => billing.settle(null, { costMicroUsd: 0, log });
+
 async function generate(
   ctx: RouteContext,
   db: DB,
+  billing: BillingPort,
   { req, plan, price, routes, claim, log }: {
     req: ImageRequest;
     plan: ImagePlan;
     price: ModelPrice;
     routes: ModelRoute[];
     claim: IdempotencyClaim | null;
-    log: { route: string; model: string; price: ModelPrice };
+    log: { model: string; priceSnapshot: ModelPrice };
   },
 ): Promise<GatewayResponse> {
   const budgetMs = routes.reduce((ms, r) => ms + imageTimeoutMs(r), 0);
-  const reserved = await reserveMedia(db, ctx, plan.holdMicroUsd, budgetMs);
+  const reserved = await billing.reserve(plan.holdMicroUsd, { ttlMs: holdTtlMs(budgetMs) });
   if (!reserved.ok) {
+    const error = refusalError(reserved);
     if (claim) await abandonIdempotent(db, claim);
-    await logMedia(db, ctx, { ...log, status: 402, errorCode: reserved.error.code, settlement: "rejected" });
-    return ctx.error(reserved.error);
+    await logOnly(billing, { ...log, status: 402, errorCode: error.code, settlement: "rejected" });
+    return ctx.error(error);
   }
 
   const outcome = await failover(routes, (r) => generateImageWithUpstream(r, req, plan, ctx.req.signal), { ...NO_RETRY, signal: ctx.req.signal });
@@ -94,7 +101,7 @@ async function generate(
   const upstream = { upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol };
   if (!outcome.ok) {
     if (claim) await abandonIdempotent(db, claim);
-    await releaseMedia(db, ctx, reserved.hold, { ...log, ...upstream, status: outcome.error.status, errorCode: outcome.error.code, settlement: "upstream_error" });
+    await billing.settle(reserved.hold, { costMicroUsd: 0, log: { ...log, ...upstream, status: outcome.error.status, errorCode: outcome.error.code, settlement: "upstream_error" } });
     return ctx.error(outcome.error);
   }
 
@@ -102,7 +109,7 @@ async function generate(
   // The size the upstream says it made, else the image's own pixels (an "auto" answer says nothing).
   const reported = parseSize(image.reportedSize) ? image.reportedSize! : null;
   const charge = imageChargeMicro(price, plan, reported ?? { width: image.width, height: image.height });
-  const { headers } = await settleMedia(db, ctx, reserved.hold, charge.costMicroUsd, { ...log, ...upstream, status: 200, settlement: "completed" });
+  const headers = chargeHeaders(await billing.settle(reserved.hold, { costMicroUsd: charge.costMicroUsd, log: { ...log, ...upstream, status: 200, settlement: "completed" } }));
   const res = json(200, imageResultBody(image, reported ?? charge.size, plan.quality), headers);
   if (claim) await completeIdempotent(db, claim, 200, res.body as string);
   return res;

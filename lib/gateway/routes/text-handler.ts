@@ -63,7 +63,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   const reject = async (err: ApiError, reason: SettlementReason, model: string | null, route: ModelRoute | null = null) => {
     await deps.billing.settle({
       ...base,
-      holdId: null,
+      hold: null,
       costMicroUsd: 0,
       reason,
       status: err.status,
@@ -175,18 +175,18 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     const err = reserved.availableMicroUsd === undefined ? reserved.error : whatWouldFit(reserved.error, protocol, bound, req.maxOutputTokens, hold, reserved.availableMicroUsd, price);
     return reject(err, "rejected", req.model, usable[0]!);
   }
-  const holdId = reserved.holdId;
+  const held = reserved.hold;
 
   /** The charge is the serving entry's price (an alias's targets may differ). */
   const costOf = (u: Usage, served: ModelRoute | null | undefined) => Math.min(hold, textCostMicro(u, (served ?? first).price));
   const timeoutOf = (r: ModelRoute) => r.upstream.timeoutMs ?? deps.defaultTimeoutMs ?? DEFAULT_TEXT_TIMEOUT_MS;
   /** The request-log row names the hints dropped for the entry that served (as the header does). */
   const droppedOf = (served: ModelRoute | null | undefined) => (served && plans.get(served)?.dropped.join(", ")) || null;
-  const settle = (s: Omit<TextSettlement, "holdId" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">, opts?: { early?: boolean }) => {
+  const settle = (s: Omit<TextSettlement, "hold" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">, opts?: { early?: boolean }) => {
     admission?.release(s.inputTokens + s.outputTokens);
     const servedModel = s.route && s.route.modelId !== req.model ? s.route.modelId : null;
     return deps.billing.settle(
-      { ...base, ...s, holdId, model: req.model, servedModel, priceSnapshot: textPriceSnapshot((s.route ?? first).price), latencyMs: elapsed(), routing: routingOf(s.route), droppedParams: droppedOf(s.route) },
+      { ...base, ...s, hold: held, model: req.model, servedModel, priceSnapshot: textPriceSnapshot((s.route ?? first).price), latencyMs: elapsed(), routing: routingOf(s.route), droppedParams: droppedOf(s.route) },
       opts,
     );
   };

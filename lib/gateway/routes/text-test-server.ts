@@ -66,12 +66,12 @@ export async function startTestHost(routes: Record<string, ModelRoute[]>, retry?
             if (amount > balance.available) return { ok: false, error: errors.insufficientQuota() };
             balance.available -= amount;
             holds.push(amount);
-            return { ok: true, holdId: `hold_${n++}` };
+            return { ok: true, hold: { kind: "row", holdId: `hold_${n++}`, amountMicroUsd: amount } };
           },
           async settle(s) {
             settlements.push(s);
-            if (s.holdId) balance.available += holds[Number(s.holdId.slice(5))]! - s.costMicroUsd;
-            return { chargedMicroUsd: s.costMicroUsd, balanceAfterMicroUsd: s.holdId ? balance.available : null };
+            if (s.hold) balance.available += s.hold.amountMicroUsd - s.costMicroUsd;
+            return { chargedMicroUsd: s.costMicroUsd, balanceAfterMicroUsd: s.hold ? balance.available : null };
           },
         },
       },

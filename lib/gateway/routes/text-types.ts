@@ -1,5 +1,6 @@
 /** What the text handler needs from the outside: the catalog's routes and the money. */
 import type { ModelPrice } from "../../../db/schema";
+import type { Hold } from "../../billing/port";
 import type { ApiError } from "../errors";
 import type { RetryPolicy } from "../upstreams/failover";
 import type { ModelRoute } from "../model-route";
@@ -10,7 +11,8 @@ export type SettlementReason = "completed" | "client_disconnect" | "upstream_err
 
 /** Everything the request-log row and the ledger need, written in one transaction. */
 export interface TextSettlement {
-  holdId: string | null;
+  /** What `reserve` held; null for a request refused before any hold (only its log row). */
+  hold: Hold | null;
   /** The charge (already clamped to the hold). */
   costMicroUsd: number;
   reason: SettlementReason;
@@ -44,7 +46,7 @@ export interface TextSettlement {
 }
 
 export type ReserveOutcome =
-  | { ok: true; holdId: string }
+  | { ok: true; hold: Hold }
   /** A 402 for the balance says what was available, so the answer can say what would fit. */
   | { ok: false; error: ApiError; availableMicroUsd?: number };
 

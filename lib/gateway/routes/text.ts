@@ -6,7 +6,7 @@
  */
 import { getDb } from "../../../db/client";
 import { env } from "../../env";
-import { textBilling } from "../../billing/text-billing";
+import { textBilling } from "../billing";
 import { tracedBilling } from "../trace-text";
 import { resolveModel } from "../catalog";
 import { errors } from "../errors";

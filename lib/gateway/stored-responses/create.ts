@@ -6,7 +6,7 @@
  */
 import { getDb, type DB } from "../../../db/client";
 import type { StoredResponseStatus } from "../../../db/schema";
-import { textBilling } from "../../billing/text-billing";
+import { textBilling } from "../billing";
 import { resolveModel } from "../catalog";
 import { errors } from "../errors";
 import type { GatewayResponse } from "../http";

@@ -1,7 +1,9 @@
 /** The request-log row of a video route call (never the prompt). */
 import { eq } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../../db/client";
-import { requestLogs, tasks, type ModelPrice } from "../../../db/schema";
+import { tasks, type ModelPrice } from "../../../db/schema";
+import { insertRequestLog, requestLogRow } from "../../billing/request-log";
+import { billingRequest } from "../billing";
 import type { RouteContext } from "../types";
 
 export interface VideoLogFields {
@@ -18,28 +20,9 @@ export interface VideoLogFields {
 }
 
 export async function logVideoRequest(db: DbOrTx, ctx: RouteContext, log: VideoLogFields): Promise<void> {
-  await db
-    .insert(requestLogs)
-    .values({
-      requestId: ctx.requestId,
-      accountId: ctx.principal.accountId,
-      keyId: ctx.principal.keyId,
-      userId: ctx.principal.userId,
-      source: ctx.principal.source,
-      method: ctx.req.method,
-      route: log.route,
-      model: log.model === null ? null : storable(log.model).slice(0, 200),
-      upstreamId: log.upstreamId ?? null,
-      inboundProtocol: "openai",
-      upstreamProtocol: log.upstreamProtocol ?? null,
-      status: log.status,
-      errorCode: log.errorCode ?? null,
-      costMicroUsd: log.costMicroUsd ?? 0,
-      settlement: log.settlement,
-      priceSnapshot: log.price ?? null,
-      latencyMs: Math.round(performance.now() - ctx.startedAt),
-    })
-    .onConflictDoNothing();
+  const { route, price, costMicroUsd, ...fields } = log;
+  const model = log.model === null ? null : storable(log.model).slice(0, 200);
+  await insertRequestLog(db, requestLogRow(billingRequest(ctx, route), { ...fields, model, priceSnapshot: price ?? null }, costMicroUsd ?? 0));
 }
 
 /** A client-chosen string as PostgreSQL text can hold it (no NUL, no lone surrogates). */

@@ -1,0 +1,83 @@
+/**
+ * The gateway's side of the billing port (lib/billing/port.ts): who pays for a route call, what
+ * a refusal answers, the charge headers — and the text handler's TextBilling on top of the port.
+ */
+import type { DB } from "../../db/client";
+import { billingFor, type BillingOptions } from "../billing/billing";
+import { formatUsd } from "../billing/money";
+import type { BillingPort, BillingRequest, Refusal, Settled } from "../billing/port";
+import { errors, type ApiError } from "./errors";
+import type { TextBilling, TextSettlement } from "./routes/text-types";
+import type { RouteContext } from "./types";
+
+export function billingRequest(ctx: RouteContext, route: string): BillingRequest {
+  const p = ctx.principal;
+  return {
+    requestId: ctx.requestId,
+    accountId: p.accountId,
+    keyId: p.keyId,
+    userId: p.userId,
+    source: p.source,
+    method: ctx.req.method,
+    route,
+    startedAt: ctx.startedAt,
+    settleAfterReply: ctx.settleAfterReply,
+  };
+}
+
+/** The billing port for one route call (`route`: the public path, for the log row). */
+export function routeBilling(db: DB, ctx: RouteContext, route: string, opts?: BillingOptions): BillingPort {
+  return billingFor(db, billingRequest(ctx, route), opts);
+}
+
+/** The 402 answer of a refused reservation. */
+export function refusalError(r: Refusal): ApiError {
+  if (r.reason === "member_cap_exceeded") return errors.memberCapExceeded(r.capMicroUsd);
+  return r.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota();
+}
+
+/** `x-gateway-cost-usd`, and `x-gateway-balance-usd` when the balance after the charge is known. */
+export function chargeHeaders(s: Settled): Record<string, string> {
+  const h: Record<string, string> = { "x-gateway-cost-usd": formatUsd(s.chargedMicroUsd) };
+  if (s.balanceAfterMicroUsd !== null) h["x-gateway-balance-usd"] = formatUsd(s.balanceAfterMicroUsd);
+  return h;
+}
+
+/** The text handler's billing: the hot path's port (leases), its settlements as log fields. */
+export function textBilling(db: DB, ctx: RouteContext, route: string): TextBilling {
+  const port = routeBilling(db, ctx, route, { hotPath: true });
+  return {
+    async reserve(amountMicroUsd) {
+      const r = await port.reserve(amountMicroUsd);
+      return r.ok ? r : { ok: false, error: refusalError(r), availableMicroUsd: r.reason === "insufficient_balance" ? r.availableMicroUsd : undefined };
+    },
+    settle: (s, opts) => port.settle(s.hold, { costMicroUsd: s.costMicroUsd, log: textLogFields(s) }, opts),
+  };
+}
+
+function textLogFields(s: TextSettlement) {
+  return {
+    model: s.model,
+    upstreamId: s.route?.upstream.id ?? null,
+    upstreamProtocol: s.route?.upstream.protocol ?? null,
+    inboundProtocol: s.inboundProtocol,
+    status: s.status,
+    errorCode: s.errorCode ?? null,
+    stream: s.stream,
+    inputTokens: s.inputTokens,
+    outputTokens: s.outputTokens,
+    cacheReadTokens: s.cacheReadTokens,
+    cacheWrite5mTokens: s.cacheWrite5mTokens,
+    cacheWrite1hTokens: s.cacheWrite1hTokens,
+    reasoningTokens: s.reasoningTokens,
+    usageNote: s.usageNote,
+    routing: s.routing,
+    settlement: s.usageEstimated && s.reason === "completed" ? "completed_estimated" : s.reason,
+    priceSnapshot: s.priceSnapshot,
+    latencyMs: s.latencyMs,
+    ttftMs: s.ttftMs,
+    replayedItems: s.replayedItems,
+    droppedParams: s.droppedParams,
+    servedModel: s.servedModel,
+  };
+}
