@@ -7,6 +7,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../db/client";
 import { accounts, ledgerEntries, type LedgerKind } from "../../db/schema";
 import { balanceView } from "./balance-view";
+import { accountCovers } from "./lock-order";
 
 export interface LedgerChange {
   accountId: string;
@@ -52,10 +53,7 @@ async function applyInTx(tx: DbOrTx, c: LedgerChange): Promise<LedgerResult> {
       ? eq(accounts.id, c.accountId)
       : floor === "zero"
         ? and(eq(accounts.id, c.accountId), sql`${accounts.balanceMicroUsd} + ${c.deltaMicroUsd} >= 0`)
-        : and(
-            eq(accounts.id, c.accountId),
-            sql`${accounts.balanceMicroUsd} - ${accounts.heldMicroUsd} + ${c.deltaMicroUsd} >= 0`,
-          );
+        : and(eq(accounts.id, c.accountId), accountCovers(-c.deltaMicroUsd));
   const updated = await tx
     .update(accounts)
     .set({ balanceMicroUsd: sql`${accounts.balanceMicroUsd} + ${c.deltaMicroUsd}` })

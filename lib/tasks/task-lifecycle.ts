@@ -17,10 +17,10 @@ import type { DB, DbOrTx } from "../../db/client";
 import { accounts, ledgerEntries, requestLogs, tasks, webhookDeliveries, type ModelPrice, type TaskStatus } from "../../db/schema";
 import { balanceView } from "../billing/balance-view";
 import { recordLedgerRow } from "../billing/ledger";
-import { moveMoney } from "../billing/lock-order";
+import { moveMoney, Refused, refusedOr } from "../billing/lock-order";
+import type { Refusal } from "../billing/port";
 import { encryptSecret } from "../crypto";
 import { newId } from "../ids";
-import { memberCapError, memberCapRefusal } from "../billing/member-cap";
 import { renderTask, type TaskRow } from "./task-render";
 import type { VideoJob } from "./task-upstream";
 
@@ -53,27 +53,20 @@ export interface CreateTaskInput {
 
 export type CreateTaskResult =
   | { ok: true; task: TaskRow; balanceAfterMicroUsd: number | null }
-  | { ok: false; reason: "insufficient_balance" | "key_limit_exceeded" }
-  | { ok: false; reason: "member_cap_exceeded"; capMicroUsd: number };
-
-class Refused extends Error {
-  constructor(readonly reason: "insufficient_balance" | "key_limit_exceeded") {
-    super(reason);
-  }
-}
+  | ({ ok: false } & Refusal);
 
 /** Charges the price and inserts the task, atomically: both happen or neither. */
 export async function createVideoTask(db: DB, input: CreateTaskInput): Promise<CreateTaskResult> {
   const id = input.taskId ?? newId("task");
   const now = input.now ?? new Date();
   const amount = input.holdMicroUsd;
-  try {
-    return await db.transaction(async (tx) => {
+  return refusedOr(() =>
+    db.transaction(async (tx) => {
       let balanceAfter: number | null = null;
       if (amount > 0) {
         // Account, then key (lock-order.ts): the same order as every other money path.
         const moved = await moveMoney(tx, { accountId: input.accountId, keyId: input.keyId, balance: -amount, spent: amount, require: amount });
-        if (!moved.ok) throw moved.reason === "member_cap_exceeded" ? memberCapError(moved.capMicroUsd) : new Refused(moved.reason);
+        if (!moved.ok) throw new Refused(moved);
         balanceView().forget(input.accountId);
         const entry = await recordLedgerRow(
           tx,
@@ -94,7 +87,7 @@ export async function createVideoTask(db: DB, input: CreateTaskInput): Promise<C
       } else {
         // A free model still needs a usable account balance (never below zero).
         const [acct] = await tx.select({ b: accounts.balanceMicroUsd }).from(accounts).where(eq(accounts.id, input.accountId));
-        if (!acct || acct.b < 0) throw new Refused("insufficient_balance");
+        if (!acct || acct.b < 0) throw new Refused({ reason: "insufficient_balance" });
         balanceAfter = acct.b;
       }
       const [task] = await tx
@@ -126,13 +119,8 @@ export async function createVideoTask(db: DB, input: CreateTaskInput): Promise<C
         })
         .returning();
       return { ok: true as const, task: task!, balanceAfterMicroUsd: balanceAfter };
-    });
-  } catch (err) {
-    if (err instanceof Refused) return { ok: false, reason: err.reason };
-    const cap = memberCapRefusal(err);
-    if (cap !== null) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: cap };
-    throw err;
-  }
+    }),
+  );
 }
 
 export function jobToParams(job: VideoJob): Record<string, unknown> {

@@ -13,6 +13,7 @@ import { env } from "../../env";
 import { resolveModel } from "../catalog";
 import { errors, type ApiError } from "../errors";
 import { header, json, type GatewayResponse } from "../http";
+import { refusalError } from "../billing";
 import { abandonIdempotent, beginIdempotent, completeIdempotent } from "../idempotency";
 import type { RouteContext } from "../types";
 import { checkWebhookUrl } from "../../tasks/ssrf";
@@ -85,10 +86,7 @@ export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayRespo
     timeoutS: e.TASK_TIMEOUT_S,
     leaseMs: SUBMIT_LEASE_MS,
   });
-  if (!created.ok)
-    return giveUp(
-      created.reason === "member_cap_exceeded" ? errors.memberCapExceeded(created.capMicroUsd) : created.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota(),
-    );
+  if (!created.ok) return giveUp(refusalError(created));
   const task = created.task;
 
   const submitted = await failover(
