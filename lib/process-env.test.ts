@@ -17,15 +17,9 @@ const ENV_READERS: Record<string, string> = {
   "lib/env.ts": "the one reader",
   "db/testing.ts": "test helper: picks the test database",
   "proxy.ts": "NODE_ENV, which Next inlines at build time; lib/env.ts would pull zod into the proxy bundle",
-  // Known exception until the billing port lands ("spine-billing", issue 17): it moves this switch into lib/env.ts.
-  "lib/billing/text-billing.ts": "GATEWAY_TEXT_LEASES (moving to lib/env.ts)",
 };
 const GLOBAL_USERS: Record<string, string> = {
   "lib/process-singleton.ts": "the one helper",
-  // Known exceptions until the billing port lands ("spine-billing", issue 17), which rewrites these files.
-  "lib/billing/text-settle-batch.ts": "settle batcher (billing port rework)",
-  "lib/billing/balance-view.ts": "balance view (billing port rework)",
-  "lib/billing/text-billing.ts": "lease manager (billing port rework)",
 };
 
 function sources(): string[] {

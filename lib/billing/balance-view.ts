@@ -18,6 +18,8 @@
  * balance back exactly, as every response did before the view.
  */
 
+import { processSingleton } from "../process-singleton";
+
 const MAX_AGE_MS = 1_000;
 const MAX_ACCOUNTS = 10_000;
 
@@ -79,10 +81,5 @@ export class BalanceView {
   }
 }
 
-const KEY = Symbol.for("gateway.balanceView");
-
 /** The process-wide view (one for both module copies of the custom server and Next). */
-export function balanceView(): BalanceView {
-  const g = globalThis as unknown as Record<symbol, BalanceView | undefined>;
-  return (g[KEY] ??= new BalanceView());
-}
+export const balanceView = processSingleton("gateway.balanceView", () => new BalanceView());

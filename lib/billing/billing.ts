@@ -16,6 +16,7 @@ import type { DB } from "../../db/client";
 import { env } from "../env";
 import { logger } from "../logger";
 import { metrics } from "../metrics";
+import { processSingleton } from "../process-singleton";
 import { reserveHold } from "./holds";
 import type { BillingPort, BillingRequest, Hold, Reservation, Settled, Settlement } from "./port";
 import { insertRequestLog, requestLogRow } from "./request-log";
@@ -31,21 +32,20 @@ export interface BillingOptions {
 }
 
 export function billingFor(db: DB, req: BillingRequest, opts: BillingOptions = {}): BillingPort {
-  const leases = opts.hotPath ? textLeases(db) : null;
-  return leases ? new LeaseBilling(db, req, leases) : new HoldBilling(db, req);
+  const m = opts.hotPath ? textLeases(db) : null;
+  return m ? new LeaseBilling(db, req, m) : new HoldBilling(db, req);
 }
 
-const LEASES = Symbol.for("gateway.textLeases");
+const leases = processSingleton("gateway.textLeases", () => ({ current: undefined as { db: DB; m: LeaseManager } | undefined }));
 
-/** The process-wide lease manager, or null when leases are off (GATEWAY_TEXT_LEASES=off). */
+/** The process-wide lease manager (one per database handle), or null when leases are off (GATEWAY_TEXT_LEASES=off). */
 export function textLeases(db: DB): LeaseManager | null {
   if (!env().GATEWAY_TEXT_LEASES) return null;
-  const g = globalThis as unknown as Record<symbol, { db: DB; m: LeaseManager } | undefined>;
-  const cur = g[LEASES];
-  if (cur && cur.db === db) return cur.m;
-  cur?.m.stop();
+  const slot = leases();
+  if (slot.current?.db === db) return slot.current.m;
+  slot.current?.m.stop();
   const m = new LeaseManager(db, DEFAULT_LEASE, !!env().DATABASE_URL);
-  g[LEASES] = { db, m };
+  slot.current = { db, m };
   return m;
 }
 

@@ -9,6 +9,7 @@
 import { sql } from "drizzle-orm";
 import { preparedQuery, type DB, type Tx } from "../../db/client";
 import { logger } from "../logger";
+import { processSingleton } from "../process-singleton";
 import { balanceView, type BalanceView } from "./balance-view";
 import { accountsFirst } from "./lock-order";
 import type { Hold } from "./port";
@@ -51,7 +52,8 @@ export interface Submitted {
 }
 
 const MAX_BATCH = 256;
-const KEY = Symbol.for("gateway.textSettleBatcher");
+/** The process-wide batcher (one per database handle). */
+const current = processSingleton("gateway.settleBatcher", () => ({ current: undefined as { db: DB; b: SettleBatcher } | undefined }));
 
 export class SettleBatcher {
   private queue: Pending[] = [];
@@ -128,18 +130,16 @@ export class SettleBatcher {
 
 /** The process-wide batcher (one per database handle). */
 export function settleBatcher(db: DB): SettleBatcher {
-  const g = globalThis as unknown as Record<symbol, { db: DB; b: SettleBatcher } | undefined>;
-  const cur = g[KEY];
-  if (cur && cur.db === db) return cur.b;
+  const slot = current();
+  if (slot.current?.db === db) return slot.current.b;
   const b = new SettleBatcher(db);
-  g[KEY] = { db, b };
+  slot.current = { db, b };
   return b;
 }
 
 /** Waits until the process-wide batcher has written everything queued so far (no-op without one). */
 export async function textSettlementsIdle(): Promise<void> {
-  const g = globalThis as unknown as Record<symbol, { db: DB; b: SettleBatcher } | undefined>;
-  await g[KEY]?.b.idle();
+  await current().current?.b.idle();
 }
 
 /**
