@@ -114,7 +114,8 @@ export interface MemberView {
 /** The month caps count, as `YYYY-MM` in the organisation's time zone (the same expression the database uses). */
 export const CURRENT_MONTH_SQL = (tz: unknown) => sql`to_char(now() at time zone ${tz}, 'YYYY-MM')`;
 
-export async function listMembers(db: DbOrTx, accountId: string): Promise<MemberView[]> {
+/** `onlyUserId`: just that member (the header asks every 15 s; a big organisation is not read whole). */
+export async function listMembers(db: DbOrTx, accountId: string, onlyUserId?: string): Promise<MemberView[]> {
   const rows = await db
     .select({
       userId: memberships.userId,
@@ -130,7 +131,7 @@ export async function listMembers(db: DbOrTx, accountId: string): Promise<Member
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
     .innerJoin(accounts, eq(accounts.id, memberships.accountId))
-    .where(eq(memberships.accountId, accountId))
+    .where(and(eq(memberships.accountId, accountId), onlyUserId ? eq(memberships.userId, onlyUserId) : undefined))
     .orderBy(asc(memberships.createdAt));
   return rows.map((r) => ({
     userId: r.userId,
@@ -147,7 +148,7 @@ export async function listMembers(db: DbOrTx, accountId: string): Promise<Member
 
 /** The caller's own membership figures (a member's header shows their cap, not the balance). */
 export async function ownMembership(db: DbOrTx, accountId: string, userId: string) {
-  return (await listMembers(db, accountId)).find((m) => m.userId === userId) ?? null;
+  return (await listMembers(db, accountId, userId))[0] ?? null;
 }
 
 async function target(tx: DbOrTx, accountId: string, userId: string) {
