@@ -13,7 +13,7 @@ import { closeRateLimiter, warmRateLimiter } from "./lib/gateway/rate-limit";
 import { textSettlementsIdle } from "./lib/billing/text-settle-batch";
 import { storedResponsesIdle } from "./lib/gateway/stored-responses/store";
 import type { GatewayResponse } from "./lib/gateway/http";
-import { startInvalidationListener } from "./lib/gateway/invalidation";
+import { startInvalidationListener } from "./lib/invalidation";
 import { logger } from "./lib/logger";
 import { API_SECURITY_HEADERS } from "./lib/security-headers";
 import { stampPeer } from "./lib/net/request-address";

@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
-import { parseTrustProxy } from "./net/trust-proxy";
+import { parseTrustProxy } from "./trust-proxy";
 
 const bool = (dflt: boolean) =>
   z

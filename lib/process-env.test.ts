@@ -63,4 +63,13 @@ describe("house rules", () => {
     const offenders = uses.filter((u) => u.global.length && !(u.file in GLOBAL_USERS)).map((u) => `${u.file}:${u.global.join(",")}`);
     expect(offenders, "use processSingleton instead of a globalThis cast").toEqual([]);
   });
+
+  it("lists only exceptions still needed", () => {
+    const has = (file: string, kind: "env" | "global") => uses.some((u) => u.file === file && u[kind].length > 0);
+    const stale = [
+      ...Object.keys(ENV_READERS).filter((f) => !has(f, "env")),
+      ...Object.keys(GLOBAL_USERS).filter((f) => !has(f, "global")),
+    ];
+    expect(stale, "no longer needed: delete from the allow-lists above").toEqual([]);
+  });
 });

@@ -13,7 +13,7 @@ import { hashPassword, passwordProblem } from "../auth/password";
 import { adminDebit, waitForSpendable } from "../billing/admin-debit";
 import { applyLedgerChange } from "../billing/ledger";
 import { formatUsd, parseUsd } from "../billing/money";
-import { notifyInvalidation } from "../gateway/invalidation";
+import { notifyInvalidation } from "../invalidation";
 import { announceNewKey, createKey, revokeKey } from "../keys/manage";
 import { createInvite, MAX_INVITE_DAYS } from "../auth/invites";
 import { batchCsv, batchProblem, createBatch } from "../redeem/batches";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { safeCallback } from "../../components/auth/callback";
+import { safeCallback } from "./callback";
 
 const SITE = "https://gw.example.com";
 

@@ -9,7 +9,7 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import GoogleProvider from "next-auth/providers/google";
 import { eq, sql } from "drizzle-orm";
-import { safeCallback } from "../../components/auth/callback";
+import { safeCallback } from "./callback";
 import { getDb } from "../../db/client";
 import { users } from "../../db/schema";
 import { env } from "../env";

@@ -7,8 +7,8 @@
  * Decision 0010.
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
-import { rateLimitRedis } from "../gateway/rate-limit";
-import { addressBucket } from "../net/trust-proxy";
+import { addressBucket } from "../trust-proxy";
+import { sharedRedis } from "../redis";
 import { processSingleton } from "../process-singleton";
 
 export interface LimitRule {
@@ -36,7 +36,7 @@ async function limiter(name: string, rule: LimitRule): Promise<RateLimiterAbstra
   let l = limiters().get(name);
   if (!l) {
     const opts = { points: rule.limit, duration: rule.windowS, keyPrefix: `gw_auth_${name}` };
-    const redis = await rateLimitRedis();
+    const redis = await sharedRedis();
     l = redis
       ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
       : new RateLimiterMemory(opts);

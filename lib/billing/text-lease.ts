@@ -16,7 +16,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
 import { holds } from "../../db/schema";
-import { notifyInvalidation, onInvalidation } from "../gateway/invalidation";
+import { notifyInvalidation, onInvalidation } from "../invalidation";
 import { newId, randomBase62 } from "../ids";
 import { returnHold } from "./holds";
 import { moveMoney, Refused, refusedOr } from "./lock-order";

@@ -8,7 +8,7 @@ import { accounts, apiKeys, users } from "../../db/schema";
 import { adminDebit, waitForSpendable } from "../billing/admin-debit";
 import { applyLedgerChange } from "../billing/ledger";
 import { parseUsd } from "../billing/money";
-import { notifyInvalidation } from "../gateway/invalidation";
+import { notifyInvalidation } from "../invalidation";
 import { recordAudit } from "./audit";
 import { AppError } from "./errors";
 

@@ -9,7 +9,7 @@ import type { DB } from "../../db/client";
 import { apiKeys, requestLogs, users } from "../../db/schema";
 import { announceNewKey, createKey, revokeKey } from "../keys/manage";
 import { MAX_ROLL_GRACE_S, rollKey } from "../keys/roll";
-import { notifyInvalidation } from "../gateway/invalidation";
+import { notifyInvalidation } from "../invalidation";
 import { parseUsd } from "../billing/money";
 import { recordAudit } from "./audit";
 import { AppError } from "./errors";

@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { DB } from "../../db/client";
 import { accounts } from "../../db/schema";
 import { env } from "../env";
-import { notifyInvalidation } from "../gateway/invalidation";
+import { notifyInvalidation } from "../invalidation";
 
 export const responsesStorageSchema = z.object({ storeResponses: z.boolean() });
 

@@ -5,7 +5,7 @@
 import { anyFailedKeyBlocks, failedKeyBlockedFor, recordFailedKey } from "../auth/rate-limit";
 import { env } from "../env";
 import { stampLastUsed, verifyKey } from "../keys/verify";
-import { clientAddress } from "../net/trust-proxy";
+import { clientAddress } from "../trust-proxy";
 import { errors, type ApiError } from "./errors";
 import { header, type GatewayRequest } from "./http";
 import type { AuthTransports, Principal } from "./types";

@@ -52,7 +52,7 @@ export interface DocumentPart {
 
 /**
  * A call the model made. `arguments` is the JSON text (CC/RS carry strings, AM/GC objects).
- * `id` is the id the client sees (it may carry a Gemini signature, see protocols/signatures.ts).
+ * `id` is the id the client sees (it may carry a Gemini signature, see conversion/signatures.ts).
  */
 export interface ToolCallPart {
   type: "tool_call";
@@ -321,3 +321,23 @@ export function argumentsToObject(args: string): Record<string, unknown> {
     return { _raw: args };
   }
 }
+
+/** A canonical field name an upstream adapter may reject (rendered in the client's own words). */
+export type CanonicalField =
+  | "temperature"
+  | "top_p"
+  | "top_k"
+  | "stop"
+  | "max_tokens"
+  | "n"
+  | "seed"
+  | "presence_penalty"
+  | "frequency_penalty"
+  | "response_format"
+  | "tools"
+  | "tool_choice"
+  | "messages"
+  | "image"
+  | "verbosity"
+  | "service_tier"
+  | "reasoning";

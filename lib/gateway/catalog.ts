@@ -1,7 +1,7 @@
 /**
  * The model catalog in memory: enabled models joined with their enabled upstreams (credentials
  * decrypted), grouped by public model id in failover order. Reloaded when an admin change is
- * announced through lib/gateway/invalidation, and every 30 s as a safety net.
+ * announced through lib/invalidation.ts, and every 30 s as a safety net.
  */
 import { and, asc, eq } from "drizzle-orm";
 import { getDb } from "../../db/client";
@@ -10,7 +10,7 @@ import { decryptSecret } from "../crypto";
 import { logger } from "../logger";
 import { aliasTable, isPattern, matchAlias, type Alias, type AliasTable } from "./aliases";
 import { errors, type ApiError } from "./errors";
-import { notifyInvalidation, onInvalidation } from "./invalidation";
+import { notifyInvalidation, onInvalidation } from "../invalidation";
 import type { ModelRoute } from "./model-route";
 import type { Principal } from "./types";
 import { processSingleton } from "../process-singleton";

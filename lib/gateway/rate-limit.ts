@@ -10,6 +10,7 @@ import { logger } from "../logger";
 import { metrics } from "../metrics";
 import type { Principal } from "./types";
 import { processSingleton } from "../process-singleton";
+import { closeSharedRedis, sharedRedis } from "../redis";
 
 export interface RateDecision {
   allowed: boolean;
@@ -30,26 +31,10 @@ const slot = processSingleton("gateway.rateLimit", () => ({ current: undefined a
 async function state(): Promise<State> {
   const g = slot();
   if (!g.current) {
-    let redis: State["redis"] = null;
-    const url = env().REDIS_URL;
-    if (url) {
-      const { Redis } = await import("ioredis");
-      redis = new Redis(url, {
-        enableOfflineQueue: false, // fail at once while disconnected instead of queueing requests
-        maxRetriesPerRequest: 0,
-        connectTimeout: 500,
-        retryStrategy: (times) => Math.min(times * 250, 2_000),
-      });
-      redis.on("error", () => {}); // reported per request below, throttled
-    }
-    g.current = { redis, limiters: new Map(), lastWarn: 0 };
+    const redis = await sharedRedis();
+    g.current ??= { redis, limiters: new Map(), lastWarn: 0 };
   }
   return g.current;
-}
-
-/** The Redis connection the limits share (null without REDIS_URL); also used by lib/auth/rate-limit.ts. */
-export async function rateLimitRedis(): Promise<State["redis"]> {
-  return (await state()).redis;
 }
 
 function limiterFor(s: State, points: number): RateLimiterAbstract {
@@ -114,8 +99,6 @@ export async function warmRateLimiter(): Promise<void> {
 }
 
 export async function closeRateLimiter(): Promise<void> {
-  const g = slot();
-  const s = g.current;
-  g.current = undefined;
-  s?.redis?.disconnect();
+  slot().current = undefined;
+  await closeSharedRedis();
 }

@@ -4,7 +4,7 @@ import type { DbOrTx } from "../../db/client";
 import { apiKeys } from "../../db/schema";
 import { newId } from "../ids";
 import { generateKey, hashKey, looksLikeKey } from "./generate";
-import { notifyInvalidation } from "../gateway/invalidation";
+import { notifyInvalidation } from "../invalidation";
 
 export interface CreateKeyInput {
   accountId: string;

@@ -7,7 +7,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { apiKeys } from "../../db/schema";
-import { notifyInvalidation } from "../gateway/invalidation";
+import { notifyInvalidation } from "../invalidation";
 import { generateKey } from "./generate";
 
 /** Longest grace a caller may ask for: 30 days. */

@@ -1,13 +1,13 @@
 /**
  * API key verification: shape check, sha256, lookup by hash (never a plaintext comparison),
  * then states in a fixed order — revoked, expired, account disabled. Results are cached for a
- * few seconds; revocation and account changes drop cache entries through lib/gateway/invalidation.
+ * few seconds; revocation and account changes drop cache entries through lib/invalidation.ts.
  */
 import { eq, or } from "drizzle-orm";
 import { getDb } from "../../db/client";
 import { accounts, apiKeys } from "../../db/schema";
-import { onInvalidation } from "../gateway/invalidation";
-import type { Principal } from "../gateway/types";
+import { onInvalidation } from "../invalidation";
+import type { Principal } from "./principal";
 import { hashKey, looksLikeKey } from "./generate";
 import { processSingleton } from "../process-singleton";
 

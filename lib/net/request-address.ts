@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { env } from "../env";
-import { clientAddress } from "./trust-proxy";
+import { clientAddress } from "../trust-proxy";
 import { processSingleton } from "../process-singleton";
 
 export const PEER_HEADER = "x-gateway-peer";

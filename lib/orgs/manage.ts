@@ -11,7 +11,7 @@ import { accounts, apiKeys, memberships, orgInvites, ORG_ROLES, users, type OrgR
 import { parseUsd } from "../billing/money";
 import { recordAudit } from "../console/audit";
 import { AppError } from "../console/errors";
-import { notifyInvalidation } from "../gateway/invalidation";
+import { notifyInvalidation } from "../invalidation";
 import { newId } from "../ids";
 import type { Actor } from "./invites";
 

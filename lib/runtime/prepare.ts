@@ -5,7 +5,7 @@ import { demoCatalog } from "../config/demo-catalog";
 import { loadConfigFile, resolveConfigPath } from "../config/load";
 import { env } from "../env";
 import { invalidateCatalog } from "../gateway/catalog";
-import { startInvalidationListener } from "../gateway/invalidation";
+import { startInvalidationListener } from "../invalidation";
 import { acquireInstance } from "./instance-lock";
 import { processSingleton } from "../process-singleton";
 

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { AuthCard } from "@/components/auth/auth-card";
 import { OAuthButtons } from "@/components/auth/oauth-buttons";
-import { safeCallback } from "@/components/auth/callback";
+import { safeCallback } from "@/lib/auth/callback";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { emailAvailable } from "@/lib/email";
 import { env } from "@/lib/env";

@@ -2,8 +2,8 @@ import Link from "next/link";
 import { AuthCard } from "@/components/auth/auth-card";
 import { OAuthButtons } from "@/components/auth/oauth-buttons";
 import { SignUpForm } from "@/components/auth/sign-up-form";
-import { safeCallback } from "@/components/auth/callback";
-import { SIGNUP_CLOSED_MESSAGE, SIGNUP_INVITE_MESSAGE } from "@/lib/auth/signup";
+import { safeCallback } from "@/lib/auth/callback";
+import { SIGNUP_CLOSED_MESSAGE, SIGNUP_INVITE_MESSAGE } from "@/lib/console/signup";
 import { env } from "@/lib/env";
 import { enabledOAuthProviders } from "../providers";
 

@@ -1,7 +1,7 @@
 import { getDb } from "@/db/client";
 import { checkOrigin } from "@/lib/auth/origin";
 import { sendWelcomeVerification } from "@/lib/auth/email-links";
-import { signUp, signUpSchema } from "@/lib/auth/signup";
+import { signUp, signUpSchema } from "@/lib/console/signup";
 import { AppError, consoleRequestId, errorResponse } from "@/lib/console/errors";
 import { readBody } from "@/lib/console/route";
 import { logger } from "@/lib/logger";

@@ -1,6 +1,6 @@
 // The public API mounted in Next.js for deployments without the custom server (server.ts
 // serves these paths itself, before Next). All behaviour lives in lib/gateway.
-import { nextGatewayHandler } from "@/lib/gateway/next-adapter";
+import { nextGatewayHandler } from "@/lib/runtime/next-adapter";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -243,7 +243,7 @@ describe("what coding agents send", () => {
     expect(r.ok).toBe(true);
   });
   it("a Gemini signature of any text survives the trip through the tool-call id", async () => {
-    const { idWithSignature, splitToolId } = await import("./signatures");
+    const { idWithSignature, splitToolId } = await import("../conversion/signatures");
     for (const sig of ["sig-write-1", "c2ln+/==", "ünïcode sig"]) {
       const id = idWithSignature("call_1", sig);
       expect(id).toMatch(/^[A-Za-z0-9_-]+$/);

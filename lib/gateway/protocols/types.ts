@@ -3,32 +3,14 @@
  * render the canonical response and stream events back in its own wire format, and render
  * errors in its own style (before a stream: the HTTP envelope; after: its in-stream error event).
  */
-import type { CanonicalRequest, CanonicalResponse, StreamEvent } from "../canonical";
+import type { CanonicalField, CanonicalRequest, CanonicalResponse, StreamEvent } from "../canonical";
 import type { ApiError, ErrorStyle } from "../errors";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
-export type InboundProtocolName = "chat-completions" | "responses" | "messages" | "generate-content";
+export type { CanonicalField };
 
-/** A canonical field name an upstream adapter may reject (rendered in the client's own words). */
-export type CanonicalField =
-  | "temperature"
-  | "top_p"
-  | "top_k"
-  | "stop"
-  | "max_tokens"
-  | "n"
-  | "seed"
-  | "presence_penalty"
-  | "frequency_penalty"
-  | "response_format"
-  | "tools"
-  | "tool_choice"
-  | "messages"
-  | "image"
-  | "verbosity"
-  | "service_tier"
-  | "reasoning";
+export type InboundProtocolName = "chat-completions" | "responses" | "messages" | "generate-content";
 
 export interface ParseOptions {
   /** generateContent carries the model in the path. */

@@ -10,7 +10,7 @@ import type { Usage } from "../canonical";
 import { errorResponse, errors, type ApiError } from "../errors";
 import type { GatewayResponse } from "../http";
 import { SSE_HEADERS, sseData, sseEvent } from "../protocols/sse";
-import { applyConversionPolicy } from "../protocols/policy";
+import { applyConversionPolicy } from "../conversion/policy";
 import type { InboundProtocol, ParseOptions } from "../protocols/types";
 import { promptTokenBound, rawBodyTokenBound, estimatePromptTokens } from "../tokens";
 import { UpstreamStreamError } from "../upstreams/sse-reader";

@@ -22,7 +22,7 @@ import { json, type GatewayResponse } from "../http";
 import { protocolId, nowSeconds } from "../protocols/ids";
 import { SSE_HEADERS } from "../protocols/sse";
 import type { Principal, RouteContext } from "../types";
-import { runResponse } from "./create";
+import { runResponse } from "./run-response";
 import type { Expanded } from "./history";
 import { getStoredResponse, writeStoredResponse, type Item } from "./store";
 import { processSingleton } from "../../process-singleton";

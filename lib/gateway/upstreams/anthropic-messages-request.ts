@@ -1,10 +1,10 @@
 /** Canonical request → Anthropic Messages wire body (reference/messages.md, conversion.md). */
 import { argumentsToObject, type CanonicalRequest, type DocumentPart, type ImageSource } from "../canonical";
 import { anthropicCacheControl } from "../cache-control";
-import { anthropicThinking } from "../protocols/reasoning";
-import { bareToolId } from "../protocols/signatures";
+import { anthropicThinking } from "../conversion/reasoning";
+import { bareToolId } from "../conversion/signatures";
 import { customToolAsFunction } from "./openai-chat-request";
-import type { Inexpressible } from "./text-types";
+import type { Built, Inexpressible } from "./text-types";
 
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 
@@ -34,13 +34,6 @@ function documentBlock(p: DocumentPart): Record<string, unknown> | Inexpressible
 
 function isInexpressible(v: unknown): v is Inexpressible {
   return typeof v === "object" && v !== null && (v as { ok?: unknown }).ok === false;
-}
-
-/** What a request builder dropped beyond the generic hints (named in x-gateway-dropped-params). */
-export interface Built {
-  ok: true;
-  value: Record<string, unknown>;
-  dropped?: string[];
 }
 
 /** What JSON mode (`response_format: {type: "json_object"}`) becomes for Claude. */

@@ -1,10 +1,9 @@
 /** Canonical request → Gemini generateContent wire body (reference/generate-content.md). */
 import { argumentsToObject, partsText, type CanonicalRequest } from "../canonical";
-import { geminiThinkingConfig } from "../protocols/reasoning";
-import { GEMINI_SKIP_SIGNATURE, isGemini3 } from "../protocols/signatures";
-import type { Built } from "./anthropic-messages-request";
+import { geminiThinkingConfig } from "../conversion/reasoning";
+import { GEMINI_SKIP_SIGNATURE, isGemini3 } from "../conversion/signatures";
 import { customToolAsFunction } from "./openai-chat-request";
-import type { Inexpressible } from "./text-types";
+import type { Built, Inexpressible } from "./text-types";
 
 /** GC's documented limit on stop sequences. */
 export const GEMINI_MAX_STOP = 5;

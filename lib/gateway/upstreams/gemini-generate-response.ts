@@ -3,7 +3,7 @@ import type { CanonicalResponse, OutputPart, StopReason, StreamEvent, Usage } fr
 import { errors } from "../errors";
 import { makeUsage, tokenCount } from "../usage";
 import { randomBase62 } from "../../ids";
-import { idWithSignature } from "../protocols/signatures";
+import { idWithSignature } from "../conversion/signatures";
 import { invalidUpstreamEvent, UpstreamStreamError } from "./sse-reader";
 import type { UpstreamChunk } from "./text-types";
 
@@ -52,7 +52,7 @@ export function usageFromGemini(u: GcUsage | undefined): Usage | null {
 
 type GcPart = { text?: string; thought?: boolean; thoughtSignature?: string; functionCall?: { name?: string; args?: unknown; id?: string } };
 
-/** The id clients see: Gemini's (or ours) carrying the call's thoughtSignature (protocols/signatures.ts). */
+/** The id clients see: Gemini's (or ours) carrying the call's thoughtSignature (conversion/signatures.ts). */
 function callId(p: GcPart): string {
   return idWithSignature(p.functionCall?.id ?? `call_${randomBase62(24)}`, p.thoughtSignature);
 }

@@ -1,10 +1,9 @@
 /** Canonical request → OpenAI Chat Completions wire body (reference/chat-completions.md). */
 import { documentFilename, imageToUrl, partsText, type CanonicalRequest, type CanonicalTool, type DocumentPart } from "../canonical";
-import { boundedUser } from "../protocols/policy";
-import { openaiReasoningEffort } from "../protocols/reasoning";
-import { bareToolId } from "../protocols/signatures";
-import type { Built } from "./anthropic-messages-request";
-import type { Inexpressible } from "./text-types";
+import { boundedUser } from "../conversion/policy";
+import { openaiReasoningEffort } from "../conversion/reasoning";
+import { bareToolId } from "../conversion/signatures";
+import type { Built, Inexpressible } from "./text-types";
 
 /**
  * A Responses `custom` tool (free text, optional grammar) as a function with one string

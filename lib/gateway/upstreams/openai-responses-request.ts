@@ -1,8 +1,8 @@
 /** Canonical request → OpenAI Responses wire body (reference/responses.md), for converted clients. */
 import { documentFilename, imageToUrl, partsText, type CanonicalRequest } from "../canonical";
-import { boundedUser } from "../protocols/policy";
-import { openaiReasoningEffort } from "../protocols/reasoning";
-import { bareToolId } from "../protocols/signatures";
+import { boundedUser } from "../conversion/policy";
+import { openaiReasoningEffort } from "../conversion/reasoning";
+import { bareToolId } from "../conversion/signatures";
 import { functionOf } from "./openai-chat-request";
 import type { Inexpressible } from "./text-types";
 

@@ -3,13 +3,19 @@
  * gemini, demo). An adapter first `prepare`s a call (where a target that cannot express a field
  * says so, before any money moves), then `complete`s or `stream`s it.
  */
-import type { TargetCapabilities } from "../protocols/policy";
-import type { CanonicalField } from "../protocols/types";
-import type { CanonicalRequest, CanonicalResponse, StreamEvent } from "../canonical";
+import type { TargetCapabilities } from "../conversion/policy";
+import type { CanonicalField, CanonicalRequest, CanonicalResponse, StreamEvent } from "../canonical";
 import type { Outcome } from "../errors";
 import type { ModelRoute } from "../model-route";
 
 /** A field the target cannot take: the route renders it as a 400 in the client's own words. */
+/** A request builder's body, and what it dropped beyond the generic hints (named in x-gateway-dropped-params). */
+export interface Built {
+  ok: true;
+  value: Record<string, unknown>;
+  dropped?: string[];
+}
+
 export interface Inexpressible {
   ok: false;
   field: CanonicalField | string;

@@ -13,8 +13,8 @@ import type {
 import { documentFromData, imageFromUrl } from "../../canonical";
 import { readCacheControl, systemBlocksOf } from "../../cache-control";
 import { type ReasoningControl } from "../../canonical";
-import { parseEffort } from "../reasoning";
-import { splitToolId } from "../signatures";
+import { parseEffort } from "../../conversion/reasoning";
+import { splitToolId } from "../../conversion/signatures";
 import type { Result } from "../types";
 import { bad, toStringList, zodError } from "../validate";
 import { ccRequest, type CcMessage } from "./schema";

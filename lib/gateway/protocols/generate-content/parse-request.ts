@@ -1,7 +1,7 @@
 /** generateContent wire request → canonical request (model and streaming come from the URL). */
 import type { CanonicalMessage, CanonicalRequest, CanonicalTool, ContentPart, HostedTool, ReasoningControl, ResponseFormat, ToolChoice } from "../../canonical";
-import { parseEffort } from "../reasoning";
-import { idWithSignature } from "../signatures";
+import { parseEffort } from "../../conversion/reasoning";
+import { idWithSignature } from "../../conversion/signatures";
 import type { ParseOptions, Result } from "../types";
 import { bad, zodError } from "../validate";
 import { camelKeys, toJsonSchema } from "./camel";

@@ -1,7 +1,7 @@
 /** Messages wire request → canonical request. */
 import type { CanonicalMessage, CanonicalRequest, ContentPart, DocumentPart, HostedTool, ImagePart, ReasoningControl, ResponseFormat, TextPart, ToolChoice } from "../../canonical";
-import { parseEffort } from "../reasoning";
-import { splitToolId } from "../signatures";
+import { parseEffort } from "../../conversion/reasoning";
+import { splitToolId } from "../../conversion/signatures";
 import { hostedFromAnthropicType } from "../tools";
 import type { Result } from "../types";
 import { bad, zodError } from "../validate";

@@ -2,8 +2,8 @@
 import type { CanonicalMessage, CanonicalRequest, CanonicalTool, ContentPart, DocumentPart, HostedTool, ImagePart, ReasoningControl, ResponseFormat, TextPart, ToolChoice } from "../../canonical";
 import { documentFromData, imageFromUrl } from "../../canonical";
 import { readCacheControl, systemBlocksOf } from "../../cache-control";
-import { parseEffort } from "../reasoning";
-import { reasoningFromCarrier, splitToolId } from "../signatures";
+import { parseEffort } from "../../conversion/reasoning";
+import { reasoningFromCarrier, splitToolId } from "../../conversion/signatures";
 import { hostedFromOpenAIType, namespacedName } from "../tools";
 import type { Result } from "../types";
 import { bad, zodError } from "../validate";
@@ -59,7 +59,7 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
       if (!r.ok) return r;
       push(messages, "user", [{ type: "tool_result", callId: it.call_id, content: r.value as Array<TextPart | ImagePart> }]);
     } else if (type === "reasoning") {
-      // What the issuing vendor needs back rides in encrypted_content (protocols/signatures.ts).
+      // What the issuing vendor needs back rides in encrypted_content (conversion/signatures.ts).
       const r = it as { summary?: Array<{ text?: string }>; encrypted_content?: string | null };
       const summary = (r.summary ?? []).map((x) => x.text ?? "").join("\n");
       push(messages, "assistant", [r.encrypted_content ? reasoningFromCarrier(r.encrypted_content, summary) : { type: "reasoning", origin: "other", text: summary }]);

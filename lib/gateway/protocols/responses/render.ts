@@ -1,7 +1,7 @@
 /** Canonical response and stream events → Responses wire JSON and SSE (with sequence_number). */
 import { argumentsToObject, type CanonicalResponse, type ReasoningPart, type StopReason, type StreamEvent, type Usage } from "../../canonical";
 import { randomBase62 } from "../../../ids";
-import { reasoningCarrier } from "../signatures";
+import { reasoningCarrier } from "../../conversion/signatures";
 import type { ApiError } from "../../errors";
 import { promptDetails } from "../chat-completions/render";
 import { costUsd, nowSeconds, protocolId } from "../ids";

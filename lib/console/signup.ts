@@ -1,12 +1,12 @@
 /** Email + password sign-up: SIGNUP (open, closed, or invite with a valid unused invite), per-address rate limit, then createUser. */
 import { z } from "zod";
 import type { DB } from "../../db/client";
-import { AppError } from "../console/errors";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./password";
+import { AppError } from "./errors";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/password";
 import { env } from "../env";
-import { checkInvite } from "./invites";
-import { signUpAttempt } from "./rate-limit";
-import { createUser, type UserRow } from "./users";
+import { checkInvite } from "../auth/invites";
+import { signUpAttempt } from "../auth/rate-limit";
+import { createUser, type UserRow } from "../auth/users";
 
 export const signUpSchema = z.object({
   email: z.string().trim().max(254).email("Enter a valid email address."),

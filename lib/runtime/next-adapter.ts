@@ -2,9 +2,9 @@
  * The gateway entry as Next.js route handlers (app/v1, app/v1beta), for deployments without the
  * custom server (Vercel). Slower than server.ts's direct path, same behaviour.
  */
-import { ensurePrepared } from "../runtime/prepare";
-import { handleGatewayRequest } from "./entry";
-import { toWebBody } from "./web-body";
+import { ensurePrepared } from "./prepare";
+import { handleGatewayRequest } from "../gateway/entry";
+import { toWebBody } from "../gateway/web-body";
 
 export async function nextGatewayHandler(request: Request): Promise<Response> {
   await ensurePrepared();

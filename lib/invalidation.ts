@@ -7,9 +7,9 @@
  * another request could otherwise reload the old state and cache it.
  */
 import { sql } from "drizzle-orm";
-import { dbState } from "../../db/client";
-import { logger } from "../logger";
-import { processSingleton } from "../process-singleton";
+import { dbState } from "../db/client";
+import { logger } from "./logger";
+import { processSingleton } from "./process-singleton";
 
 export type Invalidation =
   | { kind: "keys"; hashes?: string[] }
