@@ -8,7 +8,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../db/client";
 import { auditLog, emailTokens, users } from "../../db/schema";
-import { AppError } from "../console/errors";
+import { AppError } from "../app-error";
 import { emailAvailable, passwordResetEmail, sendEmail, verifyEmailEmail } from "../email";
 import { env } from "../env";
 import { logger } from "../logger";

@@ -1,50 +1,11 @@
 /**
- * Console API errors: one AppError(code) rendered in one place. Codes map to statuses; a
+ * Console API errors: one AppError(code) (lib/app-error.ts) rendered in one place, here. A
  * `field` ties a validation error to a form input so the UI can show it beside the field.
  */
 import { randomBytes } from "node:crypto";
+import { AppError, type AppErrorCode } from "../app-error";
 
-export type AppErrorCode =
-  | "unauthenticated"
-  | "forbidden"
-  | "cross_origin"
-  | "not_found"
-  | "invalid_request"
-  | "conflict"
-  | "rate_limited"
-  | "payments_disabled"
-  | "email_disabled"
-  | "signup_closed"
-  | "upstream_error"
-  | "internal_error";
-
-const STATUS: Record<AppErrorCode, number> = {
-  unauthenticated: 401,
-  forbidden: 403,
-  cross_origin: 403,
-  not_found: 404,
-  invalid_request: 400,
-  conflict: 409,
-  rate_limited: 429,
-  payments_disabled: 409,
-  email_disabled: 409,
-  signup_closed: 403,
-  upstream_error: 502,
-  internal_error: 500,
-};
-
-export class AppError extends Error {
-  constructor(
-    readonly code: AppErrorCode,
-    message: string,
-    readonly opts: { field?: string; cause?: unknown; retryAfterS?: number } = {},
-  ) {
-    super(message, { cause: opts.cause });
-  }
-  get status(): number {
-    return STATUS[this.code];
-  }
-}
+export { AppError, type AppErrorCode };
 
 export interface ConsoleErrorBody {
   error: { code: AppErrorCode; message: string; field?: string; requestId: string };

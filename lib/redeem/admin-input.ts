@@ -1,7 +1,7 @@
 /** The admin console's and API's batch form, parsed into BatchInput (amount in USD text). */
 import { z } from "zod";
 import { parseUsd } from "../billing/money";
-import { AppError } from "../console/errors";
+import { AppError } from "../app-error";
 import { batchProblem, type BatchInput } from "./batches";
 
 export const batchSchema = z.object({

@@ -11,8 +11,8 @@ import { redeemBatches, redeemCodes, redemptions } from "../../db/schema";
 import { blockedFor, hit, type LimitRule } from "../auth/rate-limit";
 import { applyLedgerChange } from "../billing/ledger";
 import { formatUsd } from "../billing/money";
-import { AppError } from "../console/errors";
-import { addressBucket } from "../net/trust-proxy";
+import { AppError } from "../app-error";
+import { addressBucket } from "../trust-proxy";
 import { codeHash, normalizeCode } from "./code";
 
 /** Failed redemptions allowed per account and per client address in 15 minutes. */
