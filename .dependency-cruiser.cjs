@@ -10,7 +10,7 @@
 /** Tests compose freely (a worker test wires the gateway's task upstream in, as lib/runtime does). */
 const TEST = "\\.test\\.tsx?$";
 
-/** The modules of lib/tasks the gateway may use: the task port, lifecycle, rendering, and the guards it shares. */
+/** The modules of lib/tasks the gateway may use: the task port, lifecycle, rendering, and the SSRF guard it shares (inline media fetches). */
 const TASKS_PUBLIC = [
   "task-upstream",
   "task-lifecycle",
@@ -18,6 +18,7 @@ const TASKS_PUBLIC = [
   "media-url",
   "retention",
   "ssrf",
+  "guarded-dispatcher",
   "webhook-policy",
 ].join("|");
 

@@ -19,6 +19,12 @@ const SOURCES = ["lib", "db", "app", "components", "server.ts", "proxy.ts"];
 const KNOWN_BACK_EDGES: Record<string, string> = {
   // The billing port ("spine-billing", issue 17 item 3) makes lib/billing import nothing from the gateway.
   "lib/billing -> lib/gateway": "billing port",
+  // Organisations (in progress, decision 0018): orgs records audit rows through lib/console/audit.ts;
+  // removed by moving recordAudit below both (or passing it in).
+  "lib/orgs -> lib/console": "audit rows",
+  // Organisations (in progress): the session resolves the active organisation (lib/auth/session.ts
+  // → lib/orgs/membership.ts); removed by resolving it in lib/orgs on top of the session.
+  "lib/auth -> lib/orgs": "active organisation",
 };
 
 /** The folder a module belongs to: app, components, db, lib/<feature>; a file at lib/ is its own (the process kernel). */

@@ -3,9 +3,8 @@
 // browser bundle), so the two sides cannot drift. Only request bodies and filter forms, which
 // the browser builds itself, are written here.
 import type { SessionUser } from "@/lib/auth/session";
-import type { OrgRole } from "@/db/schema";
 import type { OrgSummary } from "@/lib/orgs/membership";
-import type { Capability } from "@/lib/orgs/roles";
+import type { Capability, OrgRole } from "@/lib/orgs/roles";
 import type { listModels, listUpstreams } from "@/lib/console/admin-catalog";
 import type { listUsers } from "@/lib/console/admin-users";
 import type { listAliases } from "@/lib/console/admin-aliases";

@@ -12,7 +12,7 @@ import { accounts, memberships, orgInvites, users, type OrgRole } from "../../db
 import { authSecret } from "../auth/secret";
 import { createInvite } from "../auth/invites";
 import { normalizeEmail } from "../auth/users";
-import { AppError } from "../console/errors";
+import { AppError } from "../app-error";
 import { recordAudit } from "../console/audit";
 import { renderEmail, sendEmail, emailAvailable } from "../email";
 import { env } from "../env";

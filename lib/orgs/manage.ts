@@ -10,7 +10,7 @@ import type { DB, DbOrTx } from "../../db/client";
 import { accounts, apiKeys, memberships, orgInvites, ORG_ROLES, users, type OrgRole } from "../../db/schema";
 import { parseUsd } from "../billing/money";
 import { recordAudit } from "../console/audit";
-import { AppError } from "../console/errors";
+import { AppError } from "../app-error";
 import { notifyInvalidation } from "../invalidation";
 import { newId } from "../ids";
 import type { Actor } from "./invites";

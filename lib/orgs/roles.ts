@@ -8,6 +8,8 @@
  */
 import type { OrgRole } from "../../db/schema";
 
+export type { OrgRole };
+
 export type Capability =
   /** See and manage every key of the organisation (otherwise: only keys one created). */
   | "keys.all"
