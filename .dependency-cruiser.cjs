@@ -4,7 +4,7 @@
  * with `npm run lint:deps`. Type-only imports count: a type is a dependency too.
  *
  * A known exception is written as a `pathNot` with a comment naming what removes it; delete it
- * when that lands (decision 0021).
+ * when that lands (decision 0024).
  */
 
 /** Tests compose freely (a worker test wires the gateway's task upstream in, as lib/runtime does). */

@@ -1,6 +1,6 @@
 /**
- * The process's Redis connection (REDIS_URL), shared by the API rate limits
- * (lib/gateway/rate-limit.ts) and the sign-in limits (lib/auth/rate-limit.ts); null without
+ * The process's Redis connection (REDIS_URL), shared by the API rate and token limits
+ * (lib/gateway/rate-limit.ts, token-limits.ts) and the sign-in limits (lib/auth/rate-limit.ts); null without
  * REDIS_URL. Commands fail at once while disconnected (no offline queue), so a limit fails open
  * instead of waiting; errors are reported by the callers, throttled.
  */

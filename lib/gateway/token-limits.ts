@@ -11,7 +11,7 @@ import { logger } from "../logger";
 import { metrics } from "../metrics";
 import { processSingleton } from "../process-singleton";
 import type { ApiError } from "./errors";
-import { rateLimitRedis } from "./rate-limit";
+import { sharedRedis } from "../redis";
 import type { Principal } from "./types";
 
 const WINDOW_MS = 60_000;
@@ -164,7 +164,7 @@ export async function admitTokens(p: Principal, tokens: number): Promise<AdmitRe
   const member = randomUUID();
   const n = Math.max(0, Math.ceil(tokens));
   let verdict: Verdict;
-  const redis = await rateLimitRedis();
+  const redis = await sharedRedis();
   if (redis) {
     try {
       const argv = [n, now, member, CONCURRENCY_TTL_MS, WINDOW_MS * 2, ...subs.flatMap((s) => [s.tpm, s.concurrent])];
