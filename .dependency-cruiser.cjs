@@ -4,7 +4,7 @@
  * with `npm run lint:deps`. Type-only imports count: a type is a dependency too.
  *
  * A known exception is written as a `pathNot` with a comment naming what removes it; delete it
- * when that lands (decision 0024).
+ * when that lands (decision 0025).
  */
 
 /** Tests compose freely (a worker test wires the gateway's task upstream in, as lib/runtime does). */
@@ -44,8 +44,9 @@ module.exports = {
       comment: "Money sits below the public API: lib/billing offers the port, the gateway calls it.",
       from: {
         path: "^lib/billing/",
-        // Known exception until the billing port lands ("spine-billing", issue 17 item 3), which moves these off the gateway.
-        pathNot: [TEST, "^lib/billing/(text-billing|text-cost|text-lease)\\.ts$"],
+        // Known exception: text-cost.ts prices the canonical Usage by its token classes
+        // (lib/gateway/canonical.ts, usage.ts); removed by moving the token classes below both.
+        pathNot: [TEST, "^lib/billing/text-cost\\.ts$"],
       },
       to: { path: "^lib/gateway/" },
     },
