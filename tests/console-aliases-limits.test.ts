@@ -60,6 +60,23 @@ describe("Admin → Aliases", () => {
   });
 });
 
+describe("Keys: a key's own tokens-per-minute and concurrency", () => {
+  it("are set in the console, listed, and obeyed", async () => {
+    const created = await user.json("/api/console/keys", { method: "POST", body: { name: "tight", allowedModels: [], tpm: "5", maxConcurrent: "2" } });
+    expect(created.status).toBe(200);
+    const tight = created.body.key.key as string;
+    const listedKeys = (await user.json("/api/console/keys")).body.items as { name: string; tpm: number | null; maxConcurrent: number | null }[];
+    expect(listedKeys.find((k) => k.name === "tight")).toMatchObject({ tpm: 5, maxConcurrent: 2 });
+    const r = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tight}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "demo-chat", max_tokens: 20, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(r.status).toBe(429);
+    expect((await r.json()).error.message).toMatch(/key/);
+  });
+});
+
 describe("Admin → Users → Limits", () => {
   it("sets the organisation's limits; its keys obey them; clearing removes them", async () => {
     const set = await admin.json(`/api/admin/users/${userId}/limits`, { method: "PUT", body: { tpm: 10 } });

@@ -8,7 +8,7 @@ import { Dialog } from "../ui/dialog";
 import { FormError, TextField } from "../ui/field";
 import { RevealKey } from "./reveal-key";
 
-const FIELDS = ["name", "allowedModels", "limitUsd", "rpm", "expiresAt"];
+const FIELDS = ["name", "allowedModels", "limitUsd", "rpm", "tpm", "maxConcurrent", "expiresAt"];
 
 interface Form {
   name: string;
@@ -16,18 +16,22 @@ interface Form {
   models: string[];
   limitUsd: string;
   rpm: string;
+  tpm: string;
+  maxConcurrent: string;
   expires: string;
 }
 
-const EMPTY: Form = { name: "", scope: "all", models: [], limitUsd: "", rpm: "", expires: "" };
+const EMPTY: Form = { name: "", scope: "all", models: [], limitUsd: "", rpm: "", tpm: "", maxConcurrent: "", expires: "" };
 
-export function validateKeyForm(f: Form, now = Date.now()): Partial<Record<"name" | "allowedModels" | "limitUsd" | "rpm" | "expiresAt", string>> {
-  const e: Partial<Record<"name" | "allowedModels" | "limitUsd" | "rpm" | "expiresAt", string>> = {};
+export function validateKeyForm(f: Form, now = Date.now()): Partial<Record<"name" | "allowedModels" | "limitUsd" | "rpm" | "tpm" | "maxConcurrent" | "expiresAt", string>> {
+  const e: Partial<Record<"name" | "allowedModels" | "limitUsd" | "rpm" | "tpm" | "maxConcurrent" | "expiresAt", string>> = {};
   if (!f.name.trim()) e.name = "Give the key a name, such as “production” or “laptop”.";
   else if (f.name.trim().length > 100) e.name = "Use at most 100 characters.";
   if (f.scope === "some" && !f.models.length) e.allowedModels = "Pick at least one model, or allow all models.";
   if (f.limitUsd && !/^\d+(\.\d{1,6})?$/.test(f.limitUsd.trim())) e.limitUsd = "Enter a dollar amount such as 25 or 0.50.";
   if (f.rpm && (!/^\d+$/.test(f.rpm) || Number(f.rpm) < 1)) e.rpm = "Enter a whole number of requests per minute (1 or more).";
+  if (f.tpm && (!/^\d+$/.test(f.tpm) || Number(f.tpm) < 1)) e.tpm = "Enter a whole number of tokens per minute (1 or more).";
+  if (f.maxConcurrent && (!/^\d+$/.test(f.maxConcurrent) || Number(f.maxConcurrent) < 1)) e.maxConcurrent = "Enter a whole number of requests (1 or more).";
   if (f.expires && !(new Date(f.expires).getTime() > now)) e.expiresAt = "Pick a time in the future.";
   return e;
 }
@@ -46,6 +50,8 @@ function fromKey(k: KeyView): Form {
     models: k.allowedModels ?? [],
     limitUsd: k.limitMicroUsd === null ? "" : String(k.limitMicroUsd / 1_000_000),
     rpm: k.rpm === null ? "" : String(k.rpm),
+    tpm: k.tpm === null ? "" : String(k.tpm),
+    maxConcurrent: k.maxConcurrent === null ? "" : String(k.maxConcurrent),
     expires: localInput(k.expiresAt),
   };
 }
@@ -86,6 +92,8 @@ export function CreateKeyDialog({ open, onClose, editing = null }: { open: boole
       allowedModels: form.scope === "some" ? form.models : [],
       limitUsd: form.limitUsd.trim(),
       rpm: form.rpm,
+      tpm: form.tpm,
+      maxConcurrent: form.maxConcurrent,
       expiresAt: form.expires ? new Date(form.expires).toISOString() : "",
     };
     try {
@@ -161,6 +169,8 @@ export function CreateKeyDialog({ open, onClose, editing = null }: { open: boole
           <div className="grid gap-4 sm:grid-cols-3">
             <TextField label="Spend limit (USD)" name="limitUsd" inputMode="decimal" value={form.limitUsd} onChange={(e) => edit({ limitUsd: e.target.value }, "limitUsd")} error={err("limitUsd")} optional placeholder="No limit" />
             <TextField label="Requests / minute" name="rpm" inputMode="numeric" value={form.rpm} onChange={(e) => edit({ rpm: e.target.value }, "rpm")} error={err("rpm")} optional placeholder="Default" />
+            <TextField label="Tokens / minute" name="tpm" inputMode="numeric" value={form.tpm} onChange={(e) => edit({ tpm: e.target.value }, "tpm")} error={err("tpm")} optional placeholder="No limit" />
+            <TextField label="Concurrent requests" name="maxConcurrent" inputMode="numeric" value={form.maxConcurrent} onChange={(e) => edit({ maxConcurrent: e.target.value }, "maxConcurrent")} error={err("maxConcurrent")} optional placeholder="No limit" />
             <TextField label="Expires" name="expires" type="datetime-local" value={form.expires} onChange={(e) => edit({ expires: e.target.value }, "expiresAt")} error={err("expiresAt")} optional />
           </div>
           <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">

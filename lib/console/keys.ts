@@ -27,6 +27,8 @@ export interface KeyView {
   limitMicroUsd: number | null;
   spentMicroUsd: number;
   rpm: number | null;
+  tpm: number | null;
+  maxConcurrent: number | null;
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
@@ -66,6 +68,8 @@ export async function listKeys(db: DB, accountId: string, now = new Date(), memb
     limitMicroUsd: k.limitMicroUsd,
     spentMicroUsd: k.spentMicroUsd,
     rpm: k.rpm,
+    tpm: k.tpm,
+    maxConcurrent: k.maxConcurrent,
     expiresAt: iso(k.expiresAt),
     revokedAt: iso(k.revokedAt),
     lastUsedAt: iso(k.lastUsedAt),
@@ -88,6 +92,8 @@ export const createKeySchema = z.object({
   allowedModels: z.array(z.string().min(1).max(200)).max(500).default([]),
   limitUsd: z.union([z.literal(""), usdString]).optional(),
   rpm: z.union([z.literal(""), z.coerce.number().int("Whole requests per minute.").min(1, "At least 1.").max(1_000_000)]).optional(),
+  tpm: z.union([z.literal(""), z.coerce.number().int("Whole tokens per minute.").min(1, "At least 1.").max(1_000_000_000)]).optional(),
+  maxConcurrent: z.union([z.literal(""), z.coerce.number().int("A whole number of requests.").min(1, "At least 1.").max(100_000)]).optional(),
   expiresAt: z
     .union([z.literal(""), z.string().datetime({ offset: true, message: "Pick a date and time." })])
     .optional()
@@ -114,6 +120,8 @@ export async function createConsoleKey(db: DB, user: { id: string; accountId: st
       allowedModels: allowedModels.length ? allowedModels : null,
       limitMicroUsd: body.limitUsd ? parseUsd(body.limitUsd) : null,
       rpm: body.rpm === "" || body.rpm === undefined ? null : body.rpm,
+      tpm: body.tpm === "" || body.tpm === undefined ? null : body.tpm,
+      maxConcurrent: body.maxConcurrent === "" || body.maxConcurrent === undefined ? null : body.maxConcurrent,
       expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
       createdByUserId: user.id,
     });
@@ -170,6 +178,8 @@ export async function updateConsoleKey(db: DB, user: { id: string; accountId: st
   }
   if (body.limitUsd !== undefined) set.limitMicroUsd = body.limitUsd ? parseUsd(body.limitUsd) : null;
   if (body.rpm !== undefined) set.rpm = body.rpm === "" ? null : body.rpm;
+  if (body.tpm !== undefined) set.tpm = body.tpm === "" ? null : body.tpm;
+  if (body.maxConcurrent !== undefined) set.maxConcurrent = body.maxConcurrent === "" ? null : body.maxConcurrent;
   if (body.expiresAt !== undefined) set.expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
   if (!Object.keys(set).length) throw new AppError("invalid_request", "Nothing to change.");
   const rows = await db
