@@ -45,7 +45,7 @@ async function listed(): Promise<string[]> {
 }
 
 async function modelRow(modelId: string) {
-  const rows = (await admin.json("/api/admin/models")).body.items as { id: string; modelId: string }[];
+  const rows = (await admin.json("/api/admin/models")).body.items as { id: string; modelId: string; price: unknown }[];
   return rows.find((m) => m.modelId === modelId)!;
 }
 
@@ -90,7 +90,8 @@ describe("catalog changes apply at once", () => {
     expect(r.status).toBe(200);
     expect(Number(r.headers.get("x-gateway-cost-usd"))).toBe(0.05);
     const audit = (await admin.json("/api/admin/audit")).body.items.find((e: { action: string }) => e.action === "model.update");
-    expect(audit.details).toMatchObject({ modelId: "demo-image-mini", priceAfter: { perImage: { "*": 50_000 } } });
+    // Before and after carry only what changed: here the price, in micro-USD.
+    expect(audit.details).toEqual({ modelId: "demo-image-mini", before: { price: row.price }, after: { price: { perImage: { "*": 50_000 } } } });
   });
 
   it("refuses a price that does not fit the kind, naming the field", async () => {
@@ -129,6 +130,13 @@ describe("upstreams", () => {
     const bad = await admin.json("/api/admin/upstreams/loop/test", { method: "POST" });
     expect(bad.body).toMatchObject({ ok: false, status: 401 });
     expect(bad.body.message).toContain("refused the API key");
+    // The audit entry says the key was replaced (never the key) and what else changed.
+    await admin.json("/api/admin/upstreams/loop", { method: "PATCH", body: { timeoutMs: 5000 } });
+    const audits = (await admin.json("/api/admin/audit?action=upstream.update")).body.items as { details: unknown }[];
+    expect(audits.map((a) => a.details)).toEqual([
+      { before: { timeoutMs: null }, after: { timeoutMs: 5000 } },
+      { before: { apiKey: "set" }, after: { apiKey: "replaced" } },
+    ]);
     for (const path of ["/api/admin/upstreams", "/api/admin/audit"]) {
       const text = await (await admin.fetch(path)).text();
       expect(text, path).not.toContain("upstream-secret-1");
@@ -146,6 +154,15 @@ describe("upstreams", () => {
     expect(await listed()).toEqual([]);
     await admin.json("/api/admin/upstreams/demo", { method: "PATCH", body: { enabled: true } });
     expect(await listed()).toContain("demo-chat");
+  });
+});
+
+describe("key edits", () => {
+  it("are audited with what changed, before and after", async () => {
+    const k = (await user.json("/api/console/keys", { method: "POST", body: { name: "ci", allowedModels: [] } })).body.key;
+    expect((await user.json(`/api/console/keys/${k.id}`, { method: "PATCH", body: { name: "ci-2", limitUsd: "5" } })).status).toBe(200);
+    const audit = (await admin.json(`/api/admin/audit?action=key.update&target=${k.id}`)).body.items[0];
+    expect(audit.details).toEqual({ name: "ci", before: { name: "ci", limitMicroUsd: null }, after: { name: "ci-2", limitMicroUsd: 5_000_000 } });
   });
 });
 

@@ -1,6 +1,6 @@
 "use client";
 import { useState, type FormEvent, type ReactNode } from "react";
-import { usd } from "../console/format";
+import { usd, when } from "../console/format";
 import { useAudit } from "../console/hooks";
 import type { AuditFilters, AuditRow } from "../console/types";
 import { Button } from "../ui/button";
@@ -19,15 +19,16 @@ const ACTIONS: { value: string; label: string }[] = [
   { value: "model", label: "Models & prices" },
 ];
 
-const HIDDEN = new Set(["before", "after", "email"]);
+const HIDDEN = new Set(["before", "after", "email", "name", "modelId"]);
 
-/** A value as people read it: money in dollars, lists joined, objects as key: value. */
-function show(key: string, v: unknown): string {
-  if (typeof v === "number" && /MicroUsd$/.test(key)) return usd(v, true);
+/** A value as people read it: money in dollars (micro-USD fields and a model's price), lists joined, objects as key: value. */
+function show(key: string, v: unknown, money = /MicroUsd$/.test(key) || key === "price"): string {
+  if (typeof v === "number" && money) return usd(v, true);
   if (typeof v === "boolean") return v ? "yes" : "no";
   if (v === null || v === undefined || v === "") return "—";
-  if (Array.isArray(v)) return v.map((x) => show(key, x)).join(", ");
-  if (typeof v === "object") return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${words(k)}: ${show(k, x)}`).join("; ");
+  if (Array.isArray(v)) return v.length ? v.map((x) => show(key, x, money)).join(", ") : "none";
+  if (typeof v === "object") return Object.entries(v as Record<string, unknown>).map(([k, x]) => `${words(k)}: ${show(k, x, money || /MicroUsd$/.test(k))}`).join("; ");
+  if (typeof v === "string" && /^\d{4}-\d\d-\d\dT/.test(v)) return when(v);
   return String(v);
 }
 
@@ -56,7 +57,9 @@ function Details({ d }: { d: Record<string, unknown> | null }) {
 
 function Target({ r }: { r: AuditRow }) {
   if (!r.targetId) return <>—</>;
-  const name = r.targetName ?? (typeof r.details?.email === "string" ? r.details.email : null);
+  // The name at the time of the change when the row is gone or has none of its own (a model's public id).
+  const recorded = ["email", "modelId", "name"].map((k) => r.details?.[k]).find((v) => typeof v === "string");
+  const name = r.targetName ?? (recorded as string | undefined) ?? null;
   return (
     <span>
       {name && <span className="block">{name}</span>}

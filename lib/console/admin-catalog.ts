@@ -12,7 +12,7 @@ import { priceToMicro } from "../config/apply";
 import { TEXT_CLASS_PRICES } from "../config/schema";
 import { invalidateCatalog } from "../gateway/catalog";
 import type { Actor } from "./admin-users";
-import { recordAudit } from "./audit";
+import { auditDiff, recordAudit } from "./audit";
 import { AppError, pgErrorCode } from "./errors";
 import { newId } from "../ids";
 
@@ -81,11 +81,16 @@ export async function updateUpstream(db: DB, actor: Actor, id: string, body: z.i
   if (body.apiKey !== undefined) set.apiKeyEncrypted = body.apiKey ? encryptSecret(body.apiKey) : null;
   if (body.timeoutMs !== undefined) set.timeoutMs = body.timeoutMs;
   if (body.enabled !== undefined) set.enabled = body.enabled;
+  const [old] = await db.select().from(upstreams).where(eq(upstreams.id, id));
+  if (!old) throw new AppError("not_found", "No such upstream.");
   const rows = await db.update(upstreams).set(set).where(eq(upstreams.id, id)).returning({ id: upstreams.id });
   if (!rows.length) throw new AppError("not_found", "No such upstream.");
-  const fields = Object.keys(set).filter((k) => k !== "updatedAt" && k !== "apiKeyEncrypted");
-  if (body.apiKey !== undefined) fields.push(body.apiKey ? "apiKey (replaced)" : "apiKey (removed)");
-  await changed(db, actor, "upstream.update", "upstream", id, { fields, ...(body.enabled !== undefined ? { enabled: body.enabled } : {}) });
+  // The key itself is never audited: only whether one is set, and that it was replaced.
+  const hadKey = old.apiKeyEncrypted ? "set" : "none";
+  const apiKey = body.apiKey === undefined ? hadKey : body.apiKey ? (old.apiKeyEncrypted ? "replaced" : "set") : "none";
+  const { updatedAt: _u, apiKeyEncrypted: _k, ...plainSet } = set;
+  const was = { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, apiKey: hadKey };
+  await changed(db, actor, "upstream.update", "upstream", id, auditDiff(was, { ...was, ...plainSet, apiKey }));
   return { id };
 }
 
@@ -246,10 +251,10 @@ export async function updateModel(db: DB, actor: Actor, rowId: string, body: z.i
     await tx.update(models).set(set).where(eq(models.id, rowId));
     if (price) await tx.update(models).set({ price, updatedAt: new Date() }).where(eq(models.modelId, row.modelId));
   });
+  const { updatedAt: _u, ...plainSet } = set;
   await changed(db, actor, "model.update", "model", rowId, {
     modelId: row.modelId,
-    fields: Object.keys(set).filter((k) => k !== "updatedAt").concat(price ? ["price"] : []),
-    ...(price ? { priceBefore: row.price, priceAfter: price } : {}),
+    ...auditDiff(row, { ...plainSet, ...(price ? { price } : {}) }),
   });
   return { id: rowId };
 }

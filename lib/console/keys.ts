@@ -11,7 +11,7 @@ import { announceNewKey, createKey, revokeKey } from "../keys/manage";
 import { MAX_ROLL_GRACE_S, rollKey } from "../keys/roll";
 import { notifyInvalidation } from "../invalidation";
 import { parseUsd } from "../billing/money";
-import { recordAudit } from "./audit";
+import { auditDiff, recordAudit } from "./audit";
 import { AppError } from "./errors";
 import { availableModels } from "./models";
 
@@ -182,6 +182,11 @@ export async function updateConsoleKey(db: DB, user: { id: string; accountId: st
   if (body.maxConcurrent !== undefined) set.maxConcurrent = body.maxConcurrent === "" ? null : body.maxConcurrent;
   if (body.expiresAt !== undefined) set.expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
   if (!Object.keys(set).length) throw new AppError("invalid_request", "Nothing to change.");
+  const [old] = await db
+    .select({ name: apiKeys.name, allowedModels: apiKeys.allowedModels, limitMicroUsd: apiKeys.limitMicroUsd, rpm: apiKeys.rpm, expiresAt: apiKeys.expiresAt })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, user.accountId)));
+  if (!old) throw new AppError("not_found", "No such key.");
   const rows = await db
     .update(apiKeys)
     .set(set)
@@ -189,6 +194,6 @@ export async function updateConsoleKey(db: DB, user: { id: string; accountId: st
     .returning({ hash: apiKeys.hash, previousHash: apiKeys.previousHash });
   if (!rows.length) throw new AppError("not_found", "No such key.");
   await notifyInvalidation({ kind: "keys", hashes: [rows[0]!.hash, rows[0]!.previousHash].filter(Boolean) as string[] });
-  await recordAudit(db, { actorUserId: user.id, actor: user.email, action: "key.update", targetType: "api_key", targetId: keyId, details: { fields: Object.keys(set) } });
+  await recordAudit(db, { actorUserId: user.id, actor: user.email, action: "key.update", targetType: "api_key", targetId: keyId, details: { name: old.name, ...auditDiff(old, set) } });
   return { id: keyId };
 }
