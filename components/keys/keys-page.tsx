@@ -1,10 +1,11 @@
 "use client";
 import Link from "next/link";
 import { useState } from "react";
-import { ago, num, usd, when } from "../console/format";
+import { num, usd, when } from "../console/format";
 import { useKeys, useMe } from "../console/hooks";
 import type { KeyView } from "../console/types";
 import { Badge } from "../ui/badge";
+import { Ago } from "../ui/money";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { PageHeader } from "../ui/page-header";
@@ -97,11 +98,13 @@ export function KeysPage() {
                           <span className="text-zinc-500"> / {k.limitMicroUsd === null ? "∞" : usd(k.limitMicroUsd)}</span>
                           {k.rpm !== null && <span className="block text-[11px] text-zinc-500">{num(k.rpm)} rpm</span>}
                         </Td>
-                        <Td title={k.lastUsedAt ? `Last used ${when(k.lastUsedAt)}` : undefined}>
+                        <Td>
                           <Link href={`/usage?keyId=${encodeURIComponent(k.id)}`} className="hover:underline" title="This key's requests in Usage">
                             <span className="tabular-nums">{num(k.requests30d)}</span> {k.requests30d === 1 ? "request" : "requests"}
                           </Link>
-                          <span className="block text-[11px] text-zinc-500">last used {ago(k.lastUsedAt)}</span>
+                          <span className="block text-[11px] text-zinc-500" data-testid="key-last-used">
+                            last used <Ago iso={k.lastUsedAt} />
+                          </span>
                         </Td>
                         <Td>
                           <StatusCell k={k} />

@@ -4,7 +4,7 @@ import { useSearchParams } from "next/navigation";
 import { num, usd, usdProse } from "../console/format";
 import { useMe, useOverview } from "../console/hooks";
 import { Card, CardBody, CardHeader, Stat } from "../ui/card";
-import { Money } from "../ui/money";
+import { Ago, Money } from "../ui/money";
 import { PageHeader } from "../ui/page-header";
 import { Empty, QueryState } from "../ui/states";
 import { RequestsTable } from "../usage/requests-table";
@@ -89,7 +89,22 @@ export function OverviewPage() {
               )}
               <Stat label="Spend · 30 days" value={<Money micro={d.last30d.costMicroUsd} />} sub={`${num(d.last30d.inputTokens + d.last30d.outputTokens)} tokens`} />
               <Stat label="Requests · 30 days" value={num(d.last30d.requests)} sub={d.last30d.errors ? (d.last30d.errors === 1 ? "1 error" : `${num(d.last30d.errors)} errors`) : "No errors"} />
-              <Stat label="Active keys" value={num(d.activeKeys)} sub={<Link className="hover:underline" href="/keys">Manage keys →</Link>} />
+              <Stat
+                label="Active keys"
+                value={num(d.activeKeys)}
+                sub={
+                  <>
+                    {d.activeKeys > 0 && (
+                      <span className="block" data-testid="overview-last-used">
+                        Last used <Ago iso={d.keysLastUsedAt} />
+                      </span>
+                    )}
+                    <Link className="hover:underline" href="/keys">
+                      Manage keys →
+                    </Link>
+                  </>
+                }
+              />
             </div>
             <GettingStarted hasBalance={d.balanceMicroUsd === null || d.balanceMicroUsd > 0} hasKey={d.activeKeys > 0} hasRequest={d.last30d.requests > 0} />
             {d.balanceMicroUsd !== null && d.balanceMicroUsd <= 0 && (

@@ -1,4 +1,6 @@
-import { fullWhen, usd, usdExact, when } from "../console/format";
+"use client";
+import { useSyncExternalStore } from "react";
+import { ago, fullWhen, usd, usdExact, when } from "../console/format";
 
 /**
  * An amount to cents, the exact figure on hover. Less than half a cent but not zero reads
@@ -13,12 +15,39 @@ export function Money({ micro, testId, className }: { micro: number | null | und
   );
 }
 
+const noSubscribe = () => () => undefined;
+
+/**
+ * False while the server renders and during hydration, true after: dates are formatted in the
+ * browser's locale and time zone, which the server does not know, so server-rendered data
+ * shows them a moment after hydration instead of a mismatch.
+ */
+export function useInBrowser(): boolean {
+  return useSyncExternalStore(
+    noSubscribe,
+    () => true,
+    () => false,
+  );
+}
+
 /** A timestamp in the browser's locale, the full date and time on hover. */
 export function Time({ iso }: { iso: string | null | undefined }) {
+  const browser = useInBrowser();
   if (!iso) return <>—</>;
   return (
-    <time dateTime={iso} title={fullWhen(iso)}>
-      {when(iso)}
+    <time dateTime={iso} title={browser ? fullWhen(iso) : iso} suppressHydrationWarning>
+      {browser ? when(iso) : iso.slice(0, 16).replace("T", " ")}
+    </time>
+  );
+}
+
+/** "5 minutes ago", the full date and time on hover; `never` when there is no time. */
+export function Ago({ iso, never = "never" }: { iso: string | null | undefined; never?: string }) {
+  const browser = useInBrowser();
+  if (!iso) return <>{never}</>;
+  return (
+    <time dateTime={iso} title={browser ? fullWhen(iso) : iso}>
+      {browser ? ago(iso) : ""}
     </time>
   );
 }

@@ -22,10 +22,11 @@ export async function overview(db: DbOrTx, accountId: string, now = new Date(), 
     listRequests(db, accountId, { limit: 8, memberId }),
     dailySpendByModel(db, accountId, { from, memberId }, now),
     db
-      .select({ n: sql<number>`count(*)::int` })
+      .select({ n: sql<number>`count(*)::int`, lastUsedAt: sql<string | null>`max(${apiKeys.lastUsedAt})` })
       .from(apiKeys)
       .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt), memberId ? eq(apiKeys.createdByUserId, memberId) : undefined)),
   ]);
   const money = memberId ? { balanceMicroUsd: null, heldMicroUsd: null, disabled: balance.disabled } : balance;
-  return { ...money, last30d: totals, recent: recent.items, daily, activeKeys: keys[0]?.n ?? 0 };
+  const lastUsedAt = keys[0]?.lastUsedAt ? new Date(keys[0].lastUsedAt).toISOString() : null;
+  return { ...money, last30d: totals, recent: recent.items, daily, activeKeys: keys[0]?.n ?? 0, keysLastUsedAt: lastUsedAt };
 }
