@@ -137,6 +137,81 @@ test("the other protocols stream too, and the code panel shows the request", asy
   await shot(page, info, "chat-protocols-and-code");
 });
 
+test("a reply renders Markdown with a highlighted code block and a copy button", async ({}, info) => {
+  await page.getByTestId("view-code").click(); // close the code panel
+  await page.getByTestId("chat-new").click();
+  await page.getByTestId("chat-protocol").selectOption({ label: "OpenAI Chat Completions" });
+  await send("[markdown] show me some code");
+  const reply = lastReply();
+  await expect(reply).toHaveAttribute("data-state", "done");
+  await expect(reply.getByRole("heading", { name: "Demo reply" })).toBeVisible();
+  await expect(reply.locator("strong")).toHaveText("Markdown");
+  await expect(reply.getByRole("listitem")).toHaveCount(2);
+  const block = reply.getByTestId("md-code");
+  await expect(block).toContainText("ts");
+  await expect(block.locator(".sh__token--keyword").first()).toHaveText("const");
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: BASE() });
+  await block.getByTestId("md-copy").click();
+  await expect(block.getByTestId("md-copy")).toHaveText("Copied");
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('const res = await fetch("/v1/chat/completions", { method: "POST" });\nconsole.log(await res.json());');
+  await shot(page, info, "chat-markdown");
+});
+
+test("regenerate and edit the last turn", async () => {
+  const turns = page.getByTestId("chat-turn");
+  const before = await turns.count();
+  const oldId = await lastReply().getByTestId("reply-details").getAttribute("data-request-id");
+  await page.getByTestId("chat-regenerate").click();
+  await expect(lastReply()).toHaveAttribute("data-state", "done");
+  await expect(turns).toHaveCount(before);
+  expect(await lastReply().getByTestId("reply-details").getAttribute("data-request-id")).not.toBe(oldId);
+  await page.getByTestId("chat-edit-last").click();
+  await expect(turns).toHaveCount(before - 1);
+  await expect(page.getByTestId("chat-input")).toHaveValue("[markdown] show me some code");
+  await expect(page.getByTestId("chat-input")).toBeFocused();
+  await page.getByTestId("chat-input").fill("Edited question about tides");
+  await page.getByTestId("chat-send").click();
+  await expect(lastReply()).toHaveAttribute("data-state", "done");
+  await expect(lastReply().getByTestId("chat-reply-text")).toContainText("starting with: Edited question about tides.");
+  await expect(turns).toHaveCount(before);
+});
+
+test("two models side by side: tokens, cost and TTFT per column; the chat survives a reload", async ({}, info) => {
+  await page.getByTestId("chat-new").click();
+  await page.getByTestId("chat-compare-add").click();
+  await expect(page.getByTestId("chat-model-2")).toHaveValue("demo-chat");
+  await send("Compare these two columns please");
+  const turn = page.getByTestId("chat-turn").last();
+  const replies = turn.getByTestId("chat-reply");
+  await expect(replies).toHaveCount(2);
+  for (const r of await replies.all()) {
+    await expect(r).toHaveAttribute("data-state", "done");
+    await expect(r.getByTestId("usage-output")).toHaveText(/^\d+$/);
+    await expect(r.getByTestId("usage-cost")).toHaveText(/^\$0\.0\d*[1-9]\d*$/);
+    await expect(r.getByTestId("usage-ttft")).toHaveText(/^[\d,]+ ms$/);
+  }
+  // Side by side: same top, different left.
+  const [a, b] = [await replies.nth(0).boundingBox(), await replies.nth(1).boundingBox()];
+  expect(Math.abs(a!.y - b!.y)).toBeLessThan(2);
+  expect(b!.x).toBeGreaterThan(a!.x + a!.width - 1);
+  await shot(page, info, "chat-compare");
+  // Kept in the browser: a reload reopens it; the history lists every conversation.
+  await page.reload();
+  await expect(page.getByTestId("chat-turn").last().getByTestId("chat-reply")).toHaveCount(2);
+  await expect(page.getByTestId("chat-turn").last().getByTestId("chat-user")).toHaveText("Compare these two columns please");
+  const history = page.getByTestId("chat-history-item");
+  await expect(history.first()).toContainText("Compare these two columns please");
+  await expect(history.first()).toContainText("2 models");
+  expect(await history.count()).toBeGreaterThanOrEqual(3);
+  // Another conversation opens from the list; deleting it removes it.
+  await history.filter({ hasText: "Edited question" }).click();
+  await expect(page.getByTestId("chat-user").last()).toHaveText("Edited question about tides");
+  const n = await history.count();
+  await page.getByTestId("chat-history-delete").nth(1).click();
+  await expect(history).toHaveCount(n - 1);
+  await page.getByTestId("chat-history-item").first().click();
+});
+
 test("an image shows its price before sending, then renders with its cost", async ({}, info) => {
   await page.getByRole("tab", { name: "Image" }).click();
   await expect(page.getByTestId("image-price")).toContainText("$0.063");
@@ -211,6 +286,24 @@ test("phone width", async ({}, info) => {
   await page.goto("/playground#chat");
   await expect(page.getByTestId("chat-input")).toBeVisible();
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  // The settings fold away behind a button; the composer is on screen at once, pinned to the bottom.
+  await expect(page.getByTestId("chat-model")).toBeHidden();
+  const composer = page.getByTestId("chat-composer");
+  const box = await composer.boundingBox();
+  expect(box!.y + box!.height).toBeLessThanOrEqual(844);
+  await page.mouse.wheel(0, 2000);
+  const after = await composer.boundingBox();
+  expect(after!.y + after!.height).toBeLessThanOrEqual(844);
+  // Streaming a reply moves nothing on the page: the log scrolls inside itself.
+  const top = await page.getByTestId("chat-log").boundingBox();
+  await send(SLOW);
+  await expect(lastReply().getByTestId("chat-reply-text")).toContainText("demo model");
+  const during = await page.getByTestId("chat-log").boundingBox();
+  expect(during!.y).toBeCloseTo(top!.y, 0);
+  expect(during!.height).toBeCloseTo(top!.height, 0);
+  await page.getByTestId("chat-stop").click();
+  await page.getByTestId("chat-side-toggle").click();
+  await expect(page.getByTestId("chat-model")).toBeVisible();
   await shot(page, info, "phone-playground-chat");
   await page.goto("/playground#video");
   await expect(page.getByTestId("task-card").first()).toBeVisible();

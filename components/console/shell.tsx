@@ -28,7 +28,7 @@ const NAV: { href: string; label: string; icon: string; admin?: boolean; cap?: C
 ];
 
 /** Pages whose tables use the whole window width. */
-const WIDE = ["/usage", "/keys", "/webhooks", "/admin", "/billing", "/overview", "/organisation"];
+const WIDE = ["/usage", "/keys", "/webhooks", "/admin", "/billing", "/overview", "/organisation", "/playground"];
 
 function Icon({ d }: { d: string }) {
   return (

@@ -7,18 +7,11 @@
  */
 import { buildChatRequest, mergeUsage, parseChatEvent, SseDecoder, type ChatProtocol, type ChatSettings, type ChatTurn, type StreamUsage } from "@/lib/playground/chat-protocols";
 import { friendlyError, type FriendlyError } from "@/lib/playground/friendly-error";
+import type { ReplyStats } from "@/lib/playground/conversations";
 import type { RequestUsage } from "@/lib/playground/request-usage";
-import { proxyUrl, readResult } from "./gateway-fetch";
 
-export interface ReplyStats {
-  inputTokens: number | null;
-  outputTokens: number | null;
-  costMicroUsd: number | null;
-  /** Measured in the browser: request sent → first text on screen. */
-  ttftMs: number | null;
-  /** The numbers come from the request log (after a Stop) rather than the stream. */
-  fromLog: boolean;
-}
+export type { ReplyStats };
+import { proxyUrl, readResult } from "./gateway-fetch";
 
 export interface ChatOutcome {
   requestId: string | null;

@@ -16,6 +16,21 @@ export const DEMO_WORD_DELAY_MS = 12;
  * enough to watch a reply stream and to press Stop in the middle of it. */
 export const DEMO_SLOW_WORD_DELAY_MS = 250;
 
+/** The reply to a prompt containing `[markdown]`: formatted text and a code block, so a client's rendering can be seen. */
+export const DEMO_MARKDOWN = [
+  "## Demo reply",
+  "",
+  "The demo model answers in **Markdown** when asked, with `inline code` and a list:",
+  "",
+  "- one key for every model",
+  "- billed to your balance",
+  "",
+  "```ts",
+  'const res = await fetch("/v1/chat/completions", { method: "POST" });',
+  "console.log(await res.json());",
+  "```",
+].join("\n");
+
 interface DemoPlan {
   /** Text pieces, one token each (a word with its leading space). */
   words: string[];
@@ -54,10 +69,11 @@ export function planDemoReply(req: CanonicalRequest): DemoPlan {
     const prompt = last ? partsText(last.parts) : "";
     const words = prompt.split(/\s+/).filter(Boolean);
     const echo = words.slice(0, 12).join(" ");
-    text =
-      `This is the demo model of the gateway. You wrote ${words.length} word${words.length === 1 ? "" : "s"}` +
-      (echo ? `, starting with: ${echo}.` : ".") +
-      " Configure a real upstream to get real answers.";
+    text = prompt.includes("[markdown]")
+      ? DEMO_MARKDOWN
+      : `This is the demo model of the gateway. You wrote ${words.length} word${words.length === 1 ? "" : "s"}` +
+        (echo ? `, starting with: ${echo}.` : ".") +
+        " Configure a real upstream to get real answers.";
   }
   let stopReason: StopReason = "end";
   let stopSequence: string | null = null;
