@@ -3,6 +3,8 @@ import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { ConsoleShell } from "@/components/console/shell";
 import { Providers } from "@/components/console/providers";
+import { Prefetch } from "@/components/console/prefetch";
+import { GET as me } from "@/app/api/console/me/route";
 import { userFromCookies } from "@/lib/auth/session";
 
 export const dynamic = "force-dynamic";
@@ -18,7 +20,9 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   if (!user) redirect("/signin");
   return (
     <Providers>
-      <ConsoleShell user={user}>{children}</ConsoleShell>
+      <Prefetch queries={[{ key: ["me"], get: me, path: "/api/console/me" }]}>
+        <ConsoleShell user={user}>{children}</ConsoleShell>
+      </Prefetch>
     </Providers>
   );
 }

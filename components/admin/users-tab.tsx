@@ -1,7 +1,7 @@
 "use client";
 import { useState, type FormEvent } from "react";
 import { api, fieldError, formError } from "../console/api";
-import { day, num, usd } from "../console/format";
+import { num, usd } from "../console/format";
 import { useAdminMutation, useAdminUsers, useMe } from "../console/hooks";
 import type { AdminUser } from "../console/types";
 import { Badge } from "../ui/badge";
@@ -10,7 +10,7 @@ import { Card } from "../ui/card";
 import { Dialog } from "../ui/dialog";
 import { FormError, SelectField, TextField } from "../ui/field";
 import { Empty, QueryState } from "../ui/states";
-import { Money } from "../ui/money";
+import { Day, Money } from "../ui/money";
 import { Table, Td, Th } from "../ui/table";
 
 function newIdempotencyKey() {
@@ -188,7 +188,9 @@ export function UsersTab() {
                           <Money micro={u.balanceMicroUsd} />
                         </Td>
                         <Td className="text-right tabular-nums">{num(u.keys)}</Td>
-                        <Td>{day(u.createdAt)}</Td>
+                        <Td>
+                          <Day iso={u.createdAt} />
+                        </Td>
                         <Td sticky className="text-right">
                           <span className="inline-flex gap-1">
                             <Button variant="ghost" size="sm" onClick={() => setAdjusting(u)}>

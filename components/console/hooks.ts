@@ -2,6 +2,7 @@
 /** TanStack Query hooks for every console route. Keys are arrays starting with the area name. */
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "./api";
+import { usageQuery as sharedUsageQuery } from "./query-string";
 import type * as T from "./types";
 
 export function useMe() {
@@ -70,10 +71,7 @@ export function useLedger() {
 }
 
 export function usageQuery(f: T.UsageFilters | Record<string, string | undefined>, extra: Record<string, string | number | undefined> = {}): string {
-  const p = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...f, ...extra })) if (v !== undefined && v !== "") p.set(k, String(v));
-  const s = p.toString();
-  return s ? `?${s}` : "";
+  return sharedUsageQuery(f as Record<string, string | undefined>, extra);
 }
 
 export function useUsage(f: T.UsageFilters) {

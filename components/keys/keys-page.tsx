@@ -1,11 +1,11 @@
 "use client";
 import Link from "next/link";
 import { useState } from "react";
-import { num, usd, when } from "../console/format";
+import { num, usd } from "../console/format";
 import { useKeys, useMe } from "../console/hooks";
 import type { KeyView } from "../console/types";
 import { Badge } from "../ui/badge";
-import { Ago } from "../ui/money";
+import { Ago, Time } from "../ui/money";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
 import { PageHeader } from "../ui/page-header";
@@ -21,8 +21,8 @@ function StatusCell({ k }: { k: KeyView }) {
   return (
     <span className="flex flex-col items-start gap-1">
       <Badge tone="green">Active</Badge>
-      {k.expiresAt && <span className="text-[11px] text-zinc-500">expires {when(k.expiresAt)}</span>}
-      {k.previousExpiresAt && <span className="text-[11px] text-zinc-500">old secret until {when(k.previousExpiresAt)}</span>}
+      {k.expiresAt && <span className="text-[11px] text-zinc-500">expires <Time iso={k.expiresAt} /></span>}
+      {k.previousExpiresAt && <span className="text-[11px] text-zinc-500">old secret until <Time iso={k.previousExpiresAt} /></span>}
     </span>
   );
 }

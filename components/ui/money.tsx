@@ -1,6 +1,6 @@
 "use client";
 import { useSyncExternalStore } from "react";
-import { ago, fullWhen, usd, usdExact, when } from "../console/format";
+import { ago, day, fullWhen, usd, usdExact, when } from "../console/format";
 
 /**
  * An amount to cents, the exact figure on hover. Less than half a cent but not zero reads
@@ -48,6 +48,17 @@ export function Ago({ iso, never = "never" }: { iso: string | null | undefined; 
   return (
     <time dateTime={iso} title={browser ? fullWhen(iso) : iso}>
       {browser ? ago(iso) : ""}
+    </time>
+  );
+}
+
+/** A date without the time, the full timestamp on hover. */
+export function Day({ iso }: { iso: string | null | undefined }) {
+  const browser = useInBrowser();
+  if (!iso) return <>—</>;
+  return (
+    <time dateTime={iso} title={browser ? fullWhen(iso) : iso}>
+      {browser ? day(iso) : iso.slice(0, 10)}
     </time>
   );
 }

@@ -1,11 +1,22 @@
 import type { ReactNode } from "react";
-import { Button, Spinner } from "./button";
+import { Button } from "./button";
 
-export function Loading({ label = "Loading…" }: { label?: string }) {
+/**
+ * Where data must still load in the browser: grey bars in the shape of a table or card
+ * (a header line, then rows), so the content replaces them without moving the page much.
+ */
+export function Loading({ label = "Loading…", rows = 4 }: { label?: string; rows?: number }) {
   return (
-    <div role="status" className="flex items-center justify-center gap-2 px-4 py-10 text-sm text-zinc-500">
-      <Spinner />
-      {label}
+    <div role="status" className="space-y-3 px-5 py-4" data-testid="skeleton">
+      <span className="sr-only">{label}</span>
+      <div className="h-3 w-1/3 animate-pulse rounded bg-zinc-200" aria-hidden="true" />
+      {Array.from({ length: rows }, (_, i) => (
+        <div key={i} className="flex gap-4" aria-hidden="true">
+          <div className="h-4 w-24 animate-pulse rounded bg-zinc-100" />
+          <div className="h-4 flex-1 animate-pulse rounded bg-zinc-100" />
+          <div className="h-4 w-16 animate-pulse rounded bg-zinc-100" />
+        </div>
+      ))}
     </div>
   );
 }

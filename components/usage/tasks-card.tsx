@@ -1,5 +1,6 @@
 "use client";
-import { ago, usd, when } from "../console/format";
+import { usd } from "../console/format";
+import { Ago, Time } from "../ui/money";
 import { useTasks } from "../console/hooks";
 import { Badge } from "../ui/badge";
 import { Card, CardHeader } from "../ui/card";
@@ -29,7 +30,9 @@ export function TasksCard() {
             <tbody className="divide-y divide-zinc-100 bg-white">
               {d.items.map((t) => (
                 <tr key={t.id} data-testid="task-row">
-                  <Td title={when(t.createdAt)}>{ago(t.createdAt)}</Td>
+                  <Td>
+                    <Ago iso={t.createdAt} />
+                  </Td>
                   <Td>
                     <Mono>{t.id}</Mono>
                   </Td>
@@ -41,7 +44,7 @@ export function TasksCard() {
                     {t.errorMessage && <span className="mt-1 block max-w-64 truncate text-xs text-zinc-500" title={t.errorMessage}>{t.errorMessage} (refunded)</span>}
                   </Td>
                   <Td className="text-right tabular-nums">{usd(t.costMicroUsd, true)}</Td>
-                  <Td>{t.expiresAt ? when(t.expiresAt) : "—"}</Td>
+                  <Td><Time iso={t.expiresAt} /></Td>
                 </tr>
               ))}
             </tbody>

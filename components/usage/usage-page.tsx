@@ -3,6 +3,7 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useMemo, useState, type FormEvent } from "react";
 import { num, usd } from "../console/format";
 import { useDailySpend, useKeys, useMe, useModels, usageQuery, useUsage } from "../console/hooks";
+import { usageFilters } from "../console/query-string";
 import { useMembers } from "../organisation/hooks";
 import type { UsageFilters } from "../console/types";
 import { Button } from "../ui/button";
@@ -16,7 +17,6 @@ import { RequestsTable } from "./requests-table";
 import { SpendChart } from "./spend-chart";
 import { TasksCard } from "./tasks-card";
 
-const FILTER_KEYS = ["keyId", "memberId", "requestId", "source", "model", "status", "from", "to"] as const;
 
 function isoDay(offsetDays = 0) {
   return new Date(Date.now() - offsetDays * 86_400_000).toISOString().slice(0, 10);
@@ -26,14 +26,7 @@ export function UsagePage() {
   const params = useSearchParams();
   const router = useRouter();
   const pathname = usePathname();
-  const filters = useMemo(() => {
-    const f: UsageFilters = {};
-    for (const k of FILTER_KEYS) {
-      const v = params.get(k);
-      if (v) f[k] = v;
-    }
-    return f;
-  }, [params]);
+  const filters: UsageFilters = useMemo(() => usageFilters((k) => params.get(k)), [params]);
   const [draft, setDraft] = useState<UsageFilters>(filters);
   const [dateError, setDateError] = useState<string>();
   const usage = useUsage(filters);
