@@ -80,7 +80,7 @@ export function CodesTab() {
                   Download CSV
                 </a>
               </p>
-              <pre className="max-h-48 overflow-auto rounded bg-white p-2 font-mono text-xs" data-testid="code-list">
+              <pre className="max-h-48 overflow-auto rounded bg-white p-2 font-mono text-xs" data-testid="code-list" tabIndex={0} aria-label="New codes">
                 {made.codes.join("\n")}
               </pre>
             </div>

@@ -92,7 +92,7 @@ export function DocsPage({ baseUrl }: { baseUrl: string }) {
         </Card>
         <Card>
           <CardHeader title="Errors" description="Every error has the same envelope: error.message, error.type and error.code." />
-          <div className="overflow-x-auto">
+          <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Error codes">
             <table className="min-w-full divide-y divide-zinc-200 text-sm">
               <thead>
                 <tr className="bg-zinc-50 text-left text-xs font-medium uppercase tracking-wide text-zinc-500">

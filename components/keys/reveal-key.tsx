@@ -19,7 +19,7 @@ export function RevealKey({ secret, note, onDone, baseUrl }: { secret: string; n
       {baseUrl && (
         <div>
           <p className="mb-1.5 text-xs font-medium text-zinc-500">Try it</p>
-          <pre className="overflow-x-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100">
+          <pre className="overflow-x-auto rounded-md bg-zinc-950 p-3 text-xs text-zinc-100" tabIndex={0} aria-label="The key">
             <code>{`curl ${baseUrl}/v1/models \\\n  -H "Authorization: Bearer ${secret}"`}</code>
           </pre>
         </div>

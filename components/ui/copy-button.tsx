@@ -28,7 +28,7 @@ export function CodeBlock({ code, label }: { code: string; label?: string }) {
         <span className="text-xs text-zinc-400">{label}</span>
         <CopyButton value={code} />
       </div>
-      <pre className="overflow-x-auto p-4 text-xs leading-relaxed text-zinc-100">
+      <pre className="overflow-x-auto p-4 text-xs leading-relaxed text-zinc-100" tabIndex={0} aria-label={label ? `${label} code` : "Code"}>
         <code>{code}</code>
       </pre>
     </div>

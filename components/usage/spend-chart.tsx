@@ -55,7 +55,14 @@ export function SpendChart({ data, from, to, height = 180 }: { data: DailySpend[
                 );
               })}
               {(i === 0 || i === days.length - 1 || i % Math.ceil(days.length / 6) === 0) && (
-                <text x={pad.left + i * bw + bw / 2} y={H - 6} textAnchor="middle" fontSize="10" fill="var(--color-zinc-500)">
+                // The first and last labels are anchored inside the chart, never clipped at its edges.
+                <text
+                  x={i === 0 ? pad.left : i === days.length - 1 ? W - pad.right : pad.left + i * bw + bw / 2}
+                  y={H - 6}
+                  textAnchor={i === 0 ? "start" : i === days.length - 1 ? "end" : "middle"}
+                  fontSize="10"
+                  fill="var(--color-zinc-500)"
+                >
                   {d.slice(5)}
                 </text>
               )}

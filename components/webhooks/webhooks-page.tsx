@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { Fragment, useState, type FormEvent } from "react";
 import { fieldError, formError } from "../console/api";
-import { ago, when } from "../console/format";
+import { Ago, Time } from "../ui/money";
 import { useResendWebhook, useSendTestWebhook, useWebhooks } from "../console/hooks";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
@@ -109,7 +109,9 @@ export function WebhooksPage() {
                   {rows.map((d) => (
                     <Fragment key={d.id}>
                       <tr data-testid="delivery-row">
-                        <Td title={when(d.createdAt)}>{ago(d.createdAt)}</Td>
+                        <Td>
+                          <Ago iso={d.createdAt} />
+                        </Td>
                         <Td>
                           <Mono>{d.taskId}</Mono>
                           {d.isTest && <span className="ml-1.5 text-xs text-zinc-500">test</span>}
@@ -120,7 +122,7 @@ export function WebhooksPage() {
                         </Td>
                         <Td>
                           <Badge tone={STATE_TONE[d.state] ?? "neutral"}>{d.state}</Badge>
-                          {d.state === "pending" && d.nextAttemptAt && <span className="block text-[11px] text-zinc-500">next {ago(d.nextAttemptAt)}</span>}
+                          {d.state === "pending" && d.nextAttemptAt && <span className="block text-[11px] text-zinc-500">next <Ago iso={d.nextAttemptAt} /></span>}
                         </Td>
                         <Td className="max-w-56 truncate text-xs" title={d.lastError ?? undefined}>
                           {d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : d.lastError ?? "—"}
@@ -150,7 +152,7 @@ export function WebhooksPage() {
                               <ol className="space-y-1 text-xs text-zinc-600">
                                 {d.attemptLog.map((a) => (
                                   <li key={a.attemptNo} className="font-mono">
-                                    #{a.attemptNo} · {when(a.at)} · {a.statusCode ? `HTTP ${a.statusCode}` : "no answer"}
+                                    #{a.attemptNo} · <Time iso={a.at} /> · {a.statusCode ? `HTTP ${a.statusCode}` : "no answer"}
                                     {a.latencyMs !== null ? ` · ${a.latencyMs} ms` : ""}
                                     {a.error ? ` · ${a.error}` : ""}
                                   </li>
