@@ -16,7 +16,7 @@ const PASSWORD = "correct horse battery staple";
 test.describe.configure({ mode: "serial", timeout: 600_000 });
 
 const WIDTHS = [1280, 1920, 390] as const;
-const PAGES = ["/overview", "/keys", "/playground", "/usage", "/webhooks", "/billing", "/docs", "/admin", "/admin?tab=upstreams", "/admin?tab=models", "/admin?tab=codes", "/admin?tab=audit"] as const;
+const PAGES = ["/overview", "/organisation", "/keys", "/playground", "/usage", "/webhooks", "/billing", "/docs", "/admin", "/admin?tab=upstreams", "/admin?tab=models", "/admin?tab=codes", "/admin?tab=audit"] as const;
 
 /** Serious and critical violations only, each with the elements it found, for a readable failure. */
 async function axe(page: Page, state: string) {
@@ -76,7 +76,7 @@ test.beforeAll(async ({ browser }) => {
 });
 
 test("empty states: no serious or critical axe violation", async () => {
-  for (const path of ["/overview", "/keys", "/playground", "/usage", "/webhooks", "/billing", "/docs"]) {
+  for (const path of ["/overview", "/organisation", "/keys", "/playground", "/usage", "/webhooks", "/billing", "/docs"]) {
     await empty.goto(path);
     await settled(empty);
     await axe(empty, `empty ${path}`);
