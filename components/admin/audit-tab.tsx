@@ -43,7 +43,7 @@ function Details({ d }: { d: Record<string, unknown> | null }) {
   const lines: ReactNode[] = [
     ...diff.map((k) => (
       <li key={`d-${k}`}>
-        <span className="text-zinc-600">{words(k)}:</span> <del className="text-red-700">{show(k, before[k])}</del> → <ins className="text-emerald-800 no-underline">{show(k, after[k])}</ins>
+        <span className="text-zinc-600">{words(k)}:</span> <del className="diff-del">{show(k, before[k])}</del> → <ins className="diff-ins no-underline">{show(k, after[k])}</ins>
       </li>
     )),
     ...rest.map(([k, v]) => (
