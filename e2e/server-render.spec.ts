@@ -1,5 +1,5 @@
 /**
- * First data is rendered on the server (docs/decisions/0024-console-first-data-on-the-server.md): with JavaScript off in the
+ * First data is rendered on the server (docs/decisions/0026-console-first-data-on-the-server.md): with JavaScript off in the
  * browser, each main page already shows its data — the header balance, the key, the requests,
  * the ledger — so with JavaScript on it is on screen in one round trip, with no spinner first.
  */
