@@ -74,6 +74,13 @@ describe("Keys: a key's own tokens-per-minute and concurrency", () => {
     });
     expect(r.status).toBe(429);
     expect((await r.json()).error.message).toMatch(/key/);
+    // Embeddings count their input tokens against the same limit.
+    const embed = (input: string) =>
+      fetch(`${server.url}/v1/embeddings`, { method: "POST", headers: { authorization: `Bearer ${tight}`, "content-type": "application/json" }, body: JSON.stringify({ model: "demo-embed", input }) });
+    const small = await embed("hi");
+    expect(small.status).toBe(200);
+    expect(small.headers.get("x-ratelimit-limit-tokens")).toBe("5");
+    expect((await embed("a much longer input that cannot fit in five tokens at all")).status).toBe(429);
   });
 });
 

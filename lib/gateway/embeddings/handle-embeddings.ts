@@ -16,6 +16,7 @@ import { holdTtlMs } from "../../billing/holds";
 import type { RequestLogFields } from "../../billing/port";
 import { chargeHeaders, refusalError, routeBilling } from "../billing";
 import { errors, type ApiError } from "../errors";
+import { tokenAdmission } from "../token-limits";
 
 /** One embeddings wire format: how its body becomes a request and vectors become its answer. */
 export interface EmbeddingsWire {
@@ -66,8 +67,17 @@ export async function serveEmbeddings(ctx: RouteContext, wire: EmbeddingsWire): 
   const log = { model: req.model, priceSnapshot: price };
 
   const budgetMs = resolved.routes.reduce((ms, r) => ms + (r.upstream.timeoutMs ?? DEFAULT_EMBED_TIMEOUT_MS), 0);
+  // Tokens per minute and concurrency: the input's bound, settled to the counted tokens.
+  const admit = tokenAdmission(ctx.principal);
+  const admitted = admit ? await admit(maxEmbeddingTokens(req.input)) : null;
+  if (admitted && !admitted.ok) {
+    await logOnly({ ...log, status: 429, errorCode: admitted.error.code, settlement: "rejected" });
+    return ctx.error(admitted.error);
+  }
+  const admission = admitted?.admission;
   const reserved = await billing.reserve(embeddingCostMicro(maxEmbeddingTokens(req.input), price), { ttlMs: holdTtlMs(budgetMs) });
   if (!reserved.ok) {
+    admission?.release(0);
     const error = refusalError(reserved);
     await logOnly({ ...log, status: 402, errorCode: error.code, settlement: "rejected" });
     return ctx.error(error);
@@ -83,16 +93,18 @@ export async function serveEmbeddings(ctx: RouteContext, wire: EmbeddingsWire): 
       : null;
   if (failure || !outcome.ok) {
     const err = failure ?? errors.upstream("The upstream failed.");
+    admission?.release(0);
     await billing.settle(reserved.hold, { costMicroUsd: 0, log: { ...log, ...upstream, status: err.status, errorCode: err.code, settlement: "upstream_error" } });
     return ctx.error(err);
   }
 
   const tokens = outcome.value.promptTokens ?? estimateEmbeddingTokens(req.input);
+  admission?.release(tokens);
   const settled = await billing.settle(reserved.hold, {
     costMicroUsd: embeddingCostMicro(tokens, price),
     log: { ...log, ...upstream, status: 200, inputTokens: tokens, settlement: "completed" },
   });
-  const headers = chargeHeaders(settled);
+  const headers = { ...chargeHeaders(settled), ...admission?.headers };
   // Hints only Gemini takes (task type, title) are named when the serving upstream is another.
   const dropped = route.upstream.protocol === "gemini" || !req.geminiHints ? [] : Object.keys(req.geminiHints);
   if (dropped.length) headers["x-gateway-dropped-params"] = dropped.join(", ");
