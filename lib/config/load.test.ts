@@ -78,6 +78,16 @@ describe("gateway config validation", () => {
     expect(parse(c).models.filter((m) => m.id === "chat-a")).toHaveLength(2);
   });
 
+  it("checks aliases: known targets of one kind, not a model's own id, one target for embeddings", () => {
+    const ok = parse({ ...base, aliases: [{ id: "claude-*", targets: ["chat-a"] }, { id: "emb", targets: ["emb-a"] }] });
+    expect(ok.aliases).toHaveLength(2);
+    expect(problem({ ...base, aliases: [{ id: "x", targets: ["nope"] }] })).toMatch(/aliases\[0\]\.targets\[0\]: no model with id "nope"/);
+    expect(problem({ ...base, aliases: [{ id: "chat-a", targets: ["chat-a"] }] })).toMatch(/is a model id/);
+    expect(problem({ ...base, aliases: [{ id: "x", targets: ["chat-a", "emb-a"] }] })).toMatch(/one kind/);
+    const two = mutate((c) => c.models.push({ id: "emb-b", kind: "embedding", upstream: "oa", price: { inputPerMTok: 0.02 } }));
+    expect(problem({ ...two, aliases: [{ id: "e", targets: ["emb-a", "emb-b"] }] })).toMatch(/embedding alias names one target/);
+  });
+
   it("reports invalid JSON with the file name", () => {
     expect(() => parseConfig("{", "gw.json")).toThrow(/^Invalid gateway config gw.json: not valid JSON/);
   });

@@ -147,6 +147,8 @@ export const configSchema = z
         else kinds.add(target.kind);
       });
       if (kinds.size > 1) ctx.addIssue({ code: "custom", path: at("targets"), message: "targets must share one kind" });
+      if (kinds.has("embedding") && a.targets.length > 1)
+        ctx.addIssue({ code: "custom", path: at("targets"), message: "an embedding alias names one target (vectors of different models never mix)" });
     });
   });
 

@@ -29,6 +29,8 @@ export async function saveAlias(db: DB, actor: Actor, body: z.infer<typeof saveA
   const unknown = body.targets.filter((t) => !kinds.has(t));
   if (unknown.length) throw new AppError("invalid_request", `No model with id ${unknown.map((t) => `"${t}"`).join(", ")} (targets are model ids).`, { field: "targets" });
   if (new Set(body.targets.map((t) => kinds.get(t))).size > 1) throw new AppError("invalid_request", "Targets must share one kind.", { field: "targets" });
+  if (kinds.get(body.targets[0]!) === "embedding" && body.targets.length > 1)
+    throw new AppError("invalid_request", "An embedding alias names one target: vectors of different models never mix.", { field: "targets" });
   const values = { targets: body.targets, contextFallback: body.contextFallback ?? false, enabled: body.enabled ?? true, source: "console" as const, updatedAt: new Date() };
   await db.insert(modelAliases).values({ id: body.id, ...values }).onConflictDoUpdate({ target: modelAliases.id, set: values });
   await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "alias.save", targetType: "alias", targetId: body.id, details: values });
