@@ -44,9 +44,7 @@ module.exports = {
       comment: "Money sits below the public API: lib/billing offers the port, the gateway calls it.",
       from: {
         path: "^lib/billing/",
-        // Known exception: text-cost.ts prices the canonical Usage by its token classes
-        // (lib/gateway/canonical.ts, usage.ts); removed by moving the token classes below both.
-        pathNot: [TEST, "^lib/billing/text-cost\\.ts$"],
+        pathNot: TEST,
       },
       to: { path: "^lib/gateway/" },
     },

@@ -7,10 +7,9 @@
  * output price (reasoning).
  */
 import type { ModelPrice } from "../../db/schema";
-import type { Usage } from "../gateway/canonical";
-import { usageClasses } from "../gateway/usage";
+import { usageClasses, type TokenCounts } from "./token-classes";
 
-export type TokenCounts = Pick<Usage, "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWrite5mTokens" | "cacheWrite1hTokens" | "reasoningTokens">;
+export type { TokenCounts };
 
 /** Every class's price, the fallbacks resolved: what a charge used (the log row's snapshot). */
 export interface TextClassPrices {

@@ -103,29 +103,4 @@ export function cachedTokens(u: Usage): number {
   return (u.cacheReadTokens ?? 0) + (u.cacheWrite5mTokens ?? 0) + (u.cacheWrite1hTokens ?? 0);
 }
 
-/** The six disjoint classes a request is billed on; their sum is inputTokens + outputTokens. */
-export interface UsageClasses {
-  /** Prompt tokens outside the cache. */
-  input: number;
-  cacheRead: number;
-  cacheWrite5m: number;
-  cacheWrite1h: number;
-  /** Output tokens that are not reasoning. */
-  output: number;
-  reasoning: number;
-}
-
-export function usageClasses(u: Pick<Usage, "inputTokens" | "outputTokens" | "cacheReadTokens" | "cacheWrite5mTokens" | "cacheWrite1hTokens" | "reasoningTokens">): UsageClasses {
-  const cacheRead = u.cacheReadTokens ?? 0;
-  const cacheWrite5m = u.cacheWrite5mTokens ?? 0;
-  const cacheWrite1h = u.cacheWrite1hTokens ?? 0;
-  const reasoning = Math.min(u.reasoningTokens ?? 0, u.outputTokens);
-  return {
-    input: Math.max(0, u.inputTokens - cacheRead - cacheWrite5m - cacheWrite1h),
-    cacheRead,
-    cacheWrite5m,
-    cacheWrite1h,
-    output: u.outputTokens - reasoning,
-    reasoning,
-  };
-}
+export { usageClasses, type UsageClasses } from "../billing/token-classes";
