@@ -14,6 +14,7 @@ import { textSettlementsIdle } from "./lib/billing/text-settle-batch";
 import { storedResponsesIdle } from "./lib/gateway/stored-responses/store";
 import type { GatewayResponse } from "./lib/gateway/http";
 import { startInvalidationListener } from "./lib/invalidation";
+import { sharedHealth, startUpstreamHealth } from "./lib/gateway/health";
 import { logger } from "./lib/logger";
 import { API_SECURITY_HEADERS } from "./lib/security-headers";
 import { stampPeer } from "./lib/net/request-address";
@@ -132,6 +133,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
     await prepared;
     await startInvalidationListener();
     await warmRateLimiter();
+    await startUpstreamHealth();
     if (e.RUN_WORKERS) jobs = await startJobs();
     if (e.WEBHOOK_ALLOW_HOSTS.length) {
       logger().warn({ hosts: e.WEBHOOK_ALLOW_HOSTS }, "WEBHOOK_ALLOW_HOSTS exempts these hosts from the private-address rule (tests only)");
@@ -182,6 +184,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           await textSettlementsIdle(); // replies may have gone before their settlements committed
           await storedResponsesIdle(); // and before their stored responses were written
           await jobs?.stop();
+          sharedHealth()?.stop();
           await closeRateLimiter();
           await app.close?.();
           await stopTracing(); // flushes the last spans

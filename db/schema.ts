@@ -239,6 +239,20 @@ export interface ModelPrice {
   perSecond?: number;
 }
 
+/** One entry of a request's route (request_logs.route_trace; built by lib/gateway/health/trace.ts). */
+export interface RouteTraceEntry {
+  upstream: string;
+  priority: number;
+  weight: number;
+  /** served | failed (every attempt on it failed) | skipped (circuit) | untried (an earlier one answered). */
+  result: "served" | "failed" | "skipped" | "untried";
+  /** Why it was skipped, or its last failure ("502 upstream_error"). */
+  reason?: string;
+  attempts?: number;
+  /** This attempt was the half-open circuit's probe. */
+  probe?: boolean;
+}
+
 export const INPUT_MODALITIES = ["text", "image", "pdf", "audio", "video"] as const;
 export type InputModality = (typeof INPUT_MODALITIES)[number];
 
@@ -262,8 +276,10 @@ export const models = pgTable(
     inputModalities: jsonb("input_modalities").$type<InputModality[]>(),
     /** Converted requests with hints this upstream lacks are refused, not dropped (docs/conversion-policy.md). */
     strict: boolean("strict").notNull().default(false),
-    /** Failover order among rows sharing modelId: lower first. */
+    /** Routing tier among rows sharing modelId: lower first; equal = one tier, shared by weight. */
     priority: integer("priority").notNull().default(0),
+    /** Share of its tier's requests (0 = standby: only after the rest of the tier). */
+    weight: integer("weight").notNull().default(1),
     enabled: boolean("enabled").notNull().default(true),
     source: text("source").$type<"config" | "console" | "demo">().notNull().default("console"),
     createdAt: createdAt(),
@@ -393,6 +409,8 @@ export const requestLogs = pgTable(
     droppedParams: text("dropped_params"),
     /** The model that served (and whose price was charged) when `model` named an alias. */
     servedModel: text("served_model"),
+    /** Models with several entries: which served, which failed, which were skipped (open circuit) and why (lib/gateway/health/trace.ts). */
+    routeTrace: jsonb("route_trace").$type<RouteTraceEntry[]>(),
     createdAt: createdAt(),
   },
   (t) => [
@@ -496,8 +514,14 @@ export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
     id: text("id").primaryKey(),
+    /** task: a task's final state to its owner; operator: an upstream.opened/closed event to the admin-set URL. */
+    kind: text("kind").$type<"task" | "operator">().notNull().default("task"),
+    /** The task, or for operator events the upstream entry (`model@upstream`). */
     taskId: text("task_id").notNull(),
-    accountId: text("account_id").notNull().references(() => accounts.id),
+    /** Null for operator events (no account owns them). */
+    accountId: text("account_id").references(() => accounts.id),
+    /** Operator events: the signing secret when the event was queued (task deliveries read the task's). */
+    secretEncrypted: text("secret_encrypted"),
     url: text("url").notNull(),
     /** The exact bytes sent on every attempt. */
     body: text("body").notNull(),
@@ -648,3 +672,30 @@ export const redemptions = pgTable(
   },
   (t) => [uniqueIndex("redemptions_code_account_idx").on(t.codeId, t.accountId), index("redemptions_account_idx").on(t.accountId)],
 );
+
+/** Circuit changes of upstream entries (lib/gateway/health), written once by the instance that announced them. */
+export const upstreamHealthEvents = pgTable(
+  "upstream_health_events",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    modelId: text("model_id").notNull(),
+    upstreamId: text("upstream_id").notNull(),
+    state: text("state").$type<"open" | "closed">().notNull(),
+    reason: text("reason").notNull(),
+    /** Failed share of the window when it changed, in percent. */
+    errorPercent: integer("error_percent").notNull().default(0),
+    attempts: integer("attempts").notNull().default(0),
+    /** Status, code and redacted message of the last failure. */
+    lastError: jsonb("last_error").$type<{ status: number; code: string; message: string; at: number }>(),
+    openUntil: ts("open_until"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("upstream_health_events_entry_idx").on(t.modelId, t.upstreamId, t.createdAt)],
+);
+
+/** Operator settings set in the admin console, one row per name (e.g. `upstream_webhook`). */
+export const gatewaySettings = pgTable("gateway_settings", {
+  name: text("name").primaryKey(),
+  value: jsonb("value").$type<Record<string, unknown>>().notNull(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});

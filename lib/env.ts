@@ -79,6 +79,11 @@ const envSchema = z.object({
       return parts;
     }),
   WEBHOOK_TIMEOUT_MS: int(10_000),
+  /** Upstream health (lib/gateway/health/policy.ts): the window, the attempts it needs, the error percentage that opens a circuit (0 = off), the first cool-down. */
+  UPSTREAM_HEALTH_WINDOW_S: int(60),
+  UPSTREAM_HEALTH_MIN_REQUESTS: int(10),
+  UPSTREAM_HEALTH_ERROR_PERCENT: int(50),
+  UPSTREAM_HEALTH_COOLDOWN_S: int(30),
   WEBHOOK_ALLOW_HOSTS: list.transform((l) => l.map((h) => h.toLowerCase())),
   /** Cap on an image or document URL the gateway downloads for an upstream that needs the bytes inline (Gemini). */
   MEDIA_URL_MAX_MB: int(20),

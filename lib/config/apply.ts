@@ -51,10 +51,12 @@ export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" |
       await tx.insert(upstreams).values({ id: u.id, ...values }).onConflictDoUpdate({ target: upstreams.id, set: values });
     }
     const seenModelRows: string[] = [];
-    const priorityById = new Map<string, number>();
+    const positionById = new Map<string, number>();
     for (const m of cfg.models) {
-      const priority = priorityById.get(m.id) ?? 0;
-      priorityById.set(m.id, priority + 1);
+      const position = positionById.get(m.id) ?? 0;
+      positionById.set(m.id, position + 1);
+      // Without priorities, each entry is its own tier: failover in file order.
+      const priority = m.priority ?? position;
       const values = {
         upstreamModel: m.upstreamModel ?? m.id,
         kind: m.kind,
@@ -66,6 +68,7 @@ export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" |
         inputModalities: m.inputModalities ?? null,
         strict: m.strict ?? false,
         priority,
+        weight: m.weight ?? 1,
         enabled: m.enabled ?? true,
         source,
         updatedAt: now,

@@ -59,6 +59,10 @@ export const modelSchema = z.strictObject({
   inputModalities: z.array(z.enum(INPUT_MODALITIES)).optional(),
   /** Refuse hints (knobs the upstream lacks) with a 400 instead of dropping them. */
   strict: z.boolean().optional(),
+  /** Routing tier among the id's entries, lower first; default: the entry's position among them (file order). */
+  priority: z.int().min(0).max(1000).optional(),
+  /** Share of its tier's requests; default 1; 0 = standby (only after the rest of its tier). */
+  weight: z.int().min(0).max(1000).optional(),
   enabled: z.boolean().optional(),
 });
 

@@ -180,6 +180,8 @@ export const createModelSchema = z.object({
   contextWindow: z.union([z.null(), z.coerce.number().int().min(1).max(100_000_000)]).optional(),
   inputModalities: z.union([z.null(), z.array(z.enum(INPUT_MODALITIES))]).optional(),
   priority: z.coerce.number().int().min(0).max(1000).default(0),
+  /** Share of its priority tier's requests (0 = standby). */
+  weight: z.coerce.number().int().min(0).max(1000).default(1),
   /** Refuse hints instead of dropping them (docs/conversion-policy.md). */
   strict: z.boolean().optional(),
   enabled: z.boolean().default(true),
@@ -213,6 +215,7 @@ export async function createModel(db: DB, actor: Actor, body: z.infer<typeof cre
         inputModalities: body.inputModalities ?? null,
         strict: body.strict ?? false,
         priority: body.priority,
+        weight: body.weight,
         enabled: body.enabled,
         source: "console",
       });
@@ -240,6 +243,7 @@ export async function updateModel(db: DB, actor: Actor, rowId: string, body: z.i
   if (body.contextWindow !== undefined) set.contextWindow = body.contextWindow;
   if (body.inputModalities !== undefined) set.inputModalities = body.inputModalities;
   if (body.priority !== undefined) set.priority = body.priority;
+  if (body.weight !== undefined) set.weight = body.weight;
   if (body.strict !== undefined) set.strict = body.strict;
   if (body.enabled !== undefined) set.enabled = body.enabled;
   let price: ModelPrice | undefined;

@@ -85,6 +85,8 @@ async function load(): Promise<Catalog> {
       defaultMaxTokens: m.defaultMaxTokens,
       contextWindow: m.contextWindow,
       strict: m.strict,
+      priority: m.priority,
+      weight: m.weight,
       upstream: { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey, timeoutMs: u.timeoutMs },
     };
     const list = routes.get(m.modelId) ?? [];

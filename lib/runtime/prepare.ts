@@ -6,6 +6,7 @@ import { loadConfigFile, resolveConfigPath } from "../config/load";
 import { env } from "../env";
 import { invalidateCatalog } from "../gateway/catalog";
 import { startInvalidationListener } from "../invalidation";
+import { startUpstreamHealth } from "../gateway/health";
 import { acquireInstance } from "./instance-lock";
 import { processSingleton } from "../process-singleton";
 
@@ -31,6 +32,7 @@ export function ensurePrepared(): Promise<unknown> {
     if (!env().DATABASE_URL) acquireInstance({ kind: "server" });
     const r = await prepareDatabase();
     await startInvalidationListener();
+    await startUpstreamHealth();
     return r;
   })().catch((err) => {
     g.current = undefined;

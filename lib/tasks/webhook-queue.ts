@@ -9,7 +9,7 @@ import { and, asc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
 import type { Dispatcher } from "undici";
 import type { DB } from "../../db/client";
 import { tasks, webhookAttempts, webhookDeliveries } from "../../db/schema";
-import { decryptSecret } from "../crypto";
+import { decryptSecret, encryptSecret } from "../crypto";
 import type { WebhookUrlPolicy } from "./ssrf";
 import { attemptDelivery, nextRetryDelayS, type AttemptOutcome } from "./webhook-client";
 
@@ -47,6 +47,7 @@ export async function claimDueDeliveries(db: DB, now: Date, limit: number, lease
 
 async function secretFor(db: DB, d: DeliveryRow, given?: string | null): Promise<string | null> {
   if (given !== undefined) return given;
+  if (d.kind === "operator") return d.secretEncrypted ? safeDecrypt(d.secretEncrypted) : null;
   const [t] = await db.select({ s: tasks.webhookSecretEncrypted }).from(tasks).where(eq(tasks.id, d.taskId));
   if (!t?.s) return null;
   try {
@@ -54,6 +55,42 @@ async function secretFor(db: DB, d: DeliveryRow, given?: string | null): Promise
   } catch {
     return null;
   }
+}
+
+function safeDecrypt(s: string): string | null {
+  try {
+    return decryptSecret(s);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Queues an operator event (upstream.opened / upstream.closed) on this same durable queue:
+ * signed, SSRF-guarded and retried like a task's. `id` is derived from the event, so queueing
+ * it twice (two instances) is a no-op. Returns whether this call queued it.
+ */
+export async function enqueueOperatorEvent(
+  db: DB,
+  e: { id: string; subject: string; event: string; url: string; body: string; secret: string | null; now?: Date },
+): Promise<boolean> {
+  const rows = await db
+    .insert(webhookDeliveries)
+    .values({
+      id: e.id,
+      kind: "operator",
+      taskId: e.subject,
+      accountId: null,
+      url: e.url,
+      body: e.body,
+      eventStatus: e.event,
+      secretEncrypted: e.secret ? encryptSecret(e.secret) : null,
+      state: "pending",
+      nextAttemptAt: e.now ?? new Date(),
+    })
+    .onConflictDoNothing()
+    .returning({ id: webhookDeliveries.id });
+  return rows.length > 0;
 }
 
 /** Makes one attempt of a claimed delivery and records it. */

@@ -31,6 +31,8 @@ beforeAll(async () => {
     upstreamModel,
     price: PRICE,
     defaultMaxTokens: 1000,
+    priority: 0,
+    weight: 1,
     strict,
     upstream: { id: `u-${protocol}`, protocol, baseUrl: fakes[protocol].baseUrl, apiKey: keys[protocol], timeoutMs: 5000 },
   });

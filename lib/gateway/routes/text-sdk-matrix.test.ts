@@ -21,7 +21,7 @@ let fakes: Record<"openai" | "anthropic" | "gemini", FakeTextUpstream>;
 let host: TestHost;
 
 function route(model: string, protocol: UpstreamProtocol, baseUrl: string, apiKey: string | null): ModelRoute {
-  return { rowId: `row-${model}`, modelId: model, kind: "text", family: null, ownedBy: "test", strict: false, upstreamModel: `up-${model}`, price: PRICE, defaultMaxTokens: 1000, upstream: { id: `u-${protocol}`, protocol, baseUrl, apiKey, timeoutMs: 5000 } };
+  return { rowId: `row-${model}`, modelId: model, kind: "text", family: null, ownedBy: "test", strict: false, priority: 0, weight: 1, upstreamModel: `up-${model}`, price: PRICE, defaultMaxTokens: 1000, upstream: { id: `u-${protocol}`, protocol, baseUrl, apiKey, timeoutMs: 5000 } };
 }
 
 beforeAll(async () => {

@@ -9,6 +9,8 @@ const route: ModelRoute = {
   ownedBy: "demo",
   defaultMaxTokens: null,
   strict: false,
+  priority: 0,
+  weight: 1,
   family: "t2v",
   upstreamModel: "demo-video",
   price: { perVideo: 250_000 },

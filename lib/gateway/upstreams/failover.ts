@@ -48,6 +48,8 @@ export interface FailoverHooks<R = unknown> {
   order?: (entries: readonly R[]) => readonly R[];
   /** After every attempt. Must not throw and must not block (it runs on the request path). */
   onOutcome?: (report: AttemptReport<R>) => void;
+  /** The answer when `order` left every entry out (all circuits open): e.g. a 503 with Retry-After. */
+  unavailable?: (entries: readonly R[]) => UpstreamFailure;
 }
 
 export interface FailoverOptions<R> extends FailoverHooks<R>, Partial<RetryPolicy> {
@@ -85,10 +87,12 @@ export async function failover<R, T>(
   const global = installed<R>();
   const order = opts.order ?? global?.order;
   const onOutcome = opts.onOutcome ?? global?.onOutcome;
+  const unavailable = opts.unavailable ?? global?.unavailable;
   const retries = opts.retries ?? 0;
   const policy = { baseDelayMs: opts.baseDelayMs ?? TEXT_RETRY.baseDelayMs, maxDelayMs: opts.maxDelayMs ?? TEXT_RETRY.maxDelayMs };
   const signal = opts.signal;
   const list = order ? order(entries) : entries;
+  if (list.length === 0 && entries.length > 0 && unavailable) return { ...unavailable(entries), route: null, attempts: 0 };
 
   let last: UpstreamFailure | null = null;
   let lastRoute: R | null = null;

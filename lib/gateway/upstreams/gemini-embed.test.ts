@@ -15,6 +15,8 @@ beforeAll(async () => {
     family: null,
     ownedBy: "test",
     strict: false,
+    priority: 0,
+    weight: 1,
     defaultMaxTokens: null,
     upstreamModel: "gemini-embedding-001",
     price: { inputPerMTok: 150_000 },

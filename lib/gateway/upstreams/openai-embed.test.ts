@@ -15,6 +15,8 @@ beforeAll(async () => {
     family: null,
     ownedBy: "test",
     strict: false,
+    priority: 0,
+    weight: 1,
     defaultMaxTokens: null,
     upstreamModel: "text-embedding-3-small",
     price: { inputPerMTok: 20_000 },

@@ -22,6 +22,8 @@ beforeAll(async () => {
     family: null,
     ownedBy: "test",
     strict: false,
+    priority: 0,
+    weight: 1,
     defaultMaxTokens: null,
     upstreamModel: "gpt-image-1",
     price: full,

@@ -15,6 +15,8 @@ beforeAll(async () => {
     ownedBy: "test",
     defaultMaxTokens: null,
     strict: false,
+    priority: 0,
+    weight: 1,
     family: "t2v",
     upstreamModel: "sora-2",
     price: { perVideo: 250_000 },

@@ -35,6 +35,8 @@ async function loadTaskRoute(db: DbOrTx, t: TaskRow): Promise<ModelRoute | null>
     price: m?.price ?? {},
     defaultMaxTokens: null,
     strict: false,
+    priority: 0,
+    weight: 1,
     upstream: { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey, timeoutMs: u.timeoutMs },
   };
 }

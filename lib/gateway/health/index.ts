@@ -1,0 +1,78 @@
+/**
+ * Upstream health for the process (README, "Upstream health and routing"): one `Health`, the
+ * failover hooks every capability gets, the per-request route with its trace, the shared
+ * store (REDIS_URL), /metrics, and the announcement of each circuit change.
+ *
+ * Handlers: `const route = routeFor(health(), { prefer })`, pass `route.hooks` to failover(),
+ * put `route.trace()` on the request-log row. A capability that passes no hooks still gets
+ * health through the installed ones (no trace).
+ */
+import { getDb } from "../../../db/client";
+import { env } from "../../env";
+import { logger } from "../../logger";
+import { metrics } from "../../metrics";
+import { processSingleton } from "../../process-singleton";
+import { rateLimitRedis } from "../rate-limit";
+import { installFailoverHooks } from "../upstreams/failover";
+import { announce } from "./announce";
+import type { Transition } from "./circuit";
+import { Health } from "./health";
+import { policyFromEnv } from "./policy";
+import { splitKey, type Routable } from "./routing";
+import { SharedHealth } from "./shared-store";
+import { allOpen, trackRoute } from "./trace";
+
+export { trackRoute as routeFor } from "./trace";
+export type { RouteTrace } from "./trace";
+export type { EntryHealth } from "./health";
+
+const state = processSingleton("gateway.upstreamHealth", () => ({
+  health: new Health(policyFromEnv()),
+  shared: null as SharedHealth | null,
+  started: undefined as Promise<void> | undefined,
+}));
+
+export function health(): Health {
+  return state().health;
+}
+
+export function sharedHealth(): SharedHealth | null {
+  return state().shared;
+}
+
+/** Once per process, at start: hooks, metrics, the shared store. Idempotent. */
+export function startUpstreamHealth(): Promise<void> {
+  const s = state();
+  s.started ??= (async () => {
+    const h = s.health;
+    installFailoverHooks<Routable>({
+      order: (entries) => h.order(entries).entries,
+      onOutcome: (r) => h.record(r.entry, r.fault, r.failure),
+      unavailable: (entries) => allOpen(h, entries),
+    });
+    const redis = env().REDIS_URL ? await rateLimitRedis() : null;
+    if (redis) {
+      s.shared = new SharedHealth(redis, h);
+      h.sharing = true;
+      s.shared.start();
+    }
+    h.onTransition((t, origin) => {
+      const { modelId, upstreamId } = splitKey(t.key);
+      if (origin === "local") metrics().upstreamTransitions.inc({ model: modelId, upstream: upstreamId, to: t.to });
+      if (origin === "local") void confirmAndAnnounce(t);
+    });
+    h.onFailure((key, code) => metrics().upstreamErrors.inc({ upstream: splitKey(key).upstreamId, kind: code }));
+    metrics().registerUpstreamHealth(() => h.snapshot());
+  })();
+  return s.started;
+}
+
+async function confirmAndAnnounce(t: Transition): Promise<void> {
+  try {
+    const shared = state().shared;
+    if (shared && !(await shared.claim(t))) return;
+    await announce(await getDb(), t);
+  } catch (err) {
+    logger().error({ err, entry: t.key }, "upstream health: could not record or announce a circuit change");
+  }
+}
