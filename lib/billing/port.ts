@@ -13,7 +13,7 @@
  * returned, the ledger row and the request-log row commit together. The gateway depends on
  * these types; nothing here knows the gateway.
  */
-import type { ModelPrice } from "../../db/schema";
+import type { ModelPrice, RouteTraceEntry } from "../../db/schema";
 
 /** Who pays and which request this is: fixed for the life of the request. */
 export interface BillingRequest {
@@ -87,6 +87,8 @@ export interface RequestLogFields {
   droppedParams?: string | null;
   /** The model that served (and whose price was charged) when `model` named an alias. */
   servedModel?: string | null;
+  /** Which entries served, failed or were skipped, and why (lib/gateway/health/trace.ts). */
+  routeTrace?: RouteTraceEntry[] | null;
 }
 
 export interface Settlement {

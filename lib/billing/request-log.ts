@@ -44,6 +44,7 @@ export function requestLogRow(req: BillingRequest, f: RequestLogFields, costMicr
     replayedItems: f.replayedItems ?? null,
     droppedParams: f.droppedParams ?? null,
     servedModel: f.servedModel ?? null,
+    routeTrace: f.routeTrace ?? null,
   };
 }
 

@@ -179,7 +179,8 @@ export const createModelSchema = z.object({
   defaultMaxTokens: z.union([z.null(), z.coerce.number().int().min(1).max(10_000_000)]).optional(),
   contextWindow: z.union([z.null(), z.coerce.number().int().min(1).max(100_000_000)]).optional(),
   inputModalities: z.union([z.null(), z.array(z.enum(INPUT_MODALITIES))]).optional(),
-  priority: z.coerce.number().int().min(0).max(1000).default(0),
+  /** Routing tier; omitted = after the id's existing entries (a fallback). Equal priorities share load by weight. */
+  priority: z.coerce.number().int().min(0).max(1000).optional(),
   /** Share of its priority tier's requests (0 = standby). */
   weight: z.coerce.number().int().min(0).max(1000).default(1),
   /** Refuse hints instead of dropping them (docs/conversion-policy.md). */
@@ -194,7 +195,7 @@ export async function createModel(db: DB, actor: Actor, body: z.infer<typeof cre
   if (!u) throw new AppError("invalid_request", "No such upstream.", { field: "upstreamId" });
   const price = priceToMicro(body.price);
   checkPrice(body.kind, price);
-  const siblings = await db.select({ kind: models.kind }).from(models).where(eq(models.modelId, body.modelId));
+  const siblings = await db.select({ kind: models.kind, priority: models.priority }).from(models).where(eq(models.modelId, body.modelId));
   if (siblings.some((s) => s.kind !== body.kind)) throw new AppError("invalid_request", `"${body.modelId}" already exists with another kind.`, { field: "kind" });
   const [dup] = await db.select({ id: models.id }).from(models).where(and(eq(models.modelId, body.modelId), eq(models.upstreamId, body.upstreamId)));
   if (dup) throw new AppError("conflict", `"${body.modelId}" is already served by "${body.upstreamId}".`, { field: "upstreamId" });
@@ -214,7 +215,7 @@ export async function createModel(db: DB, actor: Actor, body: z.infer<typeof cre
         contextWindow: body.contextWindow ?? null,
         inputModalities: body.inputModalities ?? null,
         strict: body.strict ?? false,
-        priority: body.priority,
+        priority: body.priority ?? (siblings.length ? Math.max(...siblings.map((s) => s.priority)) + 1 : 0),
         weight: body.weight,
         enabled: body.enabled,
         source: "console",

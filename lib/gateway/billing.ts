@@ -78,6 +78,7 @@ function textLogFields(s: TextSettlement) {
     ttftMs: s.ttftMs,
     replayedItems: s.replayedItems,
     droppedParams: s.droppedParams,
+    routeTrace: s.routeTrace,
     servedModel: s.servedModel,
   };
 }

@@ -41,6 +41,8 @@ export interface Catalog {
 }
 
 const TTL_MS = 30_000;
+/** Entry priorities are 0–1000: an alias's n-th target is tried after every tier of the ones before it. */
+const ALIAS_TIER_BAND = 10_000;
 const state = processSingleton("gateway.catalog", () => {
   const s: { current?: Catalog; loading?: Promise<Catalog>; generation: number } = { generation: 0 };
   onInvalidation((msg) => {
@@ -176,7 +178,8 @@ export async function resolveModel(
     // An alias: the targets' entries in alias order (allowed when the name asked for, or the alias, is).
     alias = matchAlias(catalog.aliases, modelId) ?? undefined;
     if (alias && (isAllowed(principal, modelId) || isAllowed(principal, alias.id)))
-      routes = alias.targets.flatMap((t) => catalog.routes.get(t) ?? []);
+      // Each target is a band of tiers after the one before it (health routing sorts by priority).
+      routes = alias.targets.flatMap((t, i) => (catalog.routes.get(t) ?? []).map((r) => ({ ...r, priority: i * ALIAS_TIER_BAND + (r.priority ?? 0) })));
     else if (alias) return { ok: false, error: errors.modelNotFound(modelId) };
   } else if (!isAllowed(principal, modelId)) return { ok: false, error: errors.modelNotFound(modelId) };
   if (!routes?.length) return { ok: false, error: errors.modelNotFound(modelId) };

@@ -23,6 +23,8 @@ export interface TrackedRoute<R> {
   hooks: Required<Pick<FailoverHooks<R>, "order" | "onOutcome" | "unavailable">>;
   /** null when there was nothing to choose (one entry, served at its first attempt). */
   trace(): RouteTrace | null;
+  /** The entry the order put first (undefined before failover ran). */
+  first(): R | undefined;
 }
 
 export function trackRoute<R extends Routable>(health: Health, opts: { prefer?: R | null } = {}): TrackedRoute<R> {
@@ -53,6 +55,9 @@ export function trackRoute<R extends Routable>(health: Health, opts: { prefer?: 
       unavailable(entries) {
         return allOpen(health, entries);
       },
+    },
+    first() {
+      return tried[0];
     },
     trace() {
       if (all.length <= 1 && skipped.size === 0 && [...seen.values()].every((s) => s.attempts <= 1)) return null;

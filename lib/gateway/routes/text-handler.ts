@@ -19,6 +19,7 @@ import { failover, TEXT_RETRY } from "../upstreams/failover";
 import type { ClientHeaders, Inexpressible, PreparedCall, TextAdapter, UpstreamChunk } from "../upstreams/text-types";
 import type { ModelRoute } from "../model-route";
 import { affinityKey, orderByAffinity, rememberAffinity } from "./text-affinity";
+import { health, routeFor } from "../health";
 import { completeUsage, StreamMeter } from "./text-meter";
 import type { SettlementReason, TextDeps, TextSettlement } from "./text-types";
 
@@ -145,16 +146,26 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     if (fit.length) usable = fit;
   }
 
-  // Several entries: the one holding this key's prompt prefix in its cache goes first.
+  // Several entries: the one holding this key's prompt prefix in its cache goes first unless its
+  // circuit is open; otherwise tiers, weights and circuits decide (health).
   let affinity: string | null = null;
   let ordering: "sticky" | "order" | null = null;
+  let prefer: ModelRoute | null = null;
+  if (usable.length > 1) ordering = "order";
   if (usable.length > 1 && deps.affinityScope) {
     affinity = affinityKey(deps.affinityScope, req);
-    ({ routes: usable, routing: ordering } = orderByAffinity(affinity, usable));
+    const sticky = orderByAffinity(affinity, usable);
+    if (sticky.routing === "sticky") prefer = sticky.routes[0]!;
   }
+  const routePlan = routeFor<ModelRoute>(health(), { prefer });
+  /** The configured first entry: its price is the hold's base (the charge is the serving entry's). */
   const first = usable[0]!;
   /** The log row's `routing`: how the serving entry was chosen (null with a single entry). */
-  const routingOf = (served: ModelRoute | null | undefined) => (ordering === null ? null : served && served !== first ? "failover" : ordering);
+  const routingOf = (served: ModelRoute | null | undefined) => {
+    if (ordering === null) return null;
+    if (served && served !== routePlan.first()) return "failover";
+    return prefer && served === prefer ? "sticky" : "order";
+  };
   const remember = (served: ModelRoute | null | undefined) => {
     if (affinity && served) rememberAffinity(affinity, served.rowId, req);
   };
@@ -186,14 +197,14 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
     admission?.release(s.inputTokens + s.outputTokens);
     const servedModel = s.route && s.route.modelId !== req.model ? s.route.modelId : null;
     return deps.billing.settle(
-      { ...base, ...s, hold: held, model: req.model, servedModel, priceSnapshot: textPriceSnapshot((s.route ?? first).price), latencyMs: elapsed(), routing: routingOf(s.route), droppedParams: droppedOf(s.route) },
+      { ...base, ...s, hold: held, model: req.model, servedModel, priceSnapshot: textPriceSnapshot((s.route ?? first).price), latencyMs: elapsed(), routing: routingOf(s.route), droppedParams: droppedOf(s.route), routeTrace: routePlan.trace() },
       opts,
     );
   };
   /** Headers of every answer that reached an upstream: the serving model and the token budget. */
   const servedHeaders = (served: ModelRoute): Record<string, string> => ({ [SERVED_MODEL_HEADER]: served.modelId, ...admission?.headers });
 
-  const retry = { ...(deps.retry ?? TEXT_RETRY), signal };
+  const retry = { ...(deps.retry ?? TEXT_RETRY), signal, ...routePlan.hooks };
   if (!req.stream) {
     const r = await failover(usable, (route) => plans.get(route)!.adapter.complete(plans.get(route)!.call, { signal, timeoutMs: timeoutOf(route) }), retry);
     if (!r.ok) {

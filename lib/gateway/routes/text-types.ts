@@ -1,5 +1,5 @@
 /** What the text handler needs from the outside: the catalog's routes and the money. */
-import type { ModelPrice } from "../../../db/schema";
+import type { ModelPrice, RouteTraceEntry } from "../../../db/schema";
 import type { Hold } from "../../billing/port";
 import type { ApiError } from "../errors";
 import type { RetryPolicy } from "../upstreams/failover";
@@ -43,6 +43,8 @@ export interface TextSettlement {
   droppedParams?: string | null;
   /** The model that served when it is not the one asked for (an alias's target). */
   servedModel?: string | null;
+  /** Which entries served, failed or were skipped (request_logs.route_trace). */
+  routeTrace?: RouteTraceEntry[] | null;
 }
 
 export type ReserveOutcome =
