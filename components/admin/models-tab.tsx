@@ -40,6 +40,7 @@ interface Form {
   /** Text models: refuse hints (400) instead of dropping them (docs/conversion-policy.md). */
   strict: boolean;
   priority: string;
+  weight: string;
 }
 
 const EMPTY: Form = {
@@ -62,7 +63,8 @@ const EMPTY: Form = {
   contextWindow: "",
   inputModalities: "",
   strict: false,
-  priority: "0",
+  priority: "",
+  weight: "1",
 };
 
 const money = (s: string) => /^\d+(\.\d{1,6})?$/.test(s.trim());
@@ -89,6 +91,7 @@ function fromModel(m: AdminModel): Form {
     contextWindow: m.contextWindow ? String(m.contextWindow) : "",
     inputModalities: (m.inputModalities ?? []).join(", "),
     priority: String(m.priority),
+    weight: String(m.weight),
     strict: m.strict ?? false,
   };
 }
@@ -159,7 +162,8 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
     if (form.contextWindow && !/^\d+$/.test(form.contextWindow)) next.contextWindow = "A whole number of tokens.";
     const unknown = modalities(form.inputModalities).filter((x) => !MODALITIES.includes(x));
     if (unknown.length) next.inputModalities = `Unknown: ${unknown.join(", ")}. Use ${MODALITIES.join(", ")}.`;
-    if (!/^\d+$/.test(form.priority)) next.priority = "A whole number (0 first).";
+    if (form.priority !== "" && !/^\d+$/.test(form.priority)) next.priority = "A whole number (0 first).";
+    if (!/^\d+$/.test(form.weight) || Number(form.weight) > 1000) next.weight = "A whole number from 0 to 1000.";
     const price = buildPrice(form);
     if (price.error) next.price = price.error;
     setErrors(next);
@@ -172,7 +176,8 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
       contextWindow: form.contextWindow ? Number(form.contextWindow) : null,
       inputModalities: form.inputModalities.trim() ? modalities(form.inputModalities) : null,
       ...(form.kind === "text" ? { strict: form.strict } : {}),
-      priority: Number(form.priority),
+      ...(form.priority !== "" ? { priority: Number(form.priority) } : {}),
+      weight: Number(form.weight),
       family: form.kind === "video" && form.family ? form.family : null,
     };
     if (!editing) Object.assign(body, { modelId: form.modelId.trim(), upstreamId: form.upstreamId, kind: form.kind });
@@ -185,9 +190,9 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
   }
   const err = (f: string) => errors[f] ?? fieldError(save.error, f);
   return (
-    <Dialog open={open} onClose={close} wide title={editing ? `Edit ${editing.modelId} via ${editing.upstreamId}` : "Add a model"} description="Prices are in USD. Routes that share a model id share its price; the gateway picks routes by priority (lowest first) and fails over in that order.">
+    <Dialog open={open} onClose={close} wide title={editing ? `Edit ${editing.modelId} via ${editing.upstreamId}` : "Add a model"} description="Prices are in USD. Routes that share a model id share its price; routes are tried by priority tier (lowest first), shared by weight within a tier, and skipped while their circuit is open.">
       <form onSubmit={submit} noValidate className="space-y-4">
-        <FormError message={formError(save.error, ["modelId", "upstreamId", "kind", "ownedBy", "price", "defaultMaxTokens", "contextWindow", "inputModalities", "priority"])} />
+        <FormError message={formError(save.error, ["modelId", "upstreamId", "kind", "ownedBy", "price", "defaultMaxTokens", "contextWindow", "inputModalities", "priority", "weight"])} />
         <div className="grid gap-4 sm:grid-cols-3">
           <TextField label="Public model id" value={form.modelId} onChange={set("modelId")} disabled={Boolean(editing)} error={err("modelId")} placeholder="e.g. gpt-4o-mini" />
           <SelectField label="Kind" value={form.kind} onChange={set("kind")} disabled={Boolean(editing)} error={err("kind")}>
@@ -206,7 +211,8 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
           </SelectField>
           <TextField label="Upstream model" value={form.upstreamModel} onChange={set("upstreamModel")} optional placeholder="Same as the id" />
           <TextField label="Owned by" value={form.ownedBy} onChange={set("ownedBy")} error={err("ownedBy")} />
-          <TextField label="Priority" inputMode="numeric" value={form.priority} onChange={set("priority")} error={err("priority")} />
+          <TextField label="Priority" inputMode="numeric" value={form.priority} onChange={set("priority")} error={err("priority")} optional={!editing} placeholder={editing ? undefined : "After this id's other routes"} hint="Tier: lower is tried first; equal priorities share requests by weight." />
+          <TextField label="Weight" inputMode="numeric" value={form.weight} onChange={set("weight")} error={err("weight")} hint="Share of its tier's requests (0 = standby)." />
         </div>
         <fieldset className="rounded-md border border-zinc-200 p-4">
           <legend className="px-1 text-sm font-medium text-zinc-800">Price (USD)</legend>
@@ -308,6 +314,7 @@ export function ModelsTab() {
                 <Th>Upstream</Th>
                 <Th>Price</Th>
                 <Th className="text-right">Priority</Th>
+                <Th className="text-right">Weight</Th>
                 <Th>Status</Th>
                 <Th sticky>
                   <span className="sr-only">Actions</span>
@@ -332,6 +339,7 @@ export function ModelsTab() {
                     {priceText(m.price)}
                   </Td>
                   <Td className="text-right tabular-nums">{m.priority}</Td>
+                  <Td className="text-right tabular-nums">{m.weight}</Td>
                   <Td>{m.enabled ? <Badge tone="green">Enabled</Badge> : <Badge>Disabled</Badge>}</Td>
                   <Td sticky className="text-right">
                     <span className="inline-flex gap-1">

@@ -10,6 +10,7 @@ import { Dialog } from "../ui/dialog";
 import { FormError, SelectField, TextField } from "../ui/field";
 import { Empty, QueryState } from "../ui/states";
 import { Mono, Table, Td, Th } from "../ui/table";
+import { UpstreamHealthCard } from "./upstream-health-card";
 
 const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"];
 const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs"];
@@ -106,6 +107,7 @@ export function UpstreamsTab() {
   }
 
   return (
+    <div className="space-y-6">
     <Card>
       <CardHeader title="Upstreams" description="Providers the gateway forwards to, in the protocol they speak." action={<Button size="sm" onClick={() => setDialog({ open: true, editing: null })}>Add upstream</Button>} />
       <FormError message={formError(toggle.error, [])} />
@@ -162,5 +164,7 @@ export function UpstreamsTab() {
       </QueryState>
       <UpstreamDialog open={dialog.open} editing={dialog.editing} onClose={() => setDialog({ open: false, editing: null })} />
     </Card>
+    <UpstreamHealthCard />
+    </div>
   );
 }

@@ -150,6 +150,11 @@ export function useAdminUpstreams() {
   return useQuery({ queryKey: ["admin", "upstreams"], queryFn: () => api<{ items: T.AdminUpstream[] }>("/api/admin/upstreams") });
 }
 
+/** Circuits change on their own: refreshed every 5 s while the tab is open. */
+export function useUpstreamHealth() {
+  return useQuery({ queryKey: ["admin", "upstream-health"], queryFn: () => api<T.UpstreamHealthView>("/api/admin/upstream-health"), refetchInterval: 5000 });
+}
+
 export function useAdminModels() {
   return useQuery({ queryKey: ["admin", "models"], queryFn: () => api<{ items: T.AdminModel[] }>("/api/admin/models") });
 }

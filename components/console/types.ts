@@ -6,6 +6,7 @@ import type { SessionUser } from "@/lib/auth/session";
 import type { OrgSummary } from "@/lib/orgs/membership";
 import type { Capability, OrgRole } from "@/lib/orgs/roles";
 import type { listModels, listUpstreams } from "@/lib/console/admin-catalog";
+import type { setUpstreamWebhook, upstreamHealthView } from "@/lib/console/upstream-health";
 import type { listUsers } from "@/lib/console/admin-users";
 import type { listAliases } from "@/lib/console/admin-aliases";
 import type { listAudit } from "@/lib/console/audit";
@@ -95,6 +96,9 @@ export type AdminUpstream = Wire<Awaited<ReturnType<typeof listUpstreams>>>[numb
 
 export type AdminAlias = Wire<Awaited<ReturnType<typeof listAliases>>>[number];
 export type AdminModel = Wire<Awaited<ReturnType<typeof listModels>>>[number];
+
+export type UpstreamHealthView = Wire<Awaited<ReturnType<typeof upstreamHealthView>>>;
+export type UpstreamWebhookSaved = Wire<Awaited<ReturnType<typeof setUpstreamWebhook>>>;
 /** Integer micro-USD prices of a model (db/schema.ts ModelPrice). */
 export type ModelPrice = AdminModel["price"];
 
