@@ -30,9 +30,9 @@ export interface ModelRoute {
   contextWindow?: number | null;
   /** Hints are refused, not dropped (docs/conversion-policy.md). */
   strict: boolean;
-  /** Routing tier among the id's entries: lower is tried first (lib/gateway/health/routing.ts). */
-  priority: number;
-  /** Share of the tier's requests (0 = only after the rest of the tier). */
-  weight: number;
+  /** Routing tier among the id's entries: lower is tried first (lib/gateway/health/routing.ts); absent = 0. */
+  priority?: number;
+  /** Share of the tier's requests (0 = only after the rest of the tier); absent = 1. */
+  weight?: number;
   upstream: UpstreamInfo;
 }

@@ -7,7 +7,7 @@
 import type { UpstreamFailure } from "../errors";
 import { Circuit, type CircuitState, type ErrorSample, type Transition } from "./circuit";
 import type { HealthPolicy } from "./policy";
-import { entryKey, splitKey, weightedOrder, type Routable } from "./routing";
+import { entryKey, splitKey, tierOf, weightedOrder, type Routable } from "./routing";
 
 export interface Skip<R> {
   entry: R;
@@ -97,13 +97,13 @@ export class Health {
         continue;
       }
       // Only the entry that will be tried first takes the probe slot; one further down may never be reached.
-      const adm = c.admit(now, out.length === 0 || (!probeTaken && out[0]!.priority === e.priority));
+      const adm = c.admit(now, out.length === 0 || (!probeTaken && tierOf(out[0]!) === tierOf(e)));
       if (!adm.allow) skipped.push({ entry: e, reason: adm.reason });
-      else if (adm.probe && !probeTaken && (out.length === 0 || out[0]!.priority === e.priority)) {
+      else if (adm.probe && !probeTaken && (out.length === 0 || tierOf(out[0]!) === tierOf(e))) {
         probeTaken = true;
         // Let the probe go first in its tier.
         let i = out.length;
-        while (i > 0 && out[i - 1]!.priority === e.priority) i--;
+        while (i > 0 && tierOf(out[i - 1]!) === tierOf(e)) i--;
         out.splice(i, 0, e);
       } else out.push(e);
     }
@@ -221,6 +221,6 @@ export class Health {
 function promote<R extends Routable>(list: R[], prefer?: R | null): R[] {
   if (!prefer || list[0] === prefer) return list;
   const i = list.indexOf(prefer);
-  if (i < 0 || list[0]!.priority !== prefer.priority) return list;
+  if (i < 0 || tierOf(list[0]!) !== tierOf(prefer)) return list;
   return [prefer, ...list.slice(0, i), ...list.slice(i + 1)];
 }

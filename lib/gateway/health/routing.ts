@@ -7,16 +7,22 @@
 export interface Routable {
   modelId: string;
   upstream: { id: string };
-  /** Tier: lower is tried first. */
-  priority: number;
-  /** Share within the tier (0 = standby). */
-  weight: number;
+  /** Tier: lower is tried first (absent = 0). */
+  priority?: number;
+  /** Share within the tier (0 = standby; absent = 1). */
+  weight?: number;
 }
+
+export const tierOf = (e: Routable): number => e.priority ?? 0;
+export const weightOf = (e: Routable): number => e.weight ?? 1;
 
 export function weightedOrder<R extends Routable>(entries: readonly R[], random: () => number = Math.random): R[] {
   if (entries.length < 2) return entries.slice();
-  const keyed = entries.map((entry, i) => ({ entry, i, key: entry.weight > 0 ? -Math.log(1 - random()) / entry.weight : Infinity }));
-  keyed.sort((a, b) => a.entry.priority - b.entry.priority || a.key - b.key || a.i - b.i);
+  const keyed = entries.map((entry, i) => {
+    const w = weightOf(entry);
+    return { entry, i, tier: tierOf(entry), key: w > 0 ? -Math.log(1 - random()) / w : Infinity };
+  });
+  keyed.sort((a, b) => a.tier - b.tier || a.key - b.key || a.i - b.i);
   return keyed.map((k) => k.entry);
 }
 

@@ -7,7 +7,7 @@ import type { RouteTraceEntry } from "../../../db/schema";
 import { errors, type UpstreamFailure } from "../errors";
 import type { AttemptReport, FailoverHooks } from "../upstreams/failover";
 import type { Health } from "./health";
-import type { Routable } from "./routing";
+import { tierOf, weightOf, type Routable } from "./routing";
 
 export type { RouteTraceEntry };
 export type RouteTrace = RouteTraceEntry[];
@@ -63,7 +63,7 @@ export function trackRoute<R extends Routable>(health: Health, opts: { prefer?: 
       if (all.length <= 1 && skipped.size === 0 && [...seen.values()].every((s) => s.attempts <= 1)) return null;
       const order = [...tried, ...all.filter((e) => !tried.includes(e))];
       return order.map((e) => {
-        const base = { upstream: e.upstream.id, priority: e.priority, weight: e.weight };
+        const base = { upstream: e.upstream.id, priority: tierOf(e), weight: weightOf(e) };
         const why = skipped.get(e);
         if (why) return { ...base, result: "skipped" as const, reason: why };
         const s = seen.get(e);
