@@ -71,6 +71,8 @@ async function confirmAndAnnounce(t: Transition): Promise<void> {
   try {
     const shared = state().shared;
     if (shared && !(await shared.claim(t))) return;
+    // A failed probe only extends the cool-down: the operator already heard it opened.
+    if (t.from === "half_open" && t.to === "open") return;
     await announce(await getDb(), t);
   } catch (err) {
     logger().error({ err, entry: t.key }, "upstream health: could not record or announce a circuit change");
