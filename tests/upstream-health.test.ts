@@ -73,12 +73,15 @@ afterAll(async () => {
   await receiver?.close();
 });
 
+let asked = 0;
+
+/** Each request a different prompt: the same prefix would stick to one entry (prompt-cache affinity). */
 async function chat(server: TestServer, model: string): Promise<{ status: number; cost: string | null; retryAfter: string | null; ms: number }> {
   const t = performance.now();
   const r = await fetch(`${server.url}/v1/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ model, messages: [{ role: "user", content: "hi" }], max_tokens: 16 }),
+    body: JSON.stringify({ model, messages: [{ role: "user", content: `hi ${asked++}` }], max_tokens: 16 }),
   });
   await r.arrayBuffer();
   return { status: r.status, cost: r.headers.get("x-gateway-cost-usd"), retryAfter: r.headers.get("retry-after"), ms: performance.now() - t };

@@ -47,19 +47,17 @@ export class Circuit {
   cooldownMs: number;
   private probeUntil = 0;
   readonly lastErrors: ErrorSample[] = [];
-  /** Epoch ms of the last change (or creation). */
-  changedAt: number;
+  /** Epoch ms of the last change; 0 = never changed (a shared change of any age applies). */
+  changedAt = 0;
   /** Shared counts of slots before this one predate the last close and are ignored (shared-store.ts). */
   countFrom = -Infinity;
 
   constructor(
     readonly key: string,
     private readonly policy: HealthPolicy,
-    now: number,
   ) {
     this.window = new SlidingWindow(policy.windowMs);
     this.cooldownMs = policy.cooldownMs;
-    this.changedAt = now;
   }
 
   state(now: number): CircuitState {

@@ -108,6 +108,22 @@ describe("circuit", () => {
   });
 });
 
+describe("shared changes", () => {
+  it("applies another instance's change to an entry it has never seen, and ignores one older than its own", () => {
+    const c = clock();
+    const h = new Health(policy, c.now);
+    const a = entry("a");
+    h.record(entry("zz"), "none");
+    h.apply("m@a", { to: "open", at: c.t - 5000, reason: "elsewhere", openUntil: c.t + 1000 });
+    expect(h.order([a]).skipped[0]!.reason).toBe("circuit open");
+    c.t += 1000;
+    h.order([a]);
+    h.record(a, "none"); // our probe closes it
+    h.apply("m@a", { to: "open", at: c.t - 5000, reason: "stale", openUntil: c.t + 1000 });
+    expect(h.order([a]).entries).toEqual([a]);
+  });
+});
+
 describe("routing", () => {
   it("orders by tier, then by weight within a tier (measured over many draws)", () => {
     const a = entry("a", 0, 3);

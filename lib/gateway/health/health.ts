@@ -30,7 +30,7 @@ export interface EntryHealth {
   openedAt: number | null;
   openUntil: number | null;
   reason: string | null;
-  changedAt: number;
+  changedAt: number | null;
   lastErrors: ErrorSample[];
 }
 
@@ -71,7 +71,7 @@ export class Health {
   circuit(key: string, ids?: { modelId: string; upstreamId: string }): Circuit {
     let c = this.circuits.get(key);
     if (!c) {
-      c = new Circuit(key, this.policy, this.now());
+      c = new Circuit(key, this.policy);
       this.circuits.set(key, c);
       if (ids) this.ids.set(key, ids);
     }
@@ -173,7 +173,7 @@ export class Health {
         openedAt: c.openedAt,
         openUntil: state === "closed" ? null : c.openUntil,
         reason: c.reason,
-        changedAt: c.changedAt,
+        changedAt: c.changedAt || null,
         lastErrors: c.lastErrors.slice(),
       };
     });
