@@ -95,6 +95,9 @@ beforeAll(async () => {
         ...entries("vid", "vid", { kind: "video", family: "t2v", price: { perVideo: 0.25 } }),
       ],
     },
+    // The verdict of each single fault: circuits off, or the bad entries' circuits would open
+    // after a few cases and answer 503 (that is tests/upstream-health.test.ts's subject).
+    env: { UPSTREAM_HEALTH_ERROR_PERCENT: "0" },
   });
   ({ email, key } = await createAccount(server, { usd: 20 }));
 });

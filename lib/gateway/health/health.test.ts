@@ -158,13 +158,15 @@ describe("routing", () => {
     expect(h.order([a, b, d]).entries).toEqual([b, a, d]);
   });
 
-  it("puts the preferred entry (prompt-cache affinity) first only within the first tier", () => {
+  it("puts the preferred entry (prompt-cache affinity) first unless its circuit is open", () => {
     const h = new Health(policy, clock().now, () => 0.5);
     const a = entry("a", 0);
     const b = entry("b", 0);
     const d = entry("d", 1);
     expect(h.order([a, b, d], b).entries).toEqual([b, a, d]);
-    expect(h.order([a, b, d], d).entries).toEqual([a, b, d]);
+    expect(h.order([a, b, d], d).entries).toEqual([d, a, b]);
+    for (let i = 0; i < 4; i++) h.record(d, "upstream", fail502);
+    expect(h.order([a, b, d], d).entries).toEqual([a, b]);
   });
 });
 

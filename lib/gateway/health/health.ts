@@ -81,7 +81,7 @@ export class Health {
   /**
    * The entries to try, in order: tiers and weights (routing.ts), open circuits left out, a
    * half-open entry first in its tier (its probe is this request). `prefer` (prompt-cache
-   * affinity) goes first when it is admitted and in the first tier that has any entry admitted.
+   * affinity: a cache hit is worth more than the configured order) goes first when admitted.
    */
   order<R extends Routable>(entries: readonly R[], prefer?: R | null): Ordered<R> {
     const now = this.now();
@@ -221,6 +221,6 @@ export class Health {
 function promote<R extends Routable>(list: R[], prefer?: R | null): R[] {
   if (!prefer || list[0] === prefer) return list;
   const i = list.indexOf(prefer);
-  if (i < 0 || tierOf(list[0]!) !== tierOf(prefer)) return list;
+  if (i < 0) return list;
   return [prefer, ...list.slice(0, i), ...list.slice(i + 1)];
 }

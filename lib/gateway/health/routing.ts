@@ -17,13 +17,38 @@ export const tierOf = (e: Routable): number => e.priority ?? 0;
 export const weightOf = (e: Routable): number => e.weight ?? 1;
 
 export function weightedOrder<R extends Routable>(entries: readonly R[], random: () => number = Math.random): R[] {
-  if (entries.length < 2) return entries.slice();
-  const keyed = entries.map((entry, i) => {
-    const w = weightOf(entry);
-    return { entry, i, tier: tierOf(entry), key: w > 0 ? -Math.log(1 - random()) / w : Infinity };
-  });
-  keyed.sort((a, b) => a.tier - b.tier || a.key - b.key || a.i - b.i);
-  return keyed.map((k) => k.entry);
+  const n = entries.length;
+  // Fast path (the default: each entry its own tier, in file order): nothing to draw.
+  let ascending = true;
+  for (let i = 1; i < n && ascending; i++) ascending = tierOf(entries[i]!) > tierOf(entries[i - 1]!);
+  if (ascending) return entries.slice();
+  const keys = new Array<number>(n);
+  const idx = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const w = weightOf(entries[i]!);
+    keys[i] = w > 0 ? -Math.log(1 - random()) / w : Infinity;
+    idx[i] = i;
+  }
+  // Insertion sort: a model has a handful of entries.
+  for (let i = 1; i < n; i++) {
+    const cur = idx[i]!;
+    let j = i - 1;
+    while (j >= 0 && before(entries, keys, cur, idx[j]!)) {
+      idx[j + 1] = idx[j]!;
+      j--;
+    }
+    idx[j + 1] = cur;
+  }
+  return idx.map((i) => entries[i]!);
+}
+
+/** Is entry a ordered before entry b: lower tier, then smaller key, then the caller's order. */
+function before(entries: readonly Routable[], keys: number[], a: number, b: number): boolean {
+  const ta = tierOf(entries[a]!);
+  const tb = tierOf(entries[b]!);
+  if (ta !== tb) return ta < tb;
+  if (keys[a] !== keys[b]) return keys[a]! < keys[b]!;
+  return a < b;
 }
 
 /** `model@upstream`: neither id may contain "@" (config slugs), so the key is unambiguous. */

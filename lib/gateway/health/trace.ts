@@ -6,7 +6,7 @@
 import type { RouteTraceEntry } from "../../../db/schema";
 import { errors, type UpstreamFailure } from "../errors";
 import type { AttemptReport, FailoverHooks } from "../upstreams/failover";
-import type { Health } from "./health";
+import type { Health, Skip } from "./health";
 import { tierOf, weightOf, type Routable } from "./routing";
 
 export type { RouteTraceEntry };
@@ -30,27 +30,33 @@ export interface TrackedRoute<R> {
 export function trackRoute<R extends Routable>(health: Health, opts: { prefer?: R | null } = {}): TrackedRoute<R> {
   let all: readonly R[] = [];
   let tried: readonly R[] = [];
-  const skipped = new Map<R, string>();
-  const seen = new Map<R, Seen>();
-  const probes = new Set<R>();
+  let skipped: Skip<R>[] = [];
+  // Per entry, in the order first attempted (a model has a handful: arrays beat maps here).
+  const seenEntries: R[] = [];
+  const seen: Seen[] = [];
+  let probe: R | null = null;
   return {
     hooks: {
       order(entries) {
         all = entries;
         const o = health.order(entries, opts.prefer);
-        for (const s of o.skipped) skipped.set(s.entry, s.reason);
-        for (const e of o.entries) if (health.isHalfOpen(e)) probes.add(e);
+        skipped = o.skipped;
         tried = o.entries;
+        if (o.entries.length && health.isHalfOpen(o.entries[0]!)) probe = o.entries[0]!;
         return o.entries;
       },
       onOutcome(r: AttemptReport<R>) {
-        health.record(r.entry as R, r.fault, r.failure);
-        const s = seen.get(r.entry) ?? { attempts: 0, ok: false };
+        health.record(r.entry, r.fault, r.failure);
+        let i = seenEntries.indexOf(r.entry);
+        if (i < 0) {
+          i = seenEntries.push(r.entry) - 1;
+          seen.push({ attempts: 0, ok: false });
+        }
+        const s = seen[i]!;
         s.attempts++;
         s.ok = r.ok;
         s.failure = r.failure;
         s.fault = r.fault;
-        seen.set(r.entry, s);
       },
       unavailable(entries) {
         return allOpen(health, entries);
@@ -60,21 +66,21 @@ export function trackRoute<R extends Routable>(health: Health, opts: { prefer?: 
       return tried[0];
     },
     trace() {
-      if (all.length <= 1 && skipped.size === 0 && [...seen.values()].every((s) => s.attempts <= 1)) return null;
-      const order = [...tried, ...all.filter((e) => !tried.includes(e))];
+      if (all.length <= 1 && skipped.length === 0 && seen.every((s) => s.attempts <= 1)) return null;
+      const order = tried.length === all.length ? tried : [...tried, ...all.filter((e) => !tried.includes(e))];
       return order.map((e) => {
         const base = { upstream: e.upstream.id, priority: tierOf(e), weight: weightOf(e) };
-        const why = skipped.get(e);
-        if (why) return { ...base, result: "skipped" as const, reason: why };
-        const s = seen.get(e);
-        if (!s) return { ...base, result: "untried" as const };
-        const probe = probes.has(e) ? { probe: true } : {};
-        if (s.ok || s.fault === "request") {
-          const f = s.failure?.error;
-          return { ...base, result: "served" as const, attempts: s.attempts, ...(f ? { reason: `${f.status} ${f.code}` } : {}), ...probe };
-        }
+        const skip = skipped.find((x) => x.entry === e);
+        if (skip) return { ...base, result: "skipped" as const, reason: skip.reason };
+        const i = seenEntries.indexOf(e);
+        if (i < 0) return { ...base, result: "untried" as const };
+        const s = seen[i]!;
+        const pr = probe === e ? { probe: true } : {};
         const f = s.failure?.error;
-        return { ...base, result: "failed" as const, attempts: s.attempts, ...(f ? { reason: `${f.status} ${f.code}` } : {}), ...probe };
+        const why = f ? { reason: `${f.status} ${f.code}` } : {};
+        // The caller's own 4xx: the entry answered (it served the request, with an error).
+        if (s.ok || s.fault === "request") return { ...base, result: "served" as const, attempts: s.attempts, ...why, ...pr };
+        return { ...base, result: "failed" as const, attempts: s.attempts, ...why, ...pr };
       });
     },
   };
