@@ -7,7 +7,7 @@
 export interface Routable {
   modelId: string;
   upstream: { id: string };
-  /** Tier: lower is tried first (absent = 0). */
+  /** Tier: lower is tried first (absent on every entry = the caller's order). */
   priority?: number;
   /** Share within the tier (0 = standby; absent = 1). */
   weight?: number;
@@ -18,9 +18,13 @@ export const weightOf = (e: Routable): number => e.weight ?? 1;
 
 export function weightedOrder<R extends Routable>(entries: readonly R[], random: () => number = Math.random): R[] {
   const n = entries.length;
-  // Fast path (the default: each entry its own tier, in file order): nothing to draw.
+  // Fast path (the default: each entry its own tier, in file order; or no tiers given at all,
+  // as in hand-built routes: the caller's order): nothing to draw.
   let ascending = true;
+  let unset = true;
+  for (let i = 0; i < n; i++) if (entries[i]!.priority !== undefined) unset = false;
   for (let i = 1; i < n && ascending; i++) ascending = tierOf(entries[i]!) > tierOf(entries[i - 1]!);
+  if (unset) ascending = true;
   if (ascending) return entries.slice();
   const keys = new Array<number>(n);
   const idx = new Array<number>(n);
