@@ -18,6 +18,7 @@ const TASKS_PUBLIC = [
   "media-url",
   "retention",
   "ssrf",
+  "operator-events",
   "guarded-dispatcher",
   "webhook-policy",
 ].join("|");

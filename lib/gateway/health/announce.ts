@@ -7,8 +7,7 @@ import { createHash } from "node:crypto";
 import type { DB } from "../../../db/client";
 import { upstreamHealthEvents } from "../../../db/schema";
 import { logger } from "../../logger";
-import { enqueueOperatorEvent } from "../../tasks/webhook-queue";
-import { wakeWorkers } from "../../tasks/worker";
+import { queueOperatorEvent } from "../../tasks/operator-events";
 import type { Transition } from "./circuit";
 import { splitKey } from "./routing";
 import { getOperatorWebhook } from "./webhook-setting";
@@ -51,7 +50,7 @@ export async function announce(db: DB, t: Transition): Promise<void> {
   if (!hook) return;
   // One id per change, whichever instance queues it: a second insert is a no-op.
   const id = `evt_${createHash("sha256").update(`${t.key}\0${t.to}\0${t.at}`).digest("base64url").slice(0, 24)}`;
-  const queued = await enqueueOperatorEvent(db, {
+  await queueOperatorEvent(db, {
     id: id.replace(/^evt_/, "whd_"),
     subject: t.key,
     event: t.to === "open" ? "upstream.opened" : "upstream.closed",
@@ -59,5 +58,4 @@ export async function announce(db: DB, t: Transition): Promise<void> {
     body: eventBody(t, id),
     secret: hook.secret,
   });
-  if (queued) wakeWorkers();
 }

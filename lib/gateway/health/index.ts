@@ -12,7 +12,7 @@ import { env } from "../../env";
 import { logger } from "../../logger";
 import { metrics } from "../../metrics";
 import { processSingleton } from "../../process-singleton";
-import { rateLimitRedis } from "../rate-limit";
+import { sharedRedis } from "../../redis";
 import { installFailoverHooks } from "../upstreams/failover";
 import { announce } from "./announce";
 import type { Transition } from "./circuit";
@@ -50,7 +50,7 @@ export function startUpstreamHealth(): Promise<void> {
       onOutcome: (r) => h.record(r.entry, r.fault, r.failure),
       unavailable: (entries) => allOpen(h, entries),
     });
-    const redis = env().REDIS_URL ? await rateLimitRedis() : null;
+    const redis = env().REDIS_URL ? await sharedRedis() : null;
     if (redis) {
       s.shared = new SharedHealth(redis, h);
       h.sharing = true;

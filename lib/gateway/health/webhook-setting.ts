@@ -9,8 +9,7 @@ import type { DB } from "../../../db/client";
 import { gatewaySettings } from "../../../db/schema";
 import { decryptSecret, encryptSecret } from "../../crypto";
 import { processSingleton } from "../../process-singleton";
-import { checkWebhookUrl } from "../../tasks/ssrf";
-import { webhookPolicy } from "../../tasks/webhook-policy";
+import { checkOperatorWebhookUrl } from "../../tasks/operator-events";
 
 const NAME = "upstream_webhook";
 const CACHE_MS = 10_000;
@@ -47,7 +46,7 @@ export async function saveOperatorWebhook(db: DB, input: { url: string | null; n
     cache().value = undefined;
     return { ok: true, url: null };
   }
-  const verdict = await checkWebhookUrl(input.url, webhookPolicy().policy);
+  const verdict = await checkOperatorWebhookUrl(input.url);
   if (!verdict.ok) return { ok: false, reason: verdict.reason };
   const current = await getOperatorWebhook(db, true);
   const secret = input.newSecret || !current?.secret ? `whsec_${randomBytes(24).toString("base64url")}` : null;

@@ -1,0 +1,21 @@
+/**
+ * Operator events (upstream health's `upstream.opened` / `upstream.closed`) on the task
+ * webhooks' machinery, for the gateway: the same URL rules when the URL is saved, and the same
+ * durable, signed, retried queue. The gateway's one door to it (dependency-cruiser rule).
+ */
+import type { DB } from "../../db/client";
+import { checkWebhookUrl, type UrlVerdict } from "./ssrf";
+import { webhookPolicy } from "./webhook-policy";
+import { enqueueOperatorEvent } from "./webhook-queue";
+import { wakeWorkers } from "./worker";
+
+export function checkOperatorWebhookUrl(url: string): Promise<UrlVerdict> {
+  return checkWebhookUrl(url, webhookPolicy().policy);
+}
+
+/** Queues the event (a second call with the same id is a no-op) and wakes this process's worker. */
+export async function queueOperatorEvent(db: DB, e: Parameters<typeof enqueueOperatorEvent>[1]): Promise<boolean> {
+  const queued = await enqueueOperatorEvent(db, e);
+  if (queued) wakeWorkers();
+  return queued;
+}
