@@ -105,10 +105,14 @@ describe("embeddings through the openai SDK", () => {
     expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!) + 0.3);
   });
 
-  it("fails over from an unreachable upstream to the next route", async () => {
-    const res = await client.embeddings.create({ model: "emb-failover", input: "alpha" });
+  it("fails over from an unreachable upstream to the next route, and the row's route_trace says so", async () => {
+    const { data: res, response } = await client.embeddings.create({ model: "emb-failover", input: "alpha" }).withResponse();
     expect(res.model).toBe("emb-failover");
     expect(oa.requests).toHaveLength(1);
+    if (usesPostgres()) {
+      const [row] = await server.query<{ trace: { result: string }[] }>("select route_trace as trace from request_logs where request_id = $1", [response.headers.get("x-request-id")]);
+      expect(row!.trace.map((t) => t.result)).toEqual(["failed", "served"]);
+    }
   });
 });
 

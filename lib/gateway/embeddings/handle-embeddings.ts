@@ -8,6 +8,8 @@ import { resolveModel } from "../catalog";
 import { json, type GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
 import { DEFAULT_EMBED_TIMEOUT_MS, embedWithUpstream } from "../upstreams/embed-upstream";
+import { health, routeFor } from "../health";
+import type { ModelRoute } from "../model-route";
 import { failover, NO_RETRY } from "../upstreams/failover";
 import { parseEmbeddingRequest, inputCount, type EmbeddingRequest } from "./embedding-request";
 import { embeddingList } from "./embedding-response";
@@ -83,9 +85,10 @@ export async function serveEmbeddings(ctx: RouteContext, wire: EmbeddingsWire): 
     return ctx.error(error);
   }
 
-  const outcome = await failover(resolved.routes, (r) => embedWithUpstream(r, req, ctx.req.signal), { ...NO_RETRY, signal: ctx.req.signal });
+  const routePlan = routeFor<ModelRoute>(health());
+  const outcome = await failover(resolved.routes, (r) => embedWithUpstream(r, req, ctx.req.signal), { ...NO_RETRY, signal: ctx.req.signal, ...routePlan.hooks });
   const route = outcome.route ?? resolved.routes[0]!;
-  const upstream = { upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol };
+  const upstream = { upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol, routeTrace: routePlan.trace() };
   const failure = !outcome.ok
     ? outcome.error
     : outcome.value.vectors.length !== inputCount(req.input)

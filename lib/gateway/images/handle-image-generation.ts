@@ -15,6 +15,7 @@ import { resolveModel, type ModelRoute } from "../catalog";
 import type { ApiError } from "../errors";
 import { header, json, type GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
+import { health, routeFor } from "../health";
 import { failover, NO_RETRY } from "../upstreams/failover";
 import { generateImageWithUpstream, imageTimeoutMs } from "../upstreams/image-upstream";
 import { abandonIdempotent, beginIdempotent, completeIdempotent, type IdempotencyClaim } from "../idempotency";
@@ -96,9 +97,10 @@ async function generate(
     return ctx.error(error);
   }
 
-  const outcome = await failover(routes, (r) => generateImageWithUpstream(r, req, plan, ctx.req.signal), { ...NO_RETRY, signal: ctx.req.signal });
+  const routePlan = routeFor<ModelRoute>(health());
+  const outcome = await failover(routes, (r) => generateImageWithUpstream(r, req, plan, ctx.req.signal), { ...NO_RETRY, signal: ctx.req.signal, ...routePlan.hooks });
   const route = outcome.route ?? routes[0]!;
-  const upstream = { upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol };
+  const upstream = { upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol, routeTrace: routePlan.trace() };
   if (!outcome.ok) {
     if (claim) await abandonIdempotent(db, claim);
     await billing.settle(reserved.hold, { costMicroUsd: 0, log: { ...log, ...upstream, status: outcome.error.status, errorCode: outcome.error.code, settlement: "upstream_error" } });
