@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeGeminiEmbed, type FakeGeminiEmbed } from "./fakes/gemini-embed-upstream";
 import { IMAGE_PRICES_USD, mediaGatewayConfig } from "./fakes/media-gateway-config";
 import { startFakeOpenAIMedia, type FakeOpenAIMedia } from "./fakes/openai-media-upstream";
-import { balanceUsd, createAccount } from "./support/accounts";
+import { balanceUsd, createAccount, createKey } from "./support/accounts";
 import { startTestServer, usesPostgres, type TestServer } from "./support/server";
 
 let server: TestServer;
@@ -117,6 +117,28 @@ describe("image generation through the openai SDK", () => {
     expect(auto.cost).toBe(micro(0.01));
     const wide = decodePng(auto.data.data![0]!.b64_json);
     expect(wide.width / wide.height).toBeCloseTo(1.5, 1);
+  });
+});
+
+describe("image limits", () => {
+  it("a key's concurrency limit holds parallel image requests; a finished one frees its slot", async () => {
+    const tight = await createKey(server, email, "--concurrency", "1", "--tpm", "1000");
+    const post = () =>
+      fetch(`${server.url}/v1/images/generations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${tight}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "img-oa", prompt: "a lighthouse at dusk", size: "1024x1024" }),
+      });
+    oa.script.delayMs = 400;
+    const [a, b] = await Promise.all([post(), post()]);
+    expect([a.status, b.status].sort()).toEqual([200, 429]);
+    const refused = a.status === 429 ? a : b;
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+    expect(oa.requests).toHaveLength(1);
+    const served = a.status === 200 ? a : b;
+    expect(served.headers.get("x-ratelimit-limit-tokens")).toBe("1000");
+    oa.script.delayMs = 0;
+    expect((await post()).status).toBe(200);
   });
 });
 

@@ -7,7 +7,7 @@
 import OpenAI, { toFile } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeOpenAIVideoUpstream, type FakeOpenAIVideoUpstream } from "./fakes/openai-video-upstream";
-import { balanceUsd, createAccount } from "./support/accounts";
+import { balanceUsd, createAccount, createKey } from "./support/accounts";
 import { startTestServer, usesPostgres, type TestServer } from "./support/server";
 import { apiClient, micro, videoGatewayConfig } from "./video-config";
 
@@ -171,6 +171,20 @@ describe("full flow against the fake openai-video upstream (JSON body)", () => {
     expect(sub.status).toBe(400);
     expect(sub.json.error).toMatchObject({ type: "upstream_error", message: "The upstream rejected the request: Your request was rejected by the safety system." });
     expect(await balanceUsd(server, email)).toBe(before);
+  });
+
+  it("a key's tokens-per-minute limit counts the prompt; a refused submission creates no task and charges nothing", async () => {
+    const tight = apiClient(server, await createKey(server, email, "--tpm", "40"));
+    const before = await balanceUsd(server, email);
+    const ok = await tight.submit({ model: "vid-a", prompt: "a heron over a lake", seconds: "10" });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("x-ratelimit-limit-tokens")).toBe("40");
+    const charged = await balanceUsd(server, email);
+    expect(charged).toBeLessThan(before);
+    const refused = await tight.submit({ model: "vid-a", prompt: "a second heron over the same lake", seconds: "10" });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBeTruthy();
+    expect(await balanceUsd(server, email)).toBe(charged);
   });
 
   it("content before completion is 409 task_not_ready", async () => {

@@ -16,6 +16,7 @@ import type { ApiError } from "../errors";
 import { header, json, type GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
 import { health, routeFor } from "../health";
+import { tokenAdmission } from "../token-limits";
 import { failover, NO_RETRY } from "../upstreams/failover";
 import { generateImageWithUpstream, imageTimeoutMs } from "../upstreams/image-upstream";
 import { abandonIdempotent, beginIdempotent, completeIdempotent, type IdempotencyClaim } from "../idempotency";
@@ -87,6 +88,35 @@ async function generate(
     claim: IdempotencyClaim | null;
     log: { model: string; priceSnapshot: ModelPrice };
   },
+): Promise<GatewayResponse> {
+  // Tokens per minute and concurrency: an image reports no tokens, so its prompt's byte bound
+  // (the bound text holds by) is what it counts; the slot is freed however the call ends.
+  const admit = tokenAdmission(ctx.principal);
+  const promptTokens = Buffer.byteLength(req.prompt, "utf8");
+  const admitted = admit ? await admit(promptTokens) : null;
+  if (admitted && !admitted.ok) {
+    if (claim) await abandonIdempotent(db, claim);
+    await logOnly(billing, { ...log, status: 429, errorCode: admitted.error.code, settlement: "rejected" });
+    return ctx.error(admitted.error);
+  }
+  let used = 0;
+  try {
+    const res = await generateAdmitted(ctx, db, billing, { req, plan, price, routes, claim, log });
+    if (res.status === 200) {
+      used = promptTokens;
+      Object.assign(res.headers, admitted?.admission.headers);
+    }
+    return res;
+  } finally {
+    admitted?.admission.release(used);
+  }
+}
+
+async function generateAdmitted(
+  ctx: RouteContext,
+  db: DB,
+  billing: BillingPort,
+  { req, plan, price, routes, claim, log }: Parameters<typeof generate>[3],
 ): Promise<GatewayResponse> {
   const budgetMs = routes.reduce((ms, r) => ms + imageTimeoutMs(r), 0);
   const reserved = await billing.reserve(plan.holdMicroUsd, { ttlMs: holdTtlMs(budgetMs) });

@@ -19,6 +19,7 @@ import type { RouteContext } from "../types";
 import { checkWebhookUrl } from "../../tasks/ssrf";
 import { createVideoTask, failTask, recordUpstreamAccepted } from "../../tasks/task-lifecycle";
 import { renderVideo } from "../../tasks/task-render";
+import { tokenAdmission, type Admission } from "../token-limits";
 import { failover, NO_RETRY } from "../upstreams/failover";
 import { videoUpstreamFor } from "../upstreams/video-upstream";
 import { logVideoRequest, logVideoSubmitted } from "./video-request-log";
@@ -32,6 +33,22 @@ const ROUTE = "/v1/videos";
 const SUBMIT_LEASE_MS = 2 * 60_000;
 
 export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayResponse> {
+  // A key's or organisation's token and concurrency admission, freed however the submission ends.
+  const slot: Slot = { used: 0 };
+  try {
+    return await submit(ctx, slot);
+  } finally {
+    slot.admission?.release(slot.used);
+  }
+}
+
+interface Slot {
+  admission?: Admission;
+  /** Tokens to keep counted: the prompt's byte bound once a task was accepted, else none. */
+  used: number;
+}
+
+async function submit(ctx: RouteContext, slot: Slot): Promise<GatewayResponse> {
   const db = await getDb();
   const reject = async (err: ApiError, model: string | null = null): Promise<GatewayResponse> => {
     await logVideoRequest(db, ctx, { route: ROUTE, model, status: err.status, errorCode: err.code, settlement: err.status === 402 ? "rejected" : "invalid" });
@@ -64,6 +81,12 @@ export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayRespo
     if (claim) await abandonIdempotent(db, claim);
     return reject(err, common.model);
   };
+
+  const admit = tokenAdmission(ctx.principal);
+  const promptTokens = Buffer.byteLength(job.prompt, "utf8");
+  const admitted = admit ? await admit(promptTokens) : null;
+  if (admitted && !admitted.ok) return giveUp(admitted.error);
+  slot.admission = admitted?.admission;
 
   const e = env();
   const amount = holdMicroUsd(primary.price, heldSeconds(job));
@@ -120,7 +143,9 @@ export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayRespo
       price: primary.price,
     });
     if (claim) await completeIdempotent(db, claim, 200, body);
+    slot.used = promptTokens;
     const res = json(200, null, {
+      ...slot.admission?.headers,
       "x-gateway-cost-usd": formatUsd(amount),
       ...(created.balanceAfterMicroUsd !== null ? { "x-gateway-balance-usd": formatUsd(created.balanceAfterMicroUsd) } : {}),
     });
