@@ -11,6 +11,8 @@ import { accounts, apiKeys, memberships, orgInvites, ORG_ROLES, users, type OrgR
 import { parseUsd } from "../billing/money";
 import { recordAudit } from "../console/audit";
 import { AppError } from "../app-error";
+import { waitForSpendable } from "../billing/admin-debit";
+import { askLeasesBack } from "../billing/text-lease";
 import { notifyInvalidation } from "../invalidation";
 import { newId } from "../ids";
 import type { Actor } from "./invites";
@@ -172,7 +174,7 @@ async function otherOwners(tx: DbOrTx, accountId: string, userId: string): Promi
 }
 
 export async function updateMember(db: DB, actor: Actor, userId: string, body: z.infer<typeof memberUpdateSchema>) {
-  return db.transaction(async (tx) => {
+  const updated = await db.transaction(async (tx) => {
     const m = await target(tx, actor.accountId, userId);
     const set: Partial<typeof memberships.$inferInsert> = {};
     if (body.role !== undefined && body.role !== m.role) {
@@ -191,6 +193,10 @@ export async function updateMember(db: DB, actor: Actor, userId: string, body: z
     await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: "org.member_update", targetType: "user", targetId: userId, details: { accountId: actor.accountId, ...set } });
     return { userId, ...set };
   });
+  // A lower cap binds at once: text leases hand back their unused money on every instance, so the
+  // member's next request takes a fresh hold, which the cap trigger judges (decision 0018).
+  if (updated.monthlyCapMicroUsd !== undefined) await askLeasesBack(actor.accountId);
+  return updated;
 }
 
 /** Removes a member (or lets one leave) and revokes the keys they created in the organisation. */
@@ -222,6 +228,8 @@ export async function removeMember(db: DB, actor: Actor, userId: string) {
  * (balance or requests in flight), which would otherwise be lost to its members.
  */
 export async function deleteOrg(db: DB, actor: Actor) {
+  // Idle text leases still hold money for a moment after the last request: ask them back first.
+  await waitForSpendable(db, actor.accountId, 0);
   const hashes = await db.transaction(async (tx) => {
     const [a] = await tx.select().from(accounts).where(eq(accounts.id, actor.accountId)).for("update");
     if (!a) throw new AppError("not_found", "No such organisation.");
