@@ -6,38 +6,22 @@
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "../../../tests/fakes/anthropic-upstream";
-import { GEMINI_FAKE_KEY, startFakeGemini } from "../../../tests/fakes/gemini-upstream";
-import { OPENAI_RESPONSES_FAKE_KEY, startFakeOpenAIResponses } from "../../../tests/fakes/openai-responses-upstream";
-import { OPENAI_FAKE_KEY, startFakeOpenAI } from "../../../tests/fakes/openai-upstream";
-import type { FakeTextUpstream } from "../../../tests/fakes/text-fake-core";
-import type { ModelRoute } from "../model-route";
+import { startFourTextFakes, UPS, type FourTextFakes, type Up } from "../../../tests/fakes/four-text-upstreams";
 import { startTestHost, type TestHost } from "./text-test-server";
 
-type Up = "openai" | "anthropic" | "gemini" | "responses";
-let fakes: Record<Up, FakeTextUpstream>;
+let four: FourTextFakes;
+let fakes: FourTextFakes["fakes"];
 let host: TestHost;
 
 beforeAll(async () => {
-  fakes = { openai: await startFakeOpenAI(), anthropic: await startFakeAnthropic(), gemini: await startFakeGemini(), responses: await startFakeOpenAIResponses() };
-  const upstream = { openai: ["openai", OPENAI_FAKE_KEY], anthropic: ["anthropic", ANTHROPIC_FAKE_KEY], gemini: ["gemini", GEMINI_FAKE_KEY], responses: ["openai-responses", OPENAI_RESPONSES_FAKE_KEY] } as const;
-  const route = (up: Up): ModelRoute => ({
-    rowId: `row-${up}`,
-    modelId: `m-${up}`,
-    kind: "text",
-    family: null,
-    ownedBy: "test",
-    upstreamModel: `${up}-fake`,
-    price: { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 },
-    defaultMaxTokens: 1000,
-    strict: false,
-    upstream: { id: `u-${up}`, protocol: upstream[up][0], baseUrl: fakes[up].baseUrl, apiKey: upstream[up][1], timeoutMs: 5000 },
-  });
-  host = await startTestHost(Object.fromEntries((["openai", "anthropic", "gemini", "responses"] as const).map((u) => [`m-${u}`, [route(u)]])));
+  four = await startFourTextFakes();
+  fakes = four.fakes;
+  const route = four.route;
+  host = await startTestHost(Object.fromEntries(UPS.map((u) => [`m-${u}`, [route(u)]])));
 });
 afterAll(async () => {
   await host?.close();
-  for (const f of Object.values(fakes ?? {})) await f.close();
+  await four?.close();
 });
 
 const post = (path: string, body: unknown) => fetch(`${host.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
