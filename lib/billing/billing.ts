@@ -81,20 +81,24 @@ abstract class Billing implements BillingPort {
 
   private async charge(hold: Hold, s: Settlement, opts?: { early?: boolean }): Promise<Settled> {
     const { req } = this;
-    const submitted = settleBatcher(this.db).submit({
-      hold,
-      costMicroUsd: s.costMicroUsd,
-      idempotencyKey: `charge:${req.requestId}`,
-      note: s.log.model ?? undefined,
-      log: requestLogRow(req, s.log),
-    });
+    const early = !!opts?.early && req.settleAfterReply;
+    const submitted = settleBatcher(this.db).submit(
+      {
+        hold,
+        costMicroUsd: s.costMicroUsd,
+        idempotencyKey: `charge:${req.requestId}`,
+        note: s.log.model ?? undefined,
+        log: requestLogRow(req, s.log),
+      },
+      { early },
+    );
     this.afterCharge(hold, submitted.chargedMicroUsd);
     const result = submitted.result.then((r) => {
       // The one place money is counted for /metrics: what the ledger was charged, per model.
       if (r.chargedMicroUsd > 0) metrics().spend.inc({ model: s.log.model ?? "" }, r.chargedMicroUsd);
       return r;
     });
-    if (opts?.early && req.settleAfterReply && submitted.balanceAfterMicroUsd !== null) {
+    if (early && submitted.balanceAfterMicroUsd !== null) {
       // The reply goes now; the settlement commits a moment later (retried, settle-retry.ts; if
       // the database refuses it for good, that is logged and the hold goes back uncharged).
       result.catch((err) => logger().error({ err, requestId: req.requestId }, "settlement failed after the reply"));

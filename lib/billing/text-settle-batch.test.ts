@@ -172,6 +172,57 @@ describe("settleBatch", () => {
     m.stop();
   });
 
+  it("early settlements linger for company; a settlement somebody waits for, or idle(), flushes them at once (decision 0031)", async () => {
+    const a = await account(100_000);
+    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8 });
+    const g = await m.reserve(a.accountId, a.keyId, 1000);
+    if (!g.ok) throw new Error("refused");
+    const leased = (cost: number) => item(a, lease(g.hold.leaseId, 1000), cost);
+    // A linger far longer than the test: only an urgent settlement or idle() can flush.
+    const batcher = new SettleBatcher(db, new BalanceView(), 60_000);
+    const ledgerOf = async (items: BatchSettlement[]) => db.select().from(ledgerEntries).where(inArray(ledgerEntries.requestId, items.map((i) => i.log.requestId)));
+    // No balance read back yet: the view cannot answer, so even an early one is flushed at once.
+    const first = leased(300);
+    expect(batcher.submit(first, { early: true }).balanceAfterMicroUsd).toBeNull();
+    await batcher.idle();
+    expect(await ledgerOf([first])).toHaveLength(1);
+
+    const early = [leased(100), leased(200), leased(50)];
+    const subs = early.map((i) => batcher.submit(i, { early: true }));
+    expect(subs.map((s) => s.balanceAfterMicroUsd)).toEqual([99_600, 99_400, 99_350]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await ledgerOf(early)).toHaveLength(0); // lingering: nobody waits for them
+
+    const waited = leased(25);
+    expect(await batcher.submit(waited).result).toMatchObject({ settled: true, chargedMicroUsd: 25, balanceAfterMicroUsd: 99_325 });
+    const rows = await ledgerOf([...early, waited]);
+    expect([...early, waited].map((i) => rows.find((r) => r.requestId === i.log.requestId)?.balanceAfterMicroUsd)).toEqual([99_600, 99_400, 99_350, 99_325]);
+    expect((await Promise.all(subs.map((s) => s.result))).map((r) => r.chargedMicroUsd)).toEqual([100, 200, 50]);
+
+    const late = [leased(10), leased(20)];
+    for (const i of late) batcher.submit(i, { early: true });
+    await batcher.idle();
+    expect(await ledgerOf(late)).toHaveLength(2);
+    expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 99_295 });
+    expect(await ledgerSum(db, a.accountId)).toBe(99_295);
+    m.stop();
+  });
+
+  it("with the default linger an early settlement commits within a few milliseconds by itself", async () => {
+    const a = await account(100_000);
+    const batcher = new SettleBatcher(db, new BalanceView());
+    const hold = async () => {
+      const r = await reserveHold(db, { accountId: a.accountId, keyId: a.keyId, amountMicroUsd: 1000 });
+      if (!r.ok) throw new Error("refused");
+      return r.hold;
+    };
+    await batcher.settle(item(a, await hold(), 100)); // reads the balance back: the view can answer
+    const s = batcher.submit(item(a, await hold(), 100), { early: true });
+    expect(s.balanceAfterMicroUsd).toBe(99_800);
+    expect(await s.result).toMatchObject({ settled: true, balanceAfterMicroUsd: 99_800 });
+    expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 99_800, heldMicroUsd: 0 });
+  });
+
   it("the batcher settles many concurrent requests exactly once each", async () => {
     const a = await account(100_000);
     const batcher = new SettleBatcher(db);
