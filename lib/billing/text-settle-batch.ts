@@ -58,11 +58,12 @@ export interface Submitted {
 const MAX_BATCH = 256;
 /**
  * How long an idle flusher lets a settlement whose reply has gone wait for others (decision
- * 0031): at one client (~1 request a millisecond) a batch of a few instead of one statement,
- * one database round trip and one wake-up per request. Far below what the balance view (1 s),
- * a lease's idle return (which flushes first) or the relaxed commit's loss window (0005) notice.
+ * 0031): at one client (~1.5 requests a millisecond) one statement, one round trip and one
+ * wake-up for ~15 settlements instead of one each (measured: −15 % gateway CPU per request;
+ * 2 ms gained nothing). Far below what the balance view (1 s), a lease's idle return (which
+ * flushes first) or the relaxed commit's loss window (0005) notice.
  */
-export const LINGER_MS = 2;
+export const LINGER_MS = 10;
 /** ...unless this many are already waiting. */
 const LINGER_ITEMS = 64;
 /** The process-wide batcher (one per database handle). */
