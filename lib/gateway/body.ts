@@ -43,7 +43,7 @@ export function parseJsonBody(buf: Buffer): { ok: true; value: unknown } | { ok:
   }
   const bad = findUnstorableInJson(text, value);
   if (bad !== null) return { ok: false, error: errors.invalidRequest(unstorableMessage(bad), bad || undefined) };
-  rememberMembers(text, value, scan.members);
+  rememberMembers(text, value, scan.members, buf);
   return { ok: true, value };
 }
 

@@ -135,18 +135,21 @@ async function handle(router: Router, req: GatewayRequest, opts: HandleOptions):
     const m = metrics();
     m.requests.inc(labels);
     m.duration.observe(labels, seconds);
-    const line = {
-      requestId,
-      method: req.method,
-      path: sanitizeUrl(req.url.pathname + req.url.search),
-      status: r.status,
-      ms: Math.round(seconds * 100_000) / 100,
-      model: observe.model,
-      error: errorObject ? { message: errorObject.message, type: errorObject.type, code: errorObject.code } : errorCode ? { code: errorCode } : undefined,
-    };
-    if (r.status >= 500) logger().warn(line, "request failed");
-    else if (r.status >= 400) logger().info(line, "request refused");
-    else logger().debug(line, "request");
+    const log = logger();
+    const level = r.status >= 500 ? "warn" : r.status >= 400 ? "info" : "debug";
+    // The line (a URL parse among it) is built only when its level is on: not for a success by default.
+    if (log.isLevelEnabled(level)) {
+      const line = {
+        requestId,
+        method: req.method,
+        path: sanitizeUrl(req.url.pathname + req.url.search),
+        status: r.status,
+        ms: Math.round(seconds * 100_000) / 100,
+        model: observe.model,
+        error: errorObject ? { message: errorObject.message, type: errorObject.type, code: errorObject.code } : errorCode ? { code: errorCode } : undefined,
+      };
+      log[level](line, r.status >= 500 ? "request failed" : r.status >= 400 ? "request refused" : "request");
+    }
     return trace ? trace.finish(r, routeLabel) : r;
   }
 }

@@ -62,7 +62,7 @@ describe("scanJson", () => {
       const text = JSON.stringify({ root: value(0), other: value(0) });
       expect(scanJson(text).depth).toBe(referenceDepth(text));
       const parsed = parse(text);
-      expect(JSON.parse(toJson({ ...parsed, model: "upstream" }))).toEqual({ ...parsed, model: "upstream" });
+      expect(JSON.parse(toJson({ ...parsed, model: "upstream" }).toString())).toEqual({ ...parsed, model: "upstream" });
     }
   });
 });
@@ -71,17 +71,32 @@ describe("toJson", () => {
   it.each(bodies)("serialises a passthrough copy exactly as JSON.stringify would mean it: %s", (text) => {
     const raw = parse(text);
     const body = { ...raw, model: "upstream-model", extra: { added: [1, "two"] }, gone: undefined };
-    expect(JSON.parse(toJson(body))).toEqual(JSON.parse(JSON.stringify(body)));
+    expect(JSON.parse(toJson(body).toString())).toEqual(JSON.parse(JSON.stringify(body)));
   });
 
   it("copies the client's text for untouched members and serialises replaced ones", () => {
     const raw = parse(`{"model":"m","messages":[ {"role":"user",   "content":"hi"} ],"stream_options":{"x":1}}`);
-    const out = toJson({ ...raw, stream_options: { include_usage: true } });
+    const out = toJson({ ...raw, stream_options: { include_usage: true } }).toString();
     expect(out).toContain(`[ {"role":"user",   "content":"hi"} ]`);
     expect(JSON.parse(out).stream_options).toEqual({ include_usage: true });
   });
 
   it("serialises objects it never saw, and non-objects, like JSON.stringify", () => {
-    for (const v of [null, 1, "s", [1, { a: 2 }], { a: new Date(0), b: undefined }]) expect(toJson(v)).toBe(JSON.stringify(v));
+    for (const v of [null, 1, "s", [1, { a: 2 }], { a: new Date(0), b: undefined }]) expect(toJson(v).toString()).toBe(JSON.stringify(v));
+  });
+
+  it("copies the client's bytes exactly, also after non-ASCII text and a byte-order mark", () => {
+    const big = "é 中文 😀 ".repeat(2000); // a member long enough to be written as its own part
+    for (const bom of [false, true]) {
+      const text = `{"note":"ü","messages":[{"role":"user","content":"${big}"}],"tools":[{"name":"t\\u00e9"}],"model":"m"}`;
+      const bytes = Buffer.concat([bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(text)]);
+      const r = parseJsonBody(bytes);
+      if (!r.ok) throw new Error(r.error.message);
+      const raw = r.value as Record<string, unknown>;
+      const out = toJson({ ...raw, model: "upstream", extra: big }).toString();
+      expect(out).toContain(`"messages":[{"role":"user","content":"${big}"}]`);
+      expect(out).toContain(`"tools":[{"name":"t\\u00e9"}]`);
+      expect(JSON.parse(out)).toEqual({ ...raw, model: "upstream", extra: big });
+    }
   });
 });

@@ -25,8 +25,8 @@ export interface UpstreamCall {
   method?: "GET" | "POST";
   url: string;
   headers: Record<string, string>;
-  /** JSON text (serialised by the caller: raw-json `toJson` keeps a passthrough's own text), or a multipart form. */
-  body?: string | FormData;
+  /** JSON (serialised by the caller: raw-json `toJson` keeps a passthrough's own bytes), or a multipart form. */
+  body?: string | Buffer | FormData;
   /** The client's signal: a disconnect aborts the upstream call. */
   signal?: AbortSignal;
   /** Longest wait for the response head, and longest silence inside the body. */
