@@ -4,7 +4,7 @@ import { json, type GatewayRequest } from "./http";
 import type { RouteDef } from "./types";
 
 vi.mock("../logger", () => {
-  const log = { error: vi.fn(), warn: vi.fn(), info: vi.fn(), debug: vi.fn() };
+  const log = { error: vi.fn(), warn: vi.fn(), info: vi.fn(), debug: vi.fn(), isLevelEnabled: () => true };
   return { logger: () => log, sanitizeUrl: (u: string) => u };
 });
 
