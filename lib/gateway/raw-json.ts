@@ -112,24 +112,37 @@ function byteOffsets(text: string, bytes: Buffer, members: MemberSpans): (charOf
 /** A body object as JSON bytes, copying the client's own bytes for members taken unchanged. */
 export function toJson(body: unknown): Buffer {
   if (!body || typeof body !== "object" || Array.isArray(body)) return Buffer.from(JSON.stringify(body) ?? "");
-  // Small pieces are joined as text; each big one is written straight into the result.
   const parts: (string | Buffer)[] = [];
-  let text = "{";
-  let members = 0;
+  let sep = "{";
   for (const [k, v] of Object.entries(body)) {
     const raw = v && typeof v === "object" ? sourceBytes.get(v) : undefined;
-    const value = raw ?? JSON.stringify(v);
-    if (value === undefined) continue; // undefined, functions and symbols: left out, as JSON.stringify does
-    text += `${members++ ? "," : ""}${JSON.stringify(k)}:`;
-    if (typeof value === "string" && value.length < 4096) text += value;
-    else {
-      parts.push(text, value);
-      text = "";
+    if (raw) parts.push(`${sep}${JSON.stringify(k)}:`, raw);
+    else if (Array.isArray(v)) {
+      // Element by element (a converted conversation): many small strings are cheaper to write
+      // than one large one, which V8 builds in pieces and must flatten into fresh memory first.
+      parts.push(`${sep}${JSON.stringify(k)}:[`);
+      for (let i = 0; i < v.length; i++) {
+        if (i) parts.push(",");
+        parts.push(JSON.stringify(v[i]) ?? "null"); // as JSON.stringify writes an array's undefined
+      }
+      parts.push("]");
+    } else {
+      const value = JSON.stringify(v);
+      if (value === undefined) continue; // undefined, functions and symbols: left out, as JSON.stringify does
+      parts.push(`${sep}${JSON.stringify(k)}:`, value);
     }
+    sep = ",";
   }
-  parts.push(`${text}}`);
-  if (parts.length === 1) return Buffer.from(parts[0] as string);
+  parts.push(sep === "{" ? "{}" : "}");
   let size = 0;
+  let bytes = false;
+  for (const p of parts) {
+    if (typeof p === "string") size += p.length;
+    else bytes = true;
+  }
+  // A small body: one string, one encode (Buffer.from takes it from the shared pool).
+  if (!bytes && size < 16_384) return Buffer.from(parts.join(""));
+  size = 0;
   for (const p of parts) size += typeof p === "string" ? Buffer.byteLength(p) : p.length;
   const out = Buffer.allocUnsafe(size);
   let at = 0;
