@@ -54,6 +54,15 @@ export const accounts = pgTable("accounts", {
   maxConcurrent: integer("max_concurrent"),
   /** false = no key of this account stores Responses API responses, whatever `store` says. */
   storeResponses: boolean("store_responses").notNull().default(true),
+  /** Alert when the balance falls below this (a trigger in migration 0012 raises it); null = off. */
+  lowBalanceThresholdMicroUsd: micro("low_balance_threshold_micro_usd"),
+  /** Bumped by that trigger when the balance goes back above the threshold: re-arms the alert. */
+  lowBalanceEpoch: integer("low_balance_epoch").notNull().default(0),
+  /** Email alerts to owners and billing members. */
+  alertEmail: boolean("alert_email").notNull().default(true),
+  /** Signed alert webhook (same SSRF rules and signing as task webhooks); null = none. */
+  alertWebhookUrl: text("alert_webhook_url"),
+  alertWebhookSecretEncrypted: text("alert_webhook_secret_encrypted"),
   createdAt: createdAt(),
 });
 
@@ -515,7 +524,7 @@ export const webhookDeliveries = pgTable(
   {
     id: text("id").primaryKey(),
     /** task: a task's final state to its owner; operator: an upstream.opened/closed event to the admin-set URL. */
-    kind: text("kind").$type<"task" | "operator">().notNull().default("task"),
+    kind: text("kind").$type<"task" | "operator" | "alert">().notNull().default("task"),
     /** The task, or for operator events the upstream entry (`model@upstream`). */
     taskId: text("task_id").notNull(),
     /** Null for operator events (no account owns them). */
@@ -699,3 +708,38 @@ export const gatewaySettings = pgTable("gateway_settings", {
   value: jsonb("value").$type<Record<string, unknown>>().notNull(),
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
+
+export const ALERT_KINDS = ["low_balance", "budget_soft", "budget_80", "budget_100", "auto_topup_succeeded", "auto_topup_failed", "test"] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+/**
+ * One alert per crossing (decision 0029): `dedupe_key` is unique, so raising the same crossing
+ * twice (concurrent requests, several instances) inserts one row. Email and webhook delivery are
+ * claimed from here by the worker (email_state pending → sending → sent; webhook_state pending →
+ * queued, a webhook_deliveries row of kind "alert").
+ */
+export const alerts = pgTable(
+  "alerts",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    kind: text("kind").$type<AlertKind>().notNull(),
+    dedupeKey: text("dedupe_key").notNull().unique(),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull().default({}),
+    emailState: text("email_state").$type<"pending" | "sending" | "sent" | "none" | "off">().notNull().default("pending"),
+    emailLockedUntil: ts("email_locked_until"),
+    webhookState: text("webhook_state").$type<"pending" | "queued" | "none">().notNull().default("pending"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("alerts_account_idx").on(t.accountId, t.createdAt),
+    index("alerts_email_due_idx")
+      .on(t.createdAt)
+      .where(sql`email_state in ('pending', 'sending')`),
+    index("alerts_webhook_due_idx")
+      .on(t.createdAt)
+      .where(sql`webhook_state = 'pending'`),
+  ],
+);

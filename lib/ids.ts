@@ -36,6 +36,7 @@ const PREFIXES = {
   hold: "hold",
   redeemBatch: "rbt",
   redeemCode: "rcd",
+  alert: "alrt",
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

@@ -23,6 +23,7 @@ import type { TaskRow } from "./task-render";
 import { runTaskTurn } from "./task-runner";
 import type { TaskUpstreamLoader } from "./task-upstream";
 import { webhookPolicy } from "./webhook-policy";
+import { dispatchAlerts } from "../alerts/dispatch";
 import { claimDueDeliveries, runDelivery } from "./webhook-queue";
 
 export interface WorkerOptions {
@@ -99,6 +100,7 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
   const log = logger().child({ component: "worker" });
   const inflight = new Set<Promise<void>>();
   let lastRetention = 0;
+  let alertsBusy = false;
 
   const track = (p: Promise<void>) => {
     inflight.add(p);
@@ -130,6 +132,16 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
               .catch((err) => log.error({ err, deliveryId: d.id }, "webhook delivery failed; it is retried when its lease runs out")),
           );
         }
+      }
+      if (!alertsBusy) {
+        // Alert emails may wait on SMTP: off the loop, one pass at a time per worker.
+        alertsBusy = true;
+        track(
+          dispatchAlerts(db)
+            .then((n) => void (n > 0 && wakeWorkers()))
+            .catch((err) => log.error({ err }, "alert dispatch failed; retried next tick"))
+            .finally(() => (alertsBusy = false)),
+        );
       }
       if (Date.now() - lastRetention >= retentionEveryMs) {
         lastRetention = Date.now();
