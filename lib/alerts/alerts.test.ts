@@ -18,7 +18,7 @@ import { newId } from "../ids";
 import { createGuardedAgent, loopbackOnlyConnector } from "../tasks/guarded-dispatcher";
 import { makePolicy } from "../tasks/ssrf";
 import { claimDueDeliveries, runDelivery } from "../tasks/webhook-queue";
-import { dispatchAlerts } from "./dispatch";
+import { dispatchAlerts } from "../tasks/alert-delivery";
 import { raiseAlert } from "./raise";
 
 let db: DB;

@@ -1,2 +1,2 @@
 export { raiseAlert, recentAlerts, type RaiseAlert } from "./raise";
-export { alertEmail, alertWebhookBody, dispatchAlerts, queueAlertWebhooks, sendAlertEmails } from "./dispatch";
+

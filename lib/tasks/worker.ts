@@ -23,7 +23,7 @@ import type { TaskRow } from "./task-render";
 import { runTaskTurn } from "./task-runner";
 import type { TaskUpstreamLoader } from "./task-upstream";
 import { webhookPolicy } from "./webhook-policy";
-import { dispatchAlerts } from "../alerts/dispatch";
+import { dispatchAlerts } from "./alert-delivery";
 import { claimDueDeliveries, runDelivery } from "./webhook-queue";
 
 export interface WorkerOptions {

@@ -1,5 +1,5 @@
 /**
- * Delivers raised alerts (decision 0029), called from the worker loop on every instance:
+ * Delivers raised alerts (lib/alerts, decision 0029), called from the worker loop on every instance:
  * - webhook: alerts still `pending` are claimed (FOR UPDATE SKIP LOCKED) and turned, in the same
  *   transaction, into a webhook_deliveries row of kind "alert" (signed, SSRF-guarded, retried by
  *   the webhook worker like a task's); the delivery id is derived from the alert, so it exists once.
