@@ -5,6 +5,7 @@ import { Stat } from "../ui/card";
 import { Money } from "../ui/money";
 import { PageHeader } from "../ui/page-header";
 import { QueryState } from "../ui/states";
+import { AlertsCard } from "./alerts-card";
 import { LedgerTable } from "./ledger-table";
 import { RedeemCard } from "./redeem-card";
 import { BillingDetailsCard, ReceiptsCard } from "./receipts-card";
@@ -31,6 +32,7 @@ export function BillingPage() {
           )}
         </QueryState>
         <RedeemCard />
+        <AlertsCard />
         <ReceiptsCard />
         <BillingDetailsCard />
         <ResponsesStorageCard />
