@@ -136,6 +136,16 @@ describe("raiseAlert and delivery", () => {
     expect(hook.json).toMatchObject({ id, type: "alert.budget_100", organisation_id: o.accountId, data: { budget_name: "Monthly" } });
   });
 
+  it("a deleted (disabled) organisation's alert is not posted", async () => {
+    const o = await org({ usd: 1, webhook: true });
+    await db.update(accounts).set({ disabled: true }).where(eq(accounts.id, o.accountId));
+    await raiseAlert(db, { accountId: o.accountId, kind: "test", dedupeKey: `test:${o.accountId}` });
+    await dispatchAlerts(db);
+    const [row] = await alertsOf(o.accountId);
+    expect(row.webhookState).toBe("none");
+    expect(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.accountId, o.accountId))).toHaveLength(0);
+  });
+
   it("email off for the organisation: no email, state none", async () => {
     const o = await org({ usd: 1 });
     await db.update(accounts).set({ alertEmail: false }).where(eq(accounts.id, o.accountId));

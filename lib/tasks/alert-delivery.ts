@@ -28,7 +28,7 @@ export function alertWebhookBody(a: Pick<AlertRow, "id" | "accountId" | "kind" |
 export async function queueAlertWebhooks(db: DB, limit = 20): Promise<number> {
   return db.transaction(async (tx) => {
     const due = await tx
-      .select({ a: alerts, url: accounts.alertWebhookUrl, secret: accounts.alertWebhookSecretEncrypted })
+      .select({ a: alerts, webhookUrl: accounts.alertWebhookUrl, disabled: accounts.disabled, secret: accounts.alertWebhookSecretEncrypted })
       .from(alerts)
       .innerJoin(accounts, eq(accounts.id, alerts.accountId))
       .where(eq(alerts.webhookState, "pending"))
@@ -36,7 +36,9 @@ export async function queueAlertWebhooks(db: DB, limit = 20): Promise<number> {
       .limit(limit)
       .for("update", { of: alerts, skipLocked: true });
     let queued = 0;
-    for (const { a, url, secret } of due) {
+    for (const { a, webhookUrl, disabled, secret } of due) {
+      // A deleted (disabled) organisation's alerts go nowhere.
+      const url = disabled ? null : webhookUrl;
       if (url) {
         await tx
           .insert(webhookDeliveries)
