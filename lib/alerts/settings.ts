@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import type { DB } from "../../db/client";
 import { accounts } from "../../db/schema";
-import { AppError } from "../console/errors";
+import { AppError } from "../app-error";
 import { encryptSecret } from "../crypto";
 import { emailAvailable } from "../email";
 import { randomBase62 } from "../ids";
