@@ -6,11 +6,11 @@
  * not committed) with nothing wider than the window. Self-contained: it makes its own data.
  */
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Page } from "@playwright/test";
+import { signUpOrIn } from "./sign-in";
 import { shot } from "./shots";
 
 const BASE = () => process.env.E2E_BASE_URL!;
-const PASSWORD = "correct horse battery staple";
 
 // axe takes a few seconds a page on a busy machine.
 test.describe.configure({ mode: "serial", timeout: 600_000 });
@@ -32,28 +32,6 @@ async function settled(page: Page) {
   await page.waitForLoadState("networkidle").catch(() => undefined);
   await expect(page.getByTestId("skeleton")).toHaveCount(0);
   await expect(page.locator("h1").first()).toBeVisible();
-}
-
-async function signUpOrIn(browser: Browser, email: string): Promise<Page> {
-  const context = await browser.newContext({ baseURL: BASE() });
-  const page = await context.newPage();
-  await page.goto("/signup");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Create account" }).click();
-  // The admin address may already have signed up in another spec file: then sign in.
-  const landed = await page.waitForURL(/\/overview/, { timeout: 10_000 }).then(
-    () => true,
-    () => false,
-  );
-  if (!landed) {
-    await page.goto("/signin");
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(/\/overview/);
-  }
-  return page;
 }
 
 const post = (page: Page, path: string, data: unknown) => page.request.post(`${BASE()}${path}`, { data, headers: { origin: BASE() } });

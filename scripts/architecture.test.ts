@@ -16,14 +16,7 @@ const SOURCES = ["lib", "db", "app", "components", "server.ts", "proxy.ts"];
  * Folder-to-folder imports that still close a cycle, each with what removes it. They are left out
  * before looking for cycles; the test fails when one no longer exists, so the list only shrinks.
  */
-const KNOWN_BACK_EDGES: Record<string, string> = {
-  // Organisations (in progress, decision 0018): orgs records audit rows through lib/console/audit.ts;
-  // removed by moving recordAudit below both (or passing it in).
-  "lib/orgs -> lib/console": "audit rows",
-  // Organisations (in progress): the session resolves the active organisation (lib/auth/session.ts
-  // → lib/orgs/membership.ts); removed by resolving it in lib/orgs on top of the session.
-  "lib/auth -> lib/orgs": "active organisation",
-};
+const KNOWN_BACK_EDGES: Record<string, string> = {};
 
 /** The folder a module belongs to: app, components, db, lib/<feature>; a file at lib/ is its own (the process kernel). */
 function folderOf(file: string): string | null {

@@ -87,15 +87,16 @@ const opt = (name: string, def: string) => {
 const hasTaskset = spawnSync("sh", ["-c", "command -v taskset"]).status === 0 && os.cpus().length >= 2;
 const pinned = (cpu: number, cmd: string[]) => (hasTaskset ? ["taskset", "-c", String(cpu), ...cmd] : cmd);
 
-function spawnLogged(cmd: string[], env: NodeJS.ProcessEnv, log: string): ChildProcess {
+/** stdout is piped only for a child whose first line we read (the fake upstream's port); else it goes to the log, never into an unread pipe. */
+function spawnLogged(cmd: string[], env: NodeJS.ProcessEnv, log: string, pipeStdout = false): ChildProcess {
   const out = fs.openSync(log, "a");
-  const p = spawn(cmd[0]!, cmd.slice(1), { cwd: ROOT, env, stdio: ["ignore", "pipe", out] });
+  const p = spawn(cmd[0]!, cmd.slice(1), { cwd: ROOT, env, stdio: ["ignore", pipeStdout ? "pipe" : out, out] });
   fs.closeSync(out);
   return p;
 }
 
 async function startUpstream(log: string): Promise<{ port: number; proc: ChildProcess }> {
-  const proc = spawnLogged(pinned(1, [process.execPath, "--import", "tsx", path.join(ROOT, "scripts/bench.ts"), "--serve-upstream"]), process.env, log);
+  const proc = spawnLogged(pinned(1, [process.execPath, "--import", "tsx", path.join(ROOT, "scripts/bench.ts"), "--serve-upstream"]), process.env, log, true);
   const port = await new Promise<number>((resolve, reject) => {
     proc.stdout!.once("data", (d) => resolve(Number(String(d).trim())));
     proc.once("exit", (c) => reject(new Error(`upstream exited with ${c}`)));
@@ -170,7 +171,8 @@ async function startGateway(upstreamPort: number, log: string, share?: Gateway, 
     OTEL_EXPORTER_OTLP_ENDPOINT: otlpSink ?? "",
   };
   const prof = opt("profile", "");
-  const nodeArgs = prof ? ["--cpu-prof", "--cpu-prof-interval", "100", "--cpu-prof-dir", path.resolve(prof)] : [];
+  // --node-args: V8/Node flags for the gateway process only (e.g. "--trace-gc" or a heap setting), to try a setting without changing how it starts.
+  const nodeArgs = [...(prof ? ["--cpu-prof", "--cpu-prof-interval", "100", "--cpu-prof-dir", path.resolve(prof)] : []), ...opt("node-args", "").split(" ").filter(Boolean)];
   const proc = spawnLogged(pinned(cpu, [process.execPath, ...nodeArgs, "--import", "tsx", path.join(ROOT, "scripts/start.ts")]), env, log);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signUp } from "./console-helpers";
 import { startTestServer, type TestServer } from "./support/server";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -59,6 +60,33 @@ describe("admin CLI against a running server", () => {
     const revoke = await cli("key", "revoke", last);
     expect(revoke.code, revoke.stderr).toBe(0);
     await expect(client.models.list()).rejects.toMatchObject({ status: 401 });
+  });
+
+  it("credits and debits a team organisation by id, lists organisations, and names which one a command hit", async () => {
+    const owner = await signUp(server);
+    const team = await owner.json("/api/console/orgs", { method: "POST", body: { name: "CLI Team" } });
+    expect(team.status).toBe(200);
+    const teamId = team.body.org.id as string;
+    const list = await cli("org", "list", "--email", owner.email);
+    expect(list.code, list.stderr).toBe(0);
+    const lines = list.stdout.trim().split("\n");
+    expect(lines).toContainEqual(`${teamId}\tteam\t0.00 USD\t1 member\tCLI Team`);
+    expect(lines.some((l) => /\tpersonal\t/.test(l))).toBe(true);
+
+    const credit = await cli("credit", "--org", teamId, "--usd", "12.5", "--note", "team top-up by invoice");
+    expect(credit.code, credit.stderr).toBe(0);
+    expect(credit.stdout).toContain('credited 12.50 USD to organisation "CLI Team"; balance 12.50 USD');
+    expect((await cli("balance", "--org", teamId)).stdout.trim()).toBe("12.50");
+    // The owner's personal organisation is untouched, and the console shows the team's balance.
+    expect((await cli("balance", "--email", owner.email)).stdout.trim()).toBe("0.00");
+    expect((await owner.json("/api/console/me")).body.org).toMatchObject({ id: teamId });
+    const debit = await cli("debit", "--org", teamId, "--usd", "2.5", "--note", "correction");
+    expect(debit.stdout).toContain('debited 2.50 USD from organisation "CLI Team"; balance 10.00 USD');
+
+    expect((await cli("credit", "--org", "acct_nope", "--usd", "1")).stderr).toMatch(/no organisation with id acct_nope/);
+    const both = await cli("credit", "--org", teamId, "--email", owner.email, "--usd", "1");
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/give --email or --org, not both/);
   });
 
   it.each([

@@ -13,7 +13,7 @@ import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./fakes/anthropic-upstre
 import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
 import { adminOk, createAccount, createKey } from "./support/accounts";
-import { startTestServer, type TestServer } from "./support/server";
+import { startTestServer, usesPostgres, type TestServer } from "./support/server";
 
 let an: FakeTextUpstream;
 let oa: FakeTextUpstream;
@@ -49,8 +49,8 @@ function config() {
   };
 }
 
-async function start(env: Record<string, string> = {}) {
-  const s = await startTestServer({ config: config(), env });
+async function start(env: Record<string, string> = {}, shareWith?: TestServer) {
+  const s = await startTestServer({ config: config(), env, shareWith });
   servers.push(s);
   return s;
 }
@@ -250,6 +250,30 @@ for (const store of ["memory", "redis"] as const) {
       await new Promise((r) => setTimeout(r, 100));
       oa.reset();
       expect((await chat(s, key, {})).status).toBe(200);
+    });
+
+    it.runIf(store === "redis" && usesPostgres())("two instances on one Redis share a key's limits: tokens per minute and concurrency hold across both", async () => {
+      const other = await start({ REDIS_URL: "redis://127.0.0.1:6379/0" }, s);
+      // Concurrency 3, ten parallel streams spread over both instances: three in all are served.
+      oa.reset({ eventDelayMs: 200 });
+      const ccKey = await createKey(s, email, "--concurrency", "3");
+      const streams = await Promise.all(Array.from({ length: 10 }, (_, i) => chat(i % 2 ? other : s, ccKey, { stream: true })));
+      expect(streams.filter((r) => r.status === 200).length).toBe(3);
+      for (const r of streams) await r.text();
+
+      // Tokens per minute: room for five reservations; twenty parallel requests over both instances.
+      oa.reset({ usage: { input: 3, output: 5 } });
+      const probe = await chat(s, await createKey(s, email, "--tpm", "1000000"), {});
+      const reservation = 1_000_000 - Number(probe.headers.get("x-ratelimit-remaining-tokens"));
+      const tpmKey = await createKey(s, email, "--tpm", String(reservation * 5 + Math.floor(reservation / 2)));
+      oa.reset({ usage: { input: 3, output: 5 }, responseDelayMs: 1500 });
+      if (new Date().getSeconds() >= 50) await new Promise((r) => setTimeout(r, (61 - new Date().getSeconds()) * 1000));
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => chat(i % 2 ? other : s, tpmKey, {})));
+      const served = answers.filter((r) => r.status === 200);
+      expect(served.length).toBe(5);
+      // One limit, not one per instance (each alone would have let five through: ten in all).
+      expect(answers.filter((r) => r.status === 429).length).toBe(15);
+      oa.reset();
     });
 
     it("an admin sets an account-wide limit with the CLI; every key of the account shares it", async () => {

@@ -183,3 +183,31 @@ describe("admin balance changes", () => {
     expect((await user.json("/api/console/me")).body.account.balanceMicroUsd).toBe(after);
   });
 });
+
+describe("admin credit of a team organisation", () => {
+  it("lists a user's organisations and credits the team they pick, not the user's own; refuses an organisation they are not in", async () => {
+    const owner = await signUp(server);
+    const team = await owner.json("/api/console/orgs", { method: "POST", body: { name: "Admin-credited team" } });
+    const teamId = team.body.org.id as string;
+    const me = (await owner.json("/api/console/me")).body;
+    const row = (await admin.json(`/api/admin/users?q=${encodeURIComponent(owner.email)}`)).body.items[0];
+    expect(row.orgs.map((o: { name: string; personal: boolean }) => [o.name, o.personal])).toEqual([
+      [expect.any(String), true],
+      ["Admin-credited team", false],
+    ]);
+    const credited = await admin.json(`/api/admin/users/${me.user.id}/balance`, { method: "POST", body: { direction: "credit", usd: "7.25", note: "invoice 12", accountId: teamId } });
+    expect(credited.status).toBe(200);
+    expect(credited.body).toMatchObject({ applied: true, balanceAfterMicroUsd: 7_250_000 });
+    const after = (await admin.json(`/api/admin/users?q=${encodeURIComponent(owner.email)}`)).body.items[0];
+    expect(after.orgs.find((o: { id: string }) => o.id === teamId).balanceMicroUsd).toBe(7_250_000);
+    expect(after.orgs.find((o: { personal: boolean }) => o.personal).balanceMicroUsd).toBe(0);
+    // The owner sees it on the team's billing.
+    expect((await owner.json("/api/console/me")).body.org).toMatchObject({ id: teamId });
+
+    const other = await signUp(server);
+    const otherTeam = (await other.json("/api/console/orgs", { method: "POST", body: { name: "Not theirs" } })).body.org.id as string;
+    const refused = await admin.json(`/api/admin/users/${me.user.id}/balance`, { method: "POST", body: { direction: "credit", usd: "1", accountId: otherTeam } });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error).toMatchObject({ message: "This user is not a member of that organisation.", field: "accountId" });
+  });
+});

@@ -117,12 +117,31 @@ describe("embeddings through the openai SDK", () => {
 });
 
 describe("embedding billing", () => {
+  it("an alias is served by its model at that model's price (header and row say which)", async () => {
+    const before = await balanceUsd(server, email);
+    // emb-ge, 1 USD/MTok.
+    const { response } = await client.embeddings.create({ model: "emb-alias", input: ["alpha", "beta gamma"] }).withResponse();
+    expect(response.headers.get("x-gateway-model")).toBe("emb-ge");
+    const cost = micro(Number(response.headers.get("x-gateway-cost-usd")));
+    expect(micro(before - (await balanceUsd(server, email)))).toBe(cost);
+    if (usesPostgres()) {
+      const [row] = await server.query<{ model: string; served_model: string; input_tokens: number; cost_micro_usd: string }>(
+        "select model, served_model, input_tokens, cost_micro_usd from request_logs where request_id = $1",
+        [response.headers.get("x-request-id")],
+      );
+      expect(row).toMatchObject({ model: "emb-alias", served_model: "emb-ge" });
+      expect(Number(row!.cost_micro_usd)).toBe(cost);
+      expect(cost).toBe(row!.input_tokens * 1);
+    }
+  });
+
   it("charges the upstream's tokens at the model's price, with cost and balance headers", async () => {
     const before = await balanceUsd(server, email);
     // 1 USD/MTok via emb-failover: 2 + 3 tokens reported by the fake → 5 micro-USD.
     const { data, response } = await client.embeddings.create({ model: "emb-failover", input: ["alpha", "beta gamma"] }).withResponse();
     expect(data.usage.prompt_tokens).toBe(5);
     expect(response.headers.get("x-gateway-cost-usd")).toBe("0.000005");
+    expect(response.headers.get("x-gateway-model")).toBe("emb-failover");
     const after = await balanceUsd(server, email);
     expect(micro(before - after)).toBe(5);
     expect(Number(response.headers.get("x-gateway-balance-usd"))).toBeCloseTo(after, 6);

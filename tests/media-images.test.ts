@@ -54,6 +54,7 @@ async function charged(params: OpenAI.Images.ImageGenerateParamsNonStreaming) {
   const after = await balanceUsd(server, email);
   const cost = micro(Number(response.headers.get("x-gateway-cost-usd")));
   expect(micro(before - after)).toBe(cost);
+  expect(response.headers.get("x-gateway-model")).toBe(params.model);
   expect(Number(response.headers.get("x-gateway-balance-usd"))).toBeCloseTo(after, 6);
   if (usesPostgres()) {
     const rows = await server.query<{ delta_micro_usd: string }>("select delta_micro_usd from ledger_entries where request_id = $1 and kind = 'charge'", [
@@ -106,6 +107,19 @@ describe("image generation through the openai SDK", () => {
     const { cost } = await charged({ model: "img-flat", prompt: "a cat", quality: "high", size: "1536x1024" });
     expect(cost).toBe(micro(0.02));
     expect(oa.requests[0]!.body.quality).toBeUndefined();
+  });
+
+  it("an alias serves from its next target when the first is down, at the serving model's price (header and row say which)", async () => {
+    const before = await balanceUsd(server, email);
+    const { response } = await client.images.generate({ model: "img-alias", prompt: "a cat", quality: "high", size: "1536x1024" }).withResponse();
+    expect(response.headers.get("x-gateway-model")).toBe("img-flat");
+    expect(micro(Number(response.headers.get("x-gateway-cost-usd")))).toBe(micro(0.02));
+    expect(micro(before - (await balanceUsd(server, email)))).toBe(micro(0.02));
+    if (usesPostgres()) {
+      const [row] = await server.query<{ model: string; served_model: string; cost_micro_usd: string }>("select model, served_model, cost_micro_usd from request_logs where request_id = $1", [response.headers.get("x-request-id")]);
+      expect(row).toMatchObject({ model: "img-alias", served_model: "img-flat" });
+      expect(Number(row!.cost_micro_usd)).toBe(micro(0.02));
+    }
   });
 
   it("renders a real PNG on the demo upstream, at the requested aspect, priced like any other", async () => {

@@ -20,8 +20,9 @@ let server: TestServer;
 let opted: TestServer;
 
 const MS = 1_000_000n;
-const PROMPT = "the secret prompt text 7f3a";
-const REPLY = "a private completion 9c1d";
+// Markers that cannot occur by chance in the export: trace and span ids are hex.
+const PROMPT = "the secret prompt text qzx7f3a";
+const REPLY = "a private completion wvk9c1d";
 
 beforeAll(async () => {
   upstream = await startFakeOpenAI();
@@ -114,8 +115,8 @@ it("a refused request is a span too (401, no GenAI attributes), and nothing carr
   expect(t.root.name).toBe("POST /v1/chat/completions");
   expect(t.root.attributes["http.response.status_code"]).toBe(401);
   const all = otlp.bodies.join("\n");
-  expect(all).not.toContain("7f3a");
-  expect(all).not.toContain("9c1d");
+  expect(all).not.toContain("qzx7f3a");
+  expect(all).not.toContain("wvk9c1d");
   expect(all).not.toMatch(/sk-[A-Za-z0-9_-]{10,}/); // no API key, ours or the upstream's
 });
 

@@ -136,6 +136,36 @@ describe("routing", () => {
   }, 120_000);
 });
 
+describe("operator webhook", () => {
+  it("Send test event: one signed upstream.test arrives, and the answer says what the receiver said", async () => {
+    // Before a URL is saved there is nothing to test.
+    await admin.json("/api/admin/upstream-health/webhook", { method: "PUT", body: { url: null } });
+    const none = await admin.json("/api/admin/upstream-health/webhook/test", { method: "POST" });
+    expect(none.status).toBe(400);
+    expect(none.body.error).toMatchObject({ message: "Save a webhook URL first.", field: "url" });
+
+    const set = await admin.json("/api/admin/upstream-health/webhook", { method: "PUT", body: { url: `${receiver.url}/ops-test` } });
+    const secret = set.body.secret as string;
+    const sent = await admin.json("/api/admin/upstream-health/webhook/test", { method: "POST" });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toMatchObject({ delivered: true, statusCode: 200, error: null });
+    const hook = (await until(async () => receiver.received.find((h) => (h.json as { id?: string }).id === sent.body.id), (h) => !!h, 3000))!;
+    expect(hook.path).toMatch(/\/ops-test$/);
+    expect(hook.json).toMatchObject({ type: "upstream.test", data: { model: "test-model", upstream: "test-upstream", state: "open" } });
+    expect(verifySignature(hook.headers["x-shim-signature"] as string, hook.rawBody, secret).ok).toBe(true);
+
+    // A receiver that fails: the answer says so (one attempt, nothing queued).
+    receiver.setScript([{ status: 500 }]);
+    const failed = await admin.json("/api/admin/upstream-health/webhook/test", { method: "POST" });
+    expect(failed.body).toMatchObject({ delivered: false, statusCode: 500, error: "receiver answered 500" });
+    receiver.setScript([]);
+    // Only admins may send one.
+    const member = await signUp(a);
+    expect((await member.json("/api/admin/upstream-health/webhook/test", { method: "POST" })).status).toBe(403);
+    await admin.json("/api/admin/upstream-health/webhook", { method: "PUT", body: { url: null } });
+  });
+});
+
 describe("health", () => {
   it("moves traffic off an upstream that starts failing mid-load, charges each request once, announces it once, and closes when it heals", async () => {
     const set = await admin.json("/api/admin/upstream-health/webhook", { method: "PUT", body: { url: `${receiver.url}/ops` } });
@@ -219,8 +249,10 @@ describe("health", () => {
     f.s1.reset({ kind: "status", status: 503 });
     for (let i = 0; i < 3; i++) await chat(a, "s-chat"); // 3 × 3 attempts, all failed: open on a
     expect(await circuitState(a, "s-chat", "s1")).toBe(2);
-    const state = await until(() => circuitState(b, "s-chat", "s1"), (s) => s === 2, 5000);
-    expect(state).toBe(2);
+    // b learns it at its next sync (every 1 s). With this file's 1 s cool-down it may already be
+    // half-open there (1): then the probe right is asked for first, so this request skips s1 too.
+    const state = await until(() => circuitState(b, "s-chat", "s1"), (s) => s === 2 || s === 1, 5000);
+    expect([1, 2]).toContain(state);
     const hits = f.s1.hits.length;
     const r = await chat(b, "s-chat");
     expect(r.status).toBe(200);
@@ -228,7 +260,7 @@ describe("health", () => {
     const [row] = await b.query<{ trace: any }>("select route_trace as trace from request_logs where model = 's-chat' order by id desc limit 1");
     expect(row!.trace).toEqual([
       { upstream: "s2", priority: 1, weight: 1, result: "served", attempts: 1 },
-      { upstream: "s1", priority: 0, weight: 1, result: "skipped", reason: "circuit open" },
+      { upstream: "s1", priority: 0, weight: 1, result: "skipped", reason: expect.stringMatching(/^(circuit open|half-open, probe in flight)$/) },
     ]);
   }, 60_000);
 

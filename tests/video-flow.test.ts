@@ -148,6 +148,13 @@ describe("full flow against the fake openai-video upstream (JSON body)", () => {
     const sub = await api.submit({ model: "vid-failover", prompt: "failover please", seconds: "10" });
     expect(sub.status).toBe(200);
     await api.until(sub.json.id, ["completed"]);
+    // The log row says which entry failed and which served (as text, embeddings and images do).
+    const [row] = await server.query<{ trace: Array<{ upstream: string; result: string; reason?: string }> | null; upstream_id: string }>(
+      "select route_trace as trace, upstream_id from request_logs where route = '/v1/videos' and model = 'vid-failover' and status = 200 order by id desc limit 1",
+    );
+    expect(row!.trace?.map((t) => t.result)).toEqual(["failed", "served"]);
+    expect(row!.trace![0]!.reason).toMatch(/upstream_error|5\d\d|connect/);
+    expect(row!.upstream_id).toBe(row!.trace!.find((t) => t.result === "served")!.upstream);
   });
 
   it("a failed task ends failed with error.message, cost 0, refunded exactly once", async () => {

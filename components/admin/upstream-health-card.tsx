@@ -2,7 +2,7 @@
 import { useState, type FormEvent } from "react";
 import { api, fieldError, formError } from "../console/api";
 import { useAdminMutation, useUpstreamHealth } from "../console/hooks";
-import type { UpstreamHealthView, UpstreamWebhookSaved } from "../console/types";
+import type { UpstreamHealthView, UpstreamWebhookSaved, UpstreamWebhookTested } from "../console/types";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card, CardBody, CardHeader } from "../ui/card";
@@ -38,6 +38,7 @@ function WebhookForm({ current }: { current: UpstreamHealthView["webhook"] }) {
   const [url, setUrl] = useState<string | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const save = useAdminMutation((body: { url: string | null; newSecret?: boolean }) => api<UpstreamWebhookSaved>("/api/admin/upstream-health/webhook", { method: "PUT", body }));
+  const test = useAdminMutation(() => api<UpstreamWebhookTested>("/api/admin/upstream-health/webhook/test", { method: "POST" }));
   const value = url ?? current?.url ?? "";
   async function submit(e: FormEvent, newSecret = false) {
     e.preventDefault();
@@ -75,8 +76,27 @@ function WebhookForm({ current }: { current: UpstreamHealthView["webhook"] }) {
             New secret
           </Button>
         )}
+        {current?.url && (
+          <Button variant="secondary" size="sm" loading={test.isPending} onClick={() => test.mutate()}>
+            Send test event
+          </Button>
+        )}
       </div>
+      <TestResult result={test.data} error={formError(test.error, []) ?? null} />
     </form>
+  );
+}
+
+/** What the receiver answered to "Send test event" (one attempt, signed like a real event). */
+function TestResult({ result, error }: { result: UpstreamWebhookTested | undefined; error: string | null }) {
+  if (error) return <p role="alert" className="text-xs text-red-700">{error}</p>;
+  if (!result) return null;
+  return (
+    <p role="status" data-testid="upstream-webhook-test" className={result.delivered ? "text-xs text-green-700" : "text-xs text-red-700"}>
+      {result.delivered
+        ? `Test event ${result.id} delivered: the receiver answered ${result.statusCode} in ${result.latencyMs} ms.`
+        : `Test event not delivered: ${result.error ?? `the receiver answered ${result.statusCode}`}.`}
+    </p>
   );
 }
 
@@ -134,7 +154,7 @@ export function UpstreamHealthCard() {
                       {e.lastErrors.length ? (
                         <ul className="space-y-0.5">
                           {e.lastErrors.slice(0, 3).map((x, i) => (
-                            <li key={i} title={x.message}>
+                            <li key={i} title={x.message} className="whitespace-nowrap">
                               <span className="tabular-nums text-zinc-500">{new Date(x.at).toLocaleTimeString()}</span> {x.status} {x.code}
                             </li>
                           ))}

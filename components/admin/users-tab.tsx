@@ -18,14 +18,14 @@ function newIdempotencyKey() {
 }
 
 function BalanceDialog({ user, onClose }: { user: AdminUser | null; onClose: () => void }) {
-  const [form, setForm] = useState({ direction: "credit", usd: "", note: "" });
+  const [form, setForm] = useState({ direction: "credit", usd: "", note: "", accountId: "" });
   const [idem, setIdem] = useState(newIdempotencyKey);
   const [errors, setErrors] = useState<{ usd?: string; note?: string }>({});
-  const m = useAdminMutation((body: { direction: string; usd: string; note: string; idempotencyKey: string }) =>
+  const m = useAdminMutation((body: { direction: string; usd: string; note: string; idempotencyKey: string; accountId?: string }) =>
     api(`/api/admin/users/${encodeURIComponent(user!.id)}/balance`, { method: "POST", body }),
   );
   function close() {
-    setForm({ direction: "credit", usd: "", note: "" });
+    setForm({ direction: "credit", usd: "", note: "", accountId: "" });
     setErrors({});
     setIdem(newIdempotencyKey());
     m.reset();
@@ -39,16 +39,25 @@ function BalanceDialog({ user, onClose }: { user: AdminUser | null; onClose: () 
     setErrors(next);
     if (Object.keys(next).length) return;
     try {
-      await m.mutateAsync({ ...form, usd: form.usd.trim(), note: form.note.trim(), idempotencyKey: idem });
+      await m.mutateAsync({ ...form, usd: form.usd.trim(), note: form.note.trim(), idempotencyKey: idem, accountId: form.accountId || undefined });
       close();
     } catch {
       /* shown below */
     }
   }
   return (
-    <Dialog open={Boolean(user)} onClose={close} title={`Adjust balance: ${user?.email ?? ""}`} description={user ? `Current balance ${usd(user.balanceMicroUsd)}. Each change is a ledger row and an audit entry.` : undefined}>
+    <Dialog open={Boolean(user)} onClose={close} title={`Adjust balance: ${user?.email ?? ""}`} description={user ? `${user.orgs.length > 1 ? "Pick whose balance changes below." : `Current balance ${usd(user.balanceMicroUsd)}.`} Each change is a ledger row and an audit entry.` : undefined}>
       <form onSubmit={submit} noValidate className="space-y-4">
         <FormError message={formError(m.error, ["usd", "note"])} />
+        {user && user.orgs.length > 1 && (
+          <SelectField label="Organisation to adjust" value={form.accountId || user.accountId} onChange={(e) => setForm({ ...form, accountId: e.target.value })} hint="Whose balance changes: the user's own organisation, or a team they belong to.">
+            {user.orgs.map((o) => (
+              <option key={o.id} value={o.id}>
+                {o.personal ? `${o.name} (personal)` : o.name} — {usd(o.balanceMicroUsd)}
+              </option>
+            ))}
+          </SelectField>
+        )}
         <div className="grid gap-4 sm:grid-cols-2">
           <SelectField label="Change" value={form.direction} onChange={(e) => setForm({ ...form, direction: e.target.value })}>
             <option value="credit">Credit (add)</option>

@@ -3,10 +3,10 @@
 // browser bundle), so the two sides cannot drift. Only request bodies and filter forms, which
 // the browser builds itself, are written here.
 import type { SessionUser } from "@/lib/auth/session";
-import type { OrgSummary } from "@/lib/orgs/membership";
+import type { OrgSummary } from "@/lib/auth/membership";
 import type { Capability, OrgRole } from "@/lib/orgs/roles";
 import type { listModels, listUpstreams } from "@/lib/console/admin-catalog";
-import type { setUpstreamWebhook, upstreamHealthView } from "@/lib/console/upstream-health";
+import type { setUpstreamWebhook, testUpstreamWebhook, upstreamHealthView } from "@/lib/console/upstream-health";
 import type { listUsers } from "@/lib/console/admin-users";
 import type { listAliases } from "@/lib/console/admin-aliases";
 import type { listAudit } from "@/lib/console/audit";
@@ -99,6 +99,7 @@ export type AdminModel = Wire<Awaited<ReturnType<typeof listModels>>>[number];
 
 export type UpstreamHealthView = Wire<Awaited<ReturnType<typeof upstreamHealthView>>>;
 export type UpstreamWebhookSaved = Wire<Awaited<ReturnType<typeof setUpstreamWebhook>>>;
+export type UpstreamWebhookTested = Wire<Awaited<ReturnType<typeof testUpstreamWebhook>>>;
 /** Integer micro-USD prices of a model (db/schema.ts ModelPrice). */
 export type ModelPrice = AdminModel["price"];
 

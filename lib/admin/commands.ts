@@ -28,8 +28,10 @@ export const USAGE = `Usage: npm run admin -- <command>
   user create --email E [--password P] [--admin]
   user set-password --email E --password P
   user disable --email E | user enable --email E
-  credit --email E --usd AMOUNT [--note TEXT]
-  debit --email E --usd AMOUNT --note TEXT
+  credit (--email E | --org ID) --usd AMOUNT [--note TEXT]
+  debit (--email E | --org ID) --usd AMOUNT --note TEXT
+                                           (--email: the user's personal organisation; --org: any, e.g. a team's)
+  org list [--email E]                     (organisations: id, kind, balance, members; a user's with --email)
   key create --email E [--name N] [--models m1,m2] [--limit-usd X] [--rpm N] [--tpm N] [--concurrency N] [--expires ISO-8601]
   account limits --email E [--rpm N|off] [--tpm N|off] [--concurrency N|off]
                                            (the user's organisation, across all its keys; no flag = show)
@@ -39,7 +41,7 @@ export const USAGE = `Usage: npm run admin -- <command>
   code export --batch ID                   (the batch's codes and their uses as CSV)
   key revoke KEY_OR_ID
   key list --email E
-  balance --email E`;
+  balance (--email E | --org ID)`;
 
 class UsageError extends Error {}
 class CommandError extends Error {}
@@ -100,6 +102,19 @@ async function userByEmail(db: DB, e: string) {
   return u;
 }
 
+/** The organisation a money command acts on: `--org ID`, or the personal one of `--email E`. */
+async function targetAccount(db: DB, values: Record<string, string | boolean | undefined>): Promise<{ accountId: string; label: string }> {
+  if (values.org !== undefined && values.email !== undefined) throw new UsageError("give --email or --org, not both");
+  if (values.org === undefined) {
+    const u = await userByEmail(db, email(values));
+    return { accountId: u.accountId, label: u.email };
+  }
+  const id = required(values, "org");
+  const [a] = await db.select({ id: accounts.id, name: accounts.name }).from(accounts).where(eq(accounts.id, id));
+  if (!a) throw new CommandError(`no organisation with id ${id} (npm run admin -- org list)`);
+  return { accountId: a.id, label: `organisation "${a.name}"` };
+}
+
 async function audit(db: DB, action: string, targetType: string, targetId: string, details: Record<string, unknown>) {
   await db.insert(auditLog).values({ actor: "cli", action, targetType, targetId, details });
 }
@@ -140,12 +155,11 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
       await notifyInvalidation({ kind: "accounts", ids: [u.accountId] });
       out.push(`${disabled ? "disabled" : "enabled"} ${u.email}`);
     } else if (cmd === "credit" || cmd === "debit") {
-      const { values } = parse(argv.slice(1), { email: { type: "string" }, usd: { type: "string" }, note: { type: "string" } });
-      const e = email(values);
+      const { values } = parse(argv.slice(1), { email: { type: "string" }, org: { type: "string" }, usd: { type: "string" }, note: { type: "string" } });
       const amount = usd(values, "usd");
       const note = typeof values.note === "string" ? values.note : undefined;
       if (cmd === "debit" && !note?.trim()) throw new UsageError("--note is required for a debit");
-      const u = await userByEmail(db, e);
+      const u = await targetAccount(db, values);
       const change = {
         accountId: u.accountId,
         idempotencyKey: `cli:${cmd}:${randomUUID()}`,
@@ -167,7 +181,7 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
       }
       if (!r.applied) throw new CommandError("duplicate change");
       await audit(db, `account.${cmd}`, "account", u.accountId, { micro_usd: amount, note });
-      out.push(`${cmd === "credit" ? "credited" : "debited"} ${formatUsd(amount)} USD; balance ${formatUsd(r.balanceAfterMicroUsd)} USD`);
+      out.push(`${cmd === "credit" ? "credited" : "debited"} ${formatUsd(amount)} USD ${cmd === "credit" ? "to" : "from"} ${u.label}; balance ${formatUsd(r.balanceAfterMicroUsd)} USD`);
     } else if (two === "key create") {
       const { values } = parse(rest, {
         email: { type: "string" },
@@ -273,9 +287,19 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
         out.push(`${k.id}\t${k.prefix}…${k.last4}\t${state}\t${k.name}`);
       }
       if (!rows.length) out.push("no keys");
+    } else if (two === "org list") {
+      const { values } = parse(rest, { email: { type: "string" } });
+      const of = values.email !== undefined ? await userByEmail(db, email(values)) : null;
+      const rows = await db
+        .select({ id: accounts.id, name: accounts.name, personal: accounts.personal, balance: accounts.balanceMicroUsd, members: sql<number>`(select count(*)::int from memberships m where m.account_id = ${accounts.id})` })
+        .from(accounts)
+        .where(of ? sql`exists (select 1 from memberships m where m.account_id = ${accounts.id} and m.user_id = ${of.id})` : undefined)
+        .orderBy(accounts.name);
+      for (const a of rows) out.push(`${a.id}\t${a.personal ? "personal" : "team"}\t${formatUsd(Number(a.balance))} USD\t${a.members} member${a.members === 1 ? "" : "s"}\t${a.name}`);
+      if (!rows.length) out.push("no organisations");
     } else if (cmd === "balance") {
-      const { values } = parse(argv.slice(1), { email: { type: "string" } });
-      const u = await userByEmail(db, email(values));
+      const { values } = parse(argv.slice(1), { email: { type: "string" }, org: { type: "string" } });
+      const u = await targetAccount(db, values);
       const [a] = await db.execute<{ balance: string | number }>(
         sql`select balance_micro_usd as balance from accounts where id = ${u.accountId}`,
       ).then((r) => (r as unknown as { rows: { balance: string | number }[] }).rows);

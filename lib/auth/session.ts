@@ -8,7 +8,7 @@
 import { decode } from "next-auth/jwt";
 import { getDb } from "../../db/client";
 import type { OrgRole } from "../../db/schema";
-import { activeMembership } from "../orgs/membership";
+import { activeMembership } from "./membership";
 import type { GatewayToken } from "./options";
 import { authSecret, ensureNextAuthUrl } from "./secret";
 import { findUserById } from "./users";

@@ -1,10 +1,10 @@
 /** Admin: users and their balances. Every change is audited; disabling and demotion bump the
  * user's sessionVersion so their open sessions end on the next request. */
 import { randomUUID } from "node:crypto";
-import { asc, eq, ilike, sql } from "drizzle-orm";
+import { and, asc, eq, ilike, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { DB } from "../../db/client";
-import { accounts, apiKeys, users } from "../../db/schema";
+import { accounts, apiKeys, memberships, users } from "../../db/schema";
 import { adminDebit, waitForSpendable } from "../billing/admin-debit";
 import { applyLedgerChange } from "../billing/ledger";
 import { parseUsd } from "../billing/money";
@@ -36,6 +36,8 @@ export async function listUsers(db: DB, opts: { q?: string; offset?: number; lim
       tpm: accounts.tpm,
       maxConcurrent: accounts.maxConcurrent,
       keys: sql<number>`(select count(*)::int from ${apiKeys} where ${apiKeys.accountId} = ${users.accountId} and ${apiKeys.revokedAt} is null)`,
+      /** Every organisation the user belongs to (a credit may go to a team's). */
+      orgs: sql<{ id: string; name: string; personal: boolean; balanceMicroUsd: number }[]>`(select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'personal', a.personal, 'balanceMicroUsd', a.balance_micro_usd) order by a.personal desc, a.name), '[]'::json) from memberships m join accounts a on a.id = m.account_id where m.user_id = ${users.id})`,
     })
     .from(users)
     .innerJoin(accounts, eq(accounts.id, users.accountId))
@@ -111,12 +113,19 @@ export const adjustBalanceSchema = z
     note: z.string().trim().max(500, "Use at most 500 characters.").default(""),
     /** From the form, so a double submit credits once. */
     idempotencyKey: z.string().regex(/^[A-Za-z0-9_-]{8,64}$/).optional(),
+    /** One of the user's organisations (a team's); default the user's own. */
+    accountId: z.string().trim().min(1).max(100).optional(),
   })
   .refine((v) => v.direction === "credit" || v.note.length > 0, { message: "Say why (the note is required for a debit).", path: ["note"] });
 
 export async function adjustBalance(db: DB, actor: Actor, userId: string, body: z.infer<typeof adjustBalanceSchema>) {
-  const [target] = await db.select({ accountId: users.accountId, email: users.email }).from(users).where(eq(users.id, userId));
-  if (!target) throw new AppError("not_found", "No such user.");
+  const [user] = await db.select({ accountId: users.accountId, email: users.email }).from(users).where(eq(users.id, userId));
+  if (!user) throw new AppError("not_found", "No such user.");
+  const target = { ...user, accountId: body.accountId ?? user.accountId };
+  if (body.accountId && body.accountId !== user.accountId) {
+    const [m] = await db.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.accountId, body.accountId), eq(memberships.userId, userId)));
+    if (!m) throw new AppError("not_found", "This user is not a member of that organisation.", { field: "accountId" });
+  }
   const micro = parseUsd(body.usd)!;
   const delta = body.direction === "credit" ? micro : -micro;
   if (body.direction === "debit") await waitForSpendable(db, target.accountId, micro);
@@ -146,6 +155,7 @@ export async function adjustBalance(db: DB, actor: Actor, userId: string, body: 
         targetId: userId,
         details: {
           email: target.email,
+          accountId: target.accountId,
           deltaMicroUsd: delta,
           note: body.note,
           before: { balanceMicroUsd: r.balanceAfterMicroUsd - delta },

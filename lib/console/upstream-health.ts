@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { DB } from "../../db/client";
 import { models, upstreamHealthEvents } from "../../db/schema";
 import { health, sharedHealth } from "../gateway/health";
+import { sendTestEvent } from "../gateway/health/announce";
 import { getOperatorWebhook, saveOperatorWebhook } from "../gateway/health/webhook-setting";
 import type { Actor } from "./admin-users";
 import { recordAudit } from "./audit";
@@ -48,5 +49,13 @@ export async function setUpstreamWebhook(db: DB, actor: Actor, body: z.infer<typ
   const r = await saveOperatorWebhook(db, { url: body.url || null, newSecret: body.newSecret });
   if (!r.ok) throw new AppError("invalid_request", `This webhook URL is refused: ${r.reason}.`, { field: "url" });
   await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "upstream_webhook.set", targetType: "setting", targetId: "upstream_webhook", details: { url: r.url, newSecret: Boolean(r.secret) } });
+  return r;
+}
+
+/** "Send test event": one signed `upstream.test` to the saved URL, and what the receiver answered. */
+export async function testUpstreamWebhook(db: DB, actor: Actor) {
+  const r = await sendTestEvent(db);
+  if (!r) throw new AppError("invalid_request", "Save a webhook URL first.", { field: "url" });
+  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "upstream_webhook.test", targetType: "setting", targetId: "upstream_webhook", details: { delivered: r.delivered, statusCode: r.statusCode } });
   return r;
 }

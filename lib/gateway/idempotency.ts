@@ -11,7 +11,9 @@ import { and, eq, lt } from "drizzle-orm";
 import type { DB } from "../../db/client";
 import { idempotencyRecords } from "../../db/schema";
 import { errors, type ApiError } from "./errors";
-import { json, type GatewayResponse } from "./http";
+import { header, json, type GatewayResponse } from "./http";
+import type { Claim } from "./pipeline";
+import type { RouteContext } from "./types";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 const MAX_KEY_LENGTH = 255;
@@ -87,5 +89,21 @@ function inProgress(): ApiError {
     type: "invalid_request",
     code: "idempotency_in_progress",
     message: "A request with this Idempotency-Key is still in progress; retry shortly to receive its answer.",
+  };
+}
+
+/** The pipeline's claim step (runMetered) for a route that takes `Idempotency-Key`. */
+export async function idempotencyClaim(ctx: RouteContext, db: DB, route: string): Promise<Claim> {
+  const raw = await ctx.readBody();
+  if (!raw.ok) return { kind: "error", error: raw.error };
+  const begun = await beginIdempotent(db, { accountId: ctx.principal.accountId, route, key: header(ctx.req, "idempotency-key"), body: raw.value });
+  if (begun.kind === "none") return { kind: "go", done: async () => {}, abandon: async () => {} };
+  if (begun.kind !== "claimed") return begun.kind === "replay" ? { kind: "answer", response: begun.response } : begun;
+  const claim = begun.claim;
+  return {
+    kind: "go",
+    // Only a 200 is kept: the repeat of a failed request is a new attempt.
+    done: (res) => (res.status === 200 && typeof res.body === "string" ? completeIdempotent(db, claim, res.status, res.body) : abandonIdempotent(db, claim)),
+    abandon: () => abandonIdempotent(db, claim),
   };
 }

@@ -13,7 +13,7 @@ import { authSecret } from "../auth/secret";
 import { createInvite } from "../auth/invites";
 import { normalizeEmail } from "../auth/users";
 import { AppError } from "../app-error";
-import { recordAudit } from "../console/audit";
+import { recordAudit } from "../audit/record";
 import { renderEmail, sendEmail, emailAvailable } from "../email";
 import { env } from "../env";
 import { randomBase62 } from "../ids";

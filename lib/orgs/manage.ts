@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { DB, DbOrTx } from "../../db/client";
 import { accounts, apiKeys, memberships, orgInvites, ORG_ROLES, users, type OrgRole } from "../../db/schema";
 import { parseUsd } from "../billing/money";
-import { recordAudit } from "../console/audit";
+import { recordAudit } from "../audit/record";
 import { AppError } from "../app-error";
 import { waitForSpendable } from "../billing/admin-debit";
 import { askLeasesBack } from "../billing/text-lease";

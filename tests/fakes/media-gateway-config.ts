@@ -40,6 +40,13 @@ export function mediaGatewayConfig(openaiBaseUrl: string, geminiBaseUrl: string)
       { id: "demo-image", kind: "image", upstream: "demo", price: { perImage: IMAGE_PRICES_USD } },
       { id: "demo-image-mini", kind: "image", upstream: "demo", price: { perImage: { "*": 0.01 } } },
       { id: "demo-chat", kind: "text", upstream: "demo", price: { inputPerMTok: 0.5, outputPerMTok: 1.5 }, defaultMaxTokens: 256 },
+      // An image alias's first target never answers, and is dearer than the one that serves after it.
+      { id: "img-dead", kind: "image", upstream: "oa-down", upstreamModel: "gpt-image-1", price: { perImage: { "*": 0.5 } } },
+    ],
+    aliases: [
+      // An embedding alias names one model (vectors of different models never mix).
+      { id: "emb-alias", targets: ["emb-ge"] },
+      { id: "img-alias", targets: ["img-dead", "img-flat"] },
     ],
   };
 }

@@ -7,16 +7,17 @@ import { createHash } from "node:crypto";
 import type { DB } from "../../../db/client";
 import { upstreamHealthEvents } from "../../../db/schema";
 import { logger } from "../../logger";
-import { queueOperatorEvent } from "../../tasks/operator-events";
+import { randomBase62 } from "../../ids";
+import { deliverOperatorEventNow, queueOperatorEvent } from "../../tasks/operator-events";
 import type { Transition } from "./circuit";
 import { splitKey } from "./routing";
 import { getOperatorWebhook } from "./webhook-setting";
 
-export function eventBody(t: Transition, id: string): string {
+export function eventBody(t: Transition, id: string, type = t.to === "open" ? "upstream.opened" : "upstream.closed"): string {
   const { modelId, upstreamId } = splitKey(t.key);
   return JSON.stringify({
     id,
-    type: t.to === "open" ? "upstream.opened" : "upstream.closed",
+    type,
     created: Math.floor(t.at / 1000),
     data: {
       model: modelId,
@@ -58,4 +59,18 @@ export async function announce(db: DB, t: Transition): Promise<void> {
     body: eventBody(t, id),
     secret: hook.secret,
   });
+}
+
+/**
+ * Admin → Upstreams, "Send test event": an `upstream.test` event shaped like `upstream.opened`
+ * (model and upstream named `test`), signed with the saved secret, sent once now.
+ */
+export async function sendTestEvent(db: DB) {
+  const hook = await getOperatorWebhook(db, true);
+  if (!hook) return null;
+  const id = `evt_test_${randomBase62(16)}`;
+  const now = Date.now();
+  const t: Transition = { key: "test-model@test-upstream", from: "closed", to: "open", at: now, reason: "a test event sent from Admin → Upstreams", errorRate: 0, attempts: 0, openUntil: now + 30_000 };
+  const outcome = await deliverOperatorEventNow({ id: id.replace(/^evt_/, "whd_"), url: hook.url, body: eventBody(t, id, "upstream.test"), secret: hook.secret });
+  return { id, delivered: outcome.result === "delivered", statusCode: outcome.statusCode, error: outcome.error, latencyMs: outcome.latencyMs };
 }

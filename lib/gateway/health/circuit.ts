@@ -46,6 +46,13 @@ export class Circuit {
   reason: string | null = null;
   cooldownMs: number;
   private probeUntil = 0;
+  /**
+   * With several instances (shared-store.ts), the one probe of a half-open entry is sent by the
+   * instance that claimed this circuit's probe right in Redis; the others wait for its outcome.
+   */
+  probeRightUntil = 0;
+  /** A request found it half-open without the probe right here: the shared store asks for it. */
+  wantsProbeRight = false;
   readonly lastErrors: ErrorSample[] = [];
   /** Epoch ms of the last change; 0 = never changed (a shared change of any age applies). */
   changedAt = 0;
@@ -65,12 +72,19 @@ export class Circuit {
     return now >= this.openUntil ? "half_open" : "open";
   }
 
-  /** May a request try this entry now? A half-open entry takes one probe at a time (`take` claims the slot). */
-  admit(now: number, take: boolean): Admission {
+  /**
+   * May a request try this entry now? A half-open entry takes one probe at a time (`take` claims
+   * the slot); with `needGrant` (instances share state), only if this instance holds the probe right.
+   */
+  admit(now: number, take: boolean, needGrant = false): Admission {
     const s = this.state(now);
     if (s === "closed") return { allow: true, probe: false };
     if (s === "open") return { allow: false, reason: "circuit open" };
     if (now < this.probeUntil) return { allow: false, reason: "half-open, probe in flight" };
+    if (needGrant && now >= this.probeRightUntil) {
+      this.wantsProbeRight = true;
+      return { allow: false, reason: "half-open, probe in flight" };
+    }
     if (take) this.probeUntil = now + this.policy.probeLeaseMs;
     return { allow: true, probe: true };
   }
@@ -114,6 +128,8 @@ export class Circuit {
       this.openedAt = t.at;
       this.openUntil = t.openUntil ?? t.at + this.cooldownMs;
       this.reason = t.reason;
+      this.probeRightUntil = 0;
+      this.wantsProbeRight = false;
     } else this.reset(t.at, t.reason);
     this.changedAt = t.at;
   }
@@ -125,6 +141,8 @@ export class Circuit {
     this.openUntil = now + this.cooldownMs;
     this.reason = reason;
     this.changedAt = now;
+    this.probeRightUntil = 0;
+    this.wantsProbeRight = false;
     return { key: this.key, from, to: "open", at: now, reason, errorRate: rate, attempts, openUntil: this.openUntil, lastError: this.lastErrors[0] };
   }
 
@@ -141,6 +159,8 @@ export class Circuit {
     this.reason = reason;
     this.cooldownMs = this.policy.cooldownMs;
     this.probeUntil = 0;
+    this.probeRightUntil = 0;
+    this.wantsProbeRight = false;
     // A fresh start: the failures that opened it must not open it again at once.
     this.window.clear();
     this.countFrom = this.window.slotOf(now) + 1;

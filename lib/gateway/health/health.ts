@@ -47,6 +47,13 @@ export class Health {
   private readonly ids = new Map<string, { modelId: string; upstreamId: string }>();
   /** Set when a shared store drains what this instance recorded (else nothing is kept for it). */
   sharing = false;
+  /**
+   * Set by the shared store while its rounds succeed: a half-open probe then needs this
+   * instance's probe right. Unset when Redis fails, so each instance probes alone rather than none.
+   */
+  probesClaimed = false;
+  /** Called when a request wanted a probe right this instance lacks (the shared store runs a round). */
+  onProbeWanted: (() => void) | null = null;
   pending: PendingCounts = new Map();
   pendingErrors: { key: string; sample: ErrorSample }[] = [];
 
@@ -97,8 +104,11 @@ export class Health {
         continue;
       }
       // Only the entry that will be tried first takes the probe slot; one further down may never be reached.
-      const adm = c.admit(now, out.length === 0 || (!probeTaken && tierOf(out[0]!) === tierOf(e)));
-      if (!adm.allow) skipped.push({ entry: e, reason: adm.reason });
+      const adm = c.admit(now, out.length === 0 || (!probeTaken && tierOf(out[0]!) === tierOf(e)), this.probesClaimed);
+      if (!adm.allow) {
+        skipped.push({ entry: e, reason: adm.reason });
+        if (c.wantsProbeRight) this.onProbeWanted?.();
+      }
       else if (adm.probe && !probeTaken && (out.length === 0 || tierOf(out[0]!) === tierOf(e))) {
         probeTaken = true;
         // Let the probe go first in its tier.

@@ -23,6 +23,18 @@ interface SharedState {
   openUntil?: number;
 }
 
+/**
+ * The probe right of a half-open circuit: asked for only by an instance that has a request for
+ * the entry; the first to ask holds it for the probe lease. Then it lapses (an instance asks
+ * again only once its own right has lapsed), so a holder whose traffic went away cannot keep the
+ * others from probing.
+ */
+const PROBE = `
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`;
+
 /** Sets the state unless another instance already made the same change (then returns theirs). */
 const CLAIM = `
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
@@ -40,6 +52,8 @@ export class SharedHealth {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private lastWarn = 0;
+  /** This instance, as the holder of probe rights. */
+  private readonly instance = `${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
 
   constructor(
     private readonly redis: Redis,
@@ -51,12 +65,15 @@ export class SharedHealth {
     if (this.timer) return;
     this.timer = setInterval(() => void this.sync(), SYNC_MS);
     this.timer.unref();
+    // A request that wanted a probe right: ask now rather than at the next tick (off the request path).
+    this.health.onProbeWanted = () => void this.sync();
     void this.sync();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.health.onProbeWanted = null;
   }
 
   /** True when this instance's transition is the one to announce; false when another instance made it first (its state is adopted). */
@@ -135,11 +152,29 @@ export class SharedHealth {
           // A malformed value from an older version: ignore it.
         }
       }
+      await this.claimProbes();
+      this.health.probesClaimed = true;
     } catch (err) {
-      // Not pushed: count it again next round.
+      // Not pushed: count it again next round. Probes go back to each instance's own judgement.
       this.health.restorePending(counts, errors);
+      this.health.probesClaimed = false;
       this.warn(err);
     }
+  }
+
+  /** Asks for the probe right of every half-open circuit a request here wanted to probe. */
+  private async claimProbes() {
+    const now = this.now();
+    const due = [...this.health.circuits.values()].filter((c) => c.wantsProbeRight && c.state(now) === "half_open" && now >= c.probeRightUntil);
+    if (!due.length) return;
+    const ttl = this.health.policy.probeLeaseMs + SYNC_MS;
+    const p = this.redis.pipeline();
+    for (const c of due) p.eval(PROBE, 1, `${PREFIX}probe:${c.key}`, this.instance, String(ttl));
+    const res = (await p.exec()) ?? [];
+    due.forEach((c, i) => {
+      c.wantsProbeRight = false;
+      if (res[i]?.[1] === 1) c.probeRightUntil = now + ttl;
+    });
   }
 
   /** Sets each known circuit's slot to the shared total plus what was recorded here since the push. */

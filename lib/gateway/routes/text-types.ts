@@ -6,6 +6,8 @@ import type { RetryPolicy } from "../upstreams/failover";
 import type { ModelRoute } from "../model-route";
 import type { Alias } from "../aliases";
 import type { AdmitResult } from "../token-limits";
+import type { InboundProtocol, ParseOptions } from "../protocols/types";
+import type { ClientHeaders } from "../upstreams/text-types";
 
 export type SettlementReason = "completed" | "client_disconnect" | "upstream_error" | "rejected" | "invalid_request";
 
@@ -73,4 +75,18 @@ export interface TextDeps {
   affinityScope?: string;
   /** Default upstream timeout when the route sets none. */
   defaultTimeoutMs?: number;
+}
+
+export interface TextCall {
+  protocol: InboundProtocol;
+  /** The parsed JSON body. */
+  body: unknown;
+  /** Its size in bytes (bounds the prompt of a passthrough request). */
+  bodyBytes: number;
+  parseOpts?: ParseOptions;
+  signal: AbortSignal;
+  /** performance.now() at arrival. */
+  startedAt: number;
+  /** The client's headers: a passthrough forwards vendor ones from an allow-list. */
+  headers?: ClientHeaders;
 }

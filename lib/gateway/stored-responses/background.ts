@@ -20,7 +20,7 @@ import { sleep } from "../../sleep";
 import { errors, type ApiError } from "../errors";
 import { json, type GatewayResponse } from "../http";
 import { protocolId, nowSeconds } from "../protocols/ids";
-import { SSE_HEADERS } from "../protocols/sse";
+import { SSE_HEADERS } from "../sse";
 import type { Principal, RouteContext } from "../types";
 import { runResponse } from "./run-response";
 import type { Expanded } from "./history";

@@ -7,7 +7,7 @@ import { getDb } from "../../../db/client";
 import { errors, type ApiError } from "../errors";
 import { json } from "../http";
 import type { RouteContext, RouteDef } from "../types";
-import { SSE_HEADERS } from "../protocols/sse";
+import { SSE_HEADERS } from "../sse";
 import { cancelBackground, follow } from "./background";
 import { deleteStoredResponse, getStoredResponse, type Item } from "./store";
 

@@ -4,6 +4,7 @@ import { toAnthropicBody } from "./anthropic-messages-request";
 import { ANTHROPIC_TOOL_NAMES, forTarget, restoreNames, restoringDecoder } from "./tool-names";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl, vendorHeaders } from "./http";
+import { costIntoUsage, sameProtocol } from "./passthrough";
 import type { PreparedCall, TextAdapter } from "./text-types";
 import type { ModelRoute } from "../model-route";
 
@@ -24,7 +25,7 @@ function target(route: ModelRoute, call?: PreparedCall): HttpTarget {
 }
 
 export const anthropicMessages: TextAdapter = {
-  passthroughFor: "messages",
+  passthrough: sameProtocol("messages", (json, cost) => costIntoUsage(json.usage, cost)),
   capabilities: { hints: new Set(["top_k", "top_p", "temperature", "parallel_tool_calls", "cache_control"]), hostedTools: new Set(["web_search"]) },
   prepare(route, req, raw, clientHeaders) {
     if (raw) {
@@ -45,9 +46,5 @@ export const anthropicMessages: TextAdapter = {
   stream(call, opts) {
     const d = createAnthropicDecoder(call.publicModel);
     return httpStream(call, opts, target(call.route, call), restoringDecoder(call, d));
-  },
-  injectCost(json, costMicroUsd) {
-    const u = json.usage as Record<string, unknown> | undefined;
-    if (u && typeof u === "object") u.cost_usd = costMicroUsd / 1_000_000;
   },
 };

@@ -5,6 +5,7 @@ import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl } from "./http";
 import { inlineUrls } from "./inline-media";
 import { forTarget, GEMINI_TOOL_NAMES, restoreNames, restoringDecoder } from "./tool-names";
+import { costIntoUsage, sameProtocol } from "./passthrough";
 import type { TextAdapter } from "./text-types";
 import type { ModelRoute } from "../model-route";
 
@@ -17,7 +18,7 @@ function target(route: ModelRoute, stream: boolean): HttpTarget {
 }
 
 export const geminiGenerate: TextAdapter = {
-  passthroughFor: "generate-content",
+  passthrough: sameProtocol("generate-content", (json, cost) => costIntoUsage(json.usageMetadata, cost, "costUsd")),
   capabilities: {
     hints: new Set(["top_k", "seed", "presence_penalty", "frequency_penalty", "top_p", "temperature"]),
     hostedTools: new Set(["web_search", "code_execution", "url_context"]),
@@ -45,9 +46,5 @@ export const geminiGenerate: TextAdapter = {
   stream(call, opts) {
     const d = createGeminiDecoder(call.publicModel);
     return httpStream(call, opts, target(call.route, true), restoringDecoder(call, { push: (data) => d.push(data), end: () => d.end() }));
-  },
-  injectCost(json, costMicroUsd) {
-    const u = json.usageMetadata as Record<string, unknown> | undefined;
-    if (u && typeof u === "object") u.costUsd = costMicroUsd / 1_000_000;
   },
 };

@@ -5,7 +5,8 @@ import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl, vendorHeaders } from "./http";
 import { inlineUrls } from "./inline-media";
 import { forTarget, OPENAI_TOOL_NAMES, restoreNames, restoringDecoder } from "./tool-names";
-import type { PreparedCall, TextAdapter } from "./text-types";
+import { costIntoUsage, framed, sameProtocol } from "./passthrough";
+import type { PreparedCall, TextAdapter, UpstreamChunk } from "./text-types";
 import type { ModelRoute } from "../model-route";
 
 const VENDOR_HEADERS = ["openai-beta"] as const;
@@ -17,7 +18,7 @@ function target(route: ModelRoute, call?: PreparedCall): HttpTarget {
 }
 
 export const openaiChat: TextAdapter = {
-  passthroughFor: "chat-completions",
+  passthrough: sameProtocol("chat-completions", injectChatCost, renderChatEvent),
   capabilities: {
     hints: new Set(["seed", "presence_penalty", "frequency_penalty", "verbosity", "service_tier", "top_p", "temperature", "logprobs", "top_logprobs", "parallel_tool_calls", "prompt_cache_key"]),
     hostedTools: new Set(),
@@ -49,8 +50,23 @@ export const openaiChat: TextAdapter = {
     const d = createOpenAIChatDecoder(call.publicModel);
     return httpStream(call, opts, target(call.route, call), restoringDecoder(call, { push: (data) => d.push(data), end: () => d.end() }));
   },
-  injectCost(json, costMicroUsd) {
-    const u = json.usage as Record<string, unknown> | null | undefined;
-    if (u && typeof u === "object") u.cost_usd = costMicroUsd / 1_000_000;
-  },
 };
+
+function injectChatCost(json: Record<string, unknown>, costMicroUsd: number): void {
+  costIntoUsage(json.usage, costMicroUsd);
+}
+
+/**
+ * Chat completions' stream: `data: [DONE]` ends it; usage comes in a last chunk with empty
+ * `choices`, which we force upstream to bill by. A client that did not ask for it (no
+ * `stream_options.include_usage`) gets neither that chunk nor the `usage: null` of the others.
+ */
+function renderChatEvent(chunk: UpstreamChunk, call: PreparedCall, costMicroUsd: number | undefined): string[] {
+  if (chunk.doneMarker) return ["data: [DONE]\n\n"];
+  const json = chunk.json;
+  if (json && call.hideUsageChunk) {
+    if (Array.isArray(json.choices) && json.choices.length === 0 && json.usage) return [];
+    if (json.usage === null) delete json.usage;
+  }
+  return framed(chunk, costMicroUsd, injectChatCost);
+}

@@ -12,6 +12,7 @@ import { toOpenAIResponsesBody } from "./openai-responses-request";
 import { forTarget, OPENAI_TOOL_NAMES, restoreNames, restoringDecoder } from "./tool-names";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl, vendorHeaders } from "./http";
+import { costIntoUsage, sameProtocol } from "./passthrough";
 import type { PreparedCall, TextAdapter } from "./text-types";
 import type { ModelRoute } from "../model-route";
 
@@ -37,7 +38,8 @@ function inputFor(route: ModelRoute, input: unknown): unknown {
 }
 
 export const openaiResponses: TextAdapter = {
-  passthroughFor: "responses",
+  // The final usage is on the response object of `response.completed` (or on a whole response).
+  passthrough: sameProtocol("responses", (json, cost) => costIntoUsage((json.response && typeof json.response === "object" ? (json.response as Record<string, unknown>) : json).usage, cost)),
   // What toOpenAIResponsesBody renders; other hints and hosted tools are dropped and named.
   capabilities: { hints: new Set(["temperature", "top_p", "parallel_tool_calls", "prompt_cache_key"]), hostedTools: new Set() },
   prepare(route, req, raw, clientHeaders) {
@@ -67,10 +69,5 @@ export const openaiResponses: TextAdapter = {
       return chunk;
     };
     return httpStream(call, opts, target(call.route, call), restoringDecoder(call, { push, end: () => d.end() }));
-  },
-  injectCost(json, costMicroUsd) {
-    const holder = json.response && typeof json.response === "object" ? (json.response as Record<string, unknown>) : json;
-    const u = holder.usage as Record<string, unknown> | null | undefined;
-    if (u && typeof u === "object") u.cost_usd = costMicroUsd / 1_000_000;
   },
 };

@@ -81,8 +81,18 @@ export interface TextAdapter {
   complete(call: PreparedCall, opts: CallOptions): Promise<Outcome<CompleteResult>>;
   /** Resolves once the upstream accepted (2xx head); the iterator then yields its events. */
   stream(call: PreparedCall, opts: CallOptions): Promise<Outcome<AsyncIterable<UpstreamChunk>>>;
-  /** Passthrough: puts the charge into the wire event that carries the final usage. */
-  injectCost?(json: Record<string, unknown>, costMicroUsd: number): void;
-  /** Which inbound protocol may pass through to this adapter unchanged. */
-  passthroughFor?: string;
+  /** The inbound protocol that may pass through to this adapter unchanged, and how its events are rendered. */
+  passthrough?: PassthroughCodec;
+}
+
+export interface PassthroughCodec {
+  /** The inbound protocol (InboundProtocol.name) whose JSON this adapter takes unchanged. */
+  inbound: string;
+  /** Puts the charge into the JSON that carries the final usage (a whole answer or an event). */
+  injectCost(json: Record<string, unknown>, costMicroUsd: number): void;
+  /**
+   * The client's bytes for one upstream event. `costMicroUsd` is set on the event that
+   * finishes the answer (the charge is known then).
+   */
+  renderEvent(chunk: UpstreamChunk, call: PreparedCall, costMicroUsd: number | undefined): string[];
 }

@@ -1,169 +1,161 @@
 /**
  * `POST /v1/videos`: parse (JSON or multipart), resolve the model, apply the family rules and
- * the webhook address rules, take the price (402 before anything else happens), create the
- * task and hand it to the upstream, failing over on errors that may heal. The answer is the
- * Video object with status `queued`; the worker takes it from there.
+ * the webhook address rules, then the pipeline's steps (lib/gateway/pipeline.ts): the
+ * Idempotency-Key claim, the admission (token and concurrency limits, then the money), failover
+ * over the healthy entries. The money of a task is its own (docs/decisions/video-task-billing.md):
+ * the price is charged in the transaction that creates the task row and refunded exactly once if
+ * the task fails, because a task outlives any hold. The answer is the Video object with status
+ * `queued`; the worker takes it from there.
  *
  * If this process dies after the task row commits, the task is not lost: its short lease runs
  * out and a worker submits it upstream (lib/tasks/task-runner.ts).
  */
-import { getDb } from "../../../db/client";
+import { getDb, type DB } from "../../../db/client";
 import { formatUsd } from "../../billing/money";
+import { holdMicroUsd } from "../../billing/video-price";
 import { env } from "../../env";
+import { checkWebhookUrl } from "../../tasks/ssrf";
+import { createVideoTask, failTask, recordUpstreamAccepted, type CreateTaskResult } from "../../tasks/task-lifecycle";
+import { renderVideo } from "../../tasks/task-render";
+import { webhookPolicy } from "../../tasks/webhook-policy";
+import { refusalError } from "../billing";
 import { resolveModel } from "../catalog";
 import { errors, type ApiError } from "../errors";
+import { health, routeFor } from "../health";
 import { header, json, type GatewayResponse } from "../http";
-import { refusalError } from "../billing";
-import { abandonIdempotent, beginIdempotent, completeIdempotent } from "../idempotency";
+import { idempotencyClaim } from "../idempotency";
+import type { ModelRoute } from "../model-route";
+import { admit, type HoldOutcome } from "../pipeline";
+import { tokenAdmission } from "../token-limits";
 import type { RouteContext } from "../types";
-import { checkWebhookUrl } from "../../tasks/ssrf";
-import { createVideoTask, failTask, recordUpstreamAccepted } from "../../tasks/task-lifecycle";
-import { renderVideo } from "../../tasks/task-render";
-import { tokenAdmission, type Admission } from "../token-limits";
 import { failover, NO_RETRY } from "../upstreams/failover";
 import { videoUpstreamFor } from "../upstreams/video-upstream";
 import { logVideoRequest, logVideoSubmitted } from "./video-request-log";
-import { holdMicroUsd } from "../../billing/video-price";
 import { parseSubmission } from "./video-submission";
-import { checkCommonFields, heldSeconds, validateSubmission } from "./video-validate";
-import { webhookPolicy } from "../../tasks/webhook-policy";
+import { checkCommonFields, heldSeconds, validateSubmission, type ValidSubmission } from "./video-validate";
 
 const ROUTE = "/v1/videos";
 /** The submitting request keeps its new task to itself this long while it calls the upstream. */
 const SUBMIT_LEASE_MS = 2 * 60_000;
 
+type Submission = ValidSubmission & { model: string; routes: ModelRoute[] };
+type Task = Extract<CreateTaskResult, { ok: true }>;
+
 export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayResponse> {
-  // A key's or organisation's token and concurrency admission, freed however the submission ends.
-  const slot: Slot = { used: 0 };
-  try {
-    return await submit(ctx, slot);
-  } finally {
-    slot.admission?.release(slot.used);
-  }
-}
-
-interface Slot {
-  admission?: Admission;
-  /** Tokens to keep counted: the prompt's byte bound once a task was accepted, else none. */
-  used: number;
-}
-
-async function submit(ctx: RouteContext, slot: Slot): Promise<GatewayResponse> {
   const db = await getDb();
-  const reject = async (err: ApiError, model: string | null = null): Promise<GatewayResponse> => {
+  const reject = async (err: ApiError, model: string | null): Promise<GatewayResponse> => {
     await logVideoRequest(db, ctx, { route: ROUTE, model, status: err.status, errorCode: err.code, settlement: err.status === 402 ? "rejected" : "invalid" });
     return ctx.error(err);
   };
+  const checked = await checkSubmission(ctx);
+  if (!checked.ok) return reject(checked.error, checked.model);
+  const sub = checked.value;
 
-  const raw = await ctx.readBody();
-  if (!raw.ok) return reject(raw.error);
-  const parsed = await parseSubmission(raw.value, header(ctx.req, "content-type"));
-  if (!parsed.ok) return reject(parsed.error);
-  const common = checkCommonFields(parsed.value);
-  if (!common.ok) return reject(common.error);
-  const resolved = await resolveModel(ctx.principal, common.model, ["video"]);
-  if (!resolved.ok) return reject(resolved.error, common.model);
-  const routes = resolved.routes;
-  const primary = routes[0]!;
-  const valid = validateSubmission(parsed.value, primary.family);
-  if (!valid.ok) return reject(valid.error, common.model);
-  const { job, webhook, webhookSecret } = valid.value;
-  if (webhook) {
-    const verdict = await checkWebhookUrl(webhook, webhookPolicy().policy);
-    if (!verdict.ok) return reject(errors.invalidRequest(`\`webhook\` is not allowed: the URL ${verdict.reason}.`, "webhook"), common.model);
+  const claim = await idempotencyClaim(ctx, db, ROUTE);
+  if (claim.kind === "error") return reject(claim.error, sub.model);
+  if (claim.kind === "answer") return claim.response;
+  try {
+    const amount = holdMicroUsd(sub.routes[0]!.price, heldSeconds(sub.job));
+    // The prompt's byte bound is what a key's token limit counts (a video reports no tokens).
+    const promptTokens = Buffer.byteLength(sub.job.prompt, "utf8");
+    const admitted = await admit({ tokens: promptTokens, admitTokens: tokenAdmission(ctx.principal), reserve: () => createTask(db, ctx, sub, amount) });
+    if (!admitted.ok) {
+      await claim.abandon();
+      return reject(admitted.error, sub.model);
+    }
+    let res: GatewayResponse | null = null;
+    try {
+      res = await sendToUpstream(db, ctx, sub, admitted.hold, amount, admitted.headers);
+    } finally {
+      admitted.release(res?.status === 200 ? promptTokens : 0);
+    }
+    await claim.done(res);
+    return res;
+  } catch (err) {
+    // Whatever went wrong, the Idempotency-Key must not stay "in progress" for a day.
+    await claim.abandon().catch(() => {});
+    throw err;
   }
+}
 
-  const idem = await beginIdempotent(db, { accountId: ctx.principal.accountId, route: ROUTE, key: header(ctx.req, "idempotency-key"), body: raw.value });
-  if (idem.kind === "error") return reject(idem.error, common.model);
-  if (idem.kind === "replay") return idem.response;
-  const claim = idem.kind === "claimed" ? idem.claim : null;
-  const giveUp = async (err: ApiError) => {
-    if (claim) await abandonIdempotent(db, claim);
-    return reject(err, common.model);
-  };
+/** Everything that can be refused before any money moves (400s and 404s). */
+async function checkSubmission(ctx: RouteContext): Promise<{ ok: true; value: Submission } | { ok: false; error: ApiError; model: string | null }> {
+  const raw = await ctx.readBody();
+  if (!raw.ok) return { ok: false, error: raw.error, model: null };
+  const parsed = await parseSubmission(raw.value, header(ctx.req, "content-type"));
+  if (!parsed.ok) return { ok: false, error: parsed.error, model: null };
+  const common = checkCommonFields(parsed.value);
+  if (!common.ok) return { ok: false, error: common.error, model: null };
+  const model = common.model;
+  const resolved = await resolveModel(ctx.principal, model, ["video"]);
+  if (!resolved.ok) return { ok: false, error: resolved.error, model };
+  const valid = validateSubmission(parsed.value, resolved.routes[0]!.family);
+  if (!valid.ok) return { ok: false, error: valid.error, model };
+  if (valid.value.webhook) {
+    const verdict = await checkWebhookUrl(valid.value.webhook, webhookPolicy().policy);
+    if (!verdict.ok) return { ok: false, error: errors.invalidRequest(`\`webhook\` is not allowed: the URL ${verdict.reason}.`, "webhook"), model };
+  }
+  return { ok: true, value: { ...valid.value, model, routes: resolved.routes } };
+}
 
-  const admit = tokenAdmission(ctx.principal);
-  const promptTokens = Buffer.byteLength(job.prompt, "utf8");
-  const admitted = admit ? await admit(promptTokens) : null;
-  if (admitted && !admitted.ok) return giveUp(admitted.error);
-  slot.admission = admitted?.admission;
-
-  const e = env();
-  const amount = holdMicroUsd(primary.price, heldSeconds(job));
+/** The task row and its charge, in one transaction (a short balance is the 402). */
+async function createTask(db: DB, ctx: RouteContext, sub: Submission, amount: number): Promise<HoldOutcome<Task>> {
+  const primary = sub.routes[0]!;
+  const p = ctx.principal;
   const created = await createVideoTask(db, {
-    accountId: ctx.principal.accountId,
-    keyId: ctx.principal.keyId,
-    userId: ctx.principal.userId,
-    source: ctx.principal.source,
+    accountId: p.accountId,
+    keyId: p.keyId,
+    userId: p.userId,
+    source: p.source,
     model: primary.modelId,
     modelRowId: primary.rowId,
     upstreamId: primary.upstream.id,
     upstreamModel: primary.upstreamModel,
     family: primary.family,
-    job,
-    webhookUrl: webhook,
-    webhookSecret,
+    job: sub.job,
+    webhookUrl: sub.webhook,
+    webhookSecret: sub.webhookSecret,
     holdMicroUsd: amount,
     price: primary.price,
     requestId: ctx.requestId,
-    timeoutS: e.TASK_TIMEOUT_S,
+    timeoutS: env().TASK_TIMEOUT_S,
     leaseMs: SUBMIT_LEASE_MS,
   });
-  if (!created.ok) return giveUp(refusalError(created));
-  const task = created.task;
+  return created.ok ? { ok: true, hold: created } : { ok: false, error: refusalError(created) };
+}
 
+/** Hands the task to the first healthy entry that accepts it; if none does, the task fails and its charge comes back. */
+async function sendToUpstream(db: DB, ctx: RouteContext, sub: Submission, created: Task, amount: number, limitHeaders: Record<string, string>): Promise<GatewayResponse> {
+  const { task } = created;
+  const e = env();
+  const primary = sub.routes[0]!;
+  const routePlan = routeFor<ModelRoute>(health());
   const submitted = await failover(
-    routes.filter((r) => videoUpstreamFor(r.upstream.protocol)),
+    sub.routes.filter((r) => videoUpstreamFor(r.upstream.protocol)),
     async (route) => {
       const upstream = videoUpstreamFor(route.upstream.protocol)!;
-      const r = await upstream.create(route, job);
+      const r = await upstream.create(route, sub.job);
       return r.ok ? { ok: true as const, value: { video: r.value, pollIntervalMs: upstream.pollIntervalMs } } : r;
     },
-    NO_RETRY,
+    { ...NO_RETRY, ...routePlan.hooks },
   );
-  if (submitted.ok) {
-    const route = submitted.route!;
-    const interval = submitted.value.pollIntervalMs ?? e.TASK_POLL_INTERVAL_MS;
-    const accepted = await recordUpstreamAccepted(db, task.id, {
-      upstreamId: route.upstream.id,
-      modelRowId: route.rowId,
-      upstreamModel: route.upstreamModel,
-      upstreamTaskId: submitted.value.video.id,
-      nextPollAt: new Date(Date.now() + interval),
-    });
-    const body = JSON.stringify(renderVideo(accepted ?? task));
-    await logVideoSubmitted(db, ctx, task.id, {
-      route: ROUTE,
-      model: primary.modelId,
-      upstreamId: route.upstream.id,
-      upstreamProtocol: route.upstream.protocol,
-      status: 200,
-      costMicroUsd: amount,
-      settlement: "task_submitted",
-      price: primary.price,
-    });
-    if (claim) await completeIdempotent(db, claim, 200, body);
-    slot.used = promptTokens;
-    const res = json(200, null, {
-      ...slot.admission?.headers,
-      "x-gateway-cost-usd": formatUsd(amount),
-      ...(created.balanceAfterMicroUsd !== null ? { "x-gateway-balance-usd": formatUsd(created.balanceAfterMicroUsd) } : {}),
-    });
-    return { ...res, body };
+  const route = submitted.route ?? primary;
+  const log = { route: ROUTE, model: primary.modelId, upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol, price: primary.price, routeTrace: routePlan.trace() };
+  if (!submitted.ok) {
+    // Nothing reached an upstream: the task ends failed and the charge comes straight back.
+    await failTask(db, task.id, submitted.error.message, { publicBaseUrl: e.publicBaseUrl, notify: false });
+    await logVideoRequest(db, ctx, { ...log, status: submitted.error.status, errorCode: submitted.error.code, settlement: "upstream_error" });
+    return ctx.error(submitted.error);
   }
-  const lastError = submitted.error;
-  // Nothing reached an upstream: the task ends failed and the charge comes straight back.
-  await failTask(db, task.id, lastError.message, { publicBaseUrl: e.publicBaseUrl, notify: false });
-  if (claim) await abandonIdempotent(db, claim);
-  await logVideoRequest(db, ctx, {
-    route: ROUTE,
-    model: primary.modelId,
-    upstreamId: primary.upstream.id,
-    upstreamProtocol: primary.upstream.protocol,
-    status: lastError.status,
-    errorCode: lastError.code,
-    settlement: "upstream_error",
-    price: primary.price,
+  const accepted = await recordUpstreamAccepted(db, task.id, {
+    upstreamId: route.upstream.id,
+    modelRowId: route.rowId,
+    upstreamModel: route.upstreamModel,
+    upstreamTaskId: submitted.value.video.id,
+    nextPollAt: new Date(Date.now() + (submitted.value.pollIntervalMs ?? e.TASK_POLL_INTERVAL_MS)),
   });
-  return ctx.error(lastError);
+  await logVideoSubmitted(db, ctx, task.id, { ...log, status: 200, costMicroUsd: amount, settlement: "task_submitted" });
+  const headers: Record<string, string> = { ...limitHeaders, "x-gateway-cost-usd": formatUsd(amount) };
+  if (created.balanceAfterMicroUsd !== null) headers["x-gateway-balance-usd"] = formatUsd(created.balanceAfterMicroUsd);
+  return { ...json(200, null, headers), body: JSON.stringify(renderVideo(accepted ?? task)) };
 }

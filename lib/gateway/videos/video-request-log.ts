@@ -1,7 +1,7 @@
 /** The request-log row of a video route call (never the prompt). */
 import { eq } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../../db/client";
-import { tasks, type ModelPrice } from "../../../db/schema";
+import { tasks, type ModelPrice, type RouteTraceEntry } from "../../../db/schema";
 import { insertRequestLog, requestLogRow } from "../../billing/request-log";
 import { billingRequest } from "../billing";
 import type { RouteContext } from "../types";
@@ -17,6 +17,8 @@ export interface VideoLogFields {
   /** task_submitted | rejected | upstream_error | invalid */
   settlement: string;
   price?: ModelPrice | null;
+  /** Which entries served, failed or were skipped, and why (lib/gateway/health/trace.ts). */
+  routeTrace?: RouteTraceEntry[] | null;
 }
 
 export async function logVideoRequest(db: DbOrTx, ctx: RouteContext, log: VideoLogFields): Promise<void> {

@@ -3,7 +3,7 @@ import { accountBalance } from "@/lib/console/overview";
 import { consoleRoute } from "@/lib/console/route";
 import { env } from "@/lib/env";
 import { ownMembership } from "@/lib/orgs/manage";
-import { listUserOrgs } from "@/lib/orgs/membership";
+import { listUserOrgs } from "@/lib/auth/membership";
 import { can, capabilities } from "@/lib/orgs/roles";
 
 export const runtime = "nodejs";

@@ -3,7 +3,7 @@ import { AppError } from "@/lib/console/errors";
 import { consoleRoute, readBody } from "@/lib/console/route";
 import { withActiveOrg } from "@/lib/orgs/cookie";
 import { createOrg, orgNameSchema } from "@/lib/orgs/manage";
-import { listUserOrgs } from "@/lib/orgs/membership";
+import { listUserOrgs } from "@/lib/auth/membership";
 import { z } from "zod";
 
 export const runtime = "nodejs";

@@ -2,7 +2,7 @@
 import type { CanonicalResponse, StopReason, StreamEvent, Usage } from "../../canonical";
 import { errorBody, type ApiError } from "../../errors";
 import { costUsd, nowSeconds, protocolId } from "../ids";
-import { sseData } from "../sse";
+import { sseData } from "../../sse";
 import type { RenderContext, StreamEncoder } from "../types";
 
 export function finishReason(r: StopReason): string {

@@ -2,7 +2,7 @@
 import { argumentsToObject, type CanonicalResponse, type StopReason, type StreamEvent, type Usage } from "../../canonical";
 import { errorBody, type ApiError } from "../../errors";
 import { costUsd, protocolId } from "../ids";
-import { sseData } from "../sse";
+import { sseData } from "../../sse";
 import type { RenderContext, StreamEncoder } from "../types";
 
 export function finishReason(r: StopReason): string {

@@ -5,7 +5,7 @@ import { estimatePromptTokens } from "../../tokens";
 import { usageClasses } from "../../usage";
 import { costUsd, protocolId } from "../ids";
 import { FOREIGN_SIGNATURE_PREFIX } from "./parse-request";
-import { sseEvent } from "../sse";
+import { sseEvent } from "../../sse";
 import type { RenderContext, StreamEncoder } from "../types";
 
 export function stopReason(r: StopReason): string {

@@ -5,7 +5,7 @@ import { reasoningCarrier } from "../../conversion/signatures";
 import type { ApiError } from "../../errors";
 import { promptDetails } from "../chat-completions/render";
 import { costUsd, nowSeconds, protocolId } from "../ids";
-import { sseEvent } from "../sse";
+import { sseEvent } from "../../sse";
 import type { RenderContext, StreamEncoder } from "../types";
 
 export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unknown> {

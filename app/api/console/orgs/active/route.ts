@@ -2,7 +2,7 @@ import { getDb } from "@/db/client";
 import { AppError } from "@/lib/console/errors";
 import { consoleRoute, readBody } from "@/lib/console/route";
 import { withActiveOrg } from "@/lib/orgs/cookie";
-import { listUserOrgs } from "@/lib/orgs/membership";
+import { listUserOrgs } from "@/lib/auth/membership";
 import { z } from "zod";
 
 export const runtime = "nodejs";

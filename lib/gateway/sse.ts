@@ -1,4 +1,4 @@
-/** SSE framing. Every event ends with a blank line (the Google SDK rejects an unterminated one). */
+/** SSE framing, shared by the protocol encoders and the passthrough adapters. Every event ends with a blank line (the Google SDK rejects an unterminated one). */
 
 export function sseData(value: unknown): string {
   return `data: ${JSON.stringify(value)}\n\n`;

@@ -1,0 +1,150 @@
+/**
+ * One admitted text request: its plans, its hold and the routing state, and the few rules the
+ * non-streamed and the streamed paths share (what an answer costs, how it is settled and
+ * logged, which headers every served answer carries).
+ */
+import type { Hold } from "../../billing/port";
+import { textCostMicro, textPriceSnapshot } from "../../billing/text-cost";
+import type { CanonicalRequest, Usage } from "../canonical";
+import type { TrackedRoute } from "../health/trace";
+import type { ModelRoute } from "../model-route";
+import type { Admitted } from "../pipeline";
+import { estimatePromptTokens } from "../tokens";
+import { TEXT_RETRY, type FailoverOptions } from "../upstreams/failover";
+import type { ApiError } from "../errors";
+import { rememberAffinity } from "./text-affinity";
+import type { Plan } from "./text-plan";
+import type { SettlementReason, TextCall, TextDeps, TextSettlement } from "./text-types";
+
+/** Names every hint the serving route dropped (docs/conversion-policy.md). */
+export const DROPPED_PARAMS_HEADER = "x-gateway-dropped-params";
+/** The model that served (an alias's target, whose price was charged). */
+export const SERVED_MODEL_HEADER = "x-gateway-model";
+export const DEFAULT_TEXT_TIMEOUT_MS = 120_000;
+
+export interface TextRunInit {
+  tc: TextCall;
+  deps: TextDeps;
+  req: CanonicalRequest;
+  plans: Map<ModelRoute, Plan>;
+  usable: ModelRoute[];
+  /** The hold's amount: a true upper bound of the charge. */
+  holdMicroUsd: number;
+  admitted: Admitted<Hold>;
+  routePlan: TrackedRoute<ModelRoute>;
+  /** null with a single entry; else how the first entry was chosen. */
+  ordering: "order" | null;
+  /** The entry that holds this key's prompt prefix (sticky), if any. */
+  prefer: ModelRoute | null;
+  /** The prompt-cache affinity key, when the model has several entries. */
+  affinity: string | null;
+  /** Fields of every log row of this request (inbound protocol, stream). */
+  base: { inboundProtocol: string; stream: boolean };
+}
+
+export type RunSettlement = Omit<TextSettlement, "hold" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">;
+
+export class TextRun {
+  readonly tc: TextCall;
+  readonly req: CanonicalRequest;
+  readonly plans: Map<ModelRoute, Plan>;
+  readonly usable: ModelRoute[];
+  readonly retry: FailoverOptions<ModelRoute>;
+  /** The configured first entry: its price is the hold's base (the charge is the serving entry's). */
+  private readonly first: ModelRoute;
+
+  constructor(private readonly i: TextRunInit) {
+    this.tc = i.tc;
+    this.req = i.req;
+    this.plans = i.plans;
+    this.usable = i.usable;
+    this.first = i.usable[0]!;
+    this.retry = { ...(i.deps.retry ?? TEXT_RETRY), signal: i.tc.signal, ...i.routePlan.hooks };
+  }
+
+  plan(route: ModelRoute): Plan {
+    return this.plans.get(route)!;
+  }
+
+  elapsed(): number {
+    return Math.round(performance.now() - this.tc.startedAt);
+  }
+
+  timeoutOf(route: ModelRoute): number {
+    return route.upstream.timeoutMs ?? this.i.deps.defaultTimeoutMs ?? DEFAULT_TEXT_TIMEOUT_MS;
+  }
+
+  /** The charge is the serving entry's price (an alias's targets may differ), never above the hold. */
+  costOf(u: Usage, served: ModelRoute | null | undefined): number {
+    return Math.min(this.i.holdMicroUsd, textCostMicro(u, (served ?? this.first).price));
+  }
+
+  /** The serving entry keeps this key's prompt prefix (prompt-cache affinity). */
+  remember(served: ModelRoute): void {
+    if (this.i.affinity) rememberAffinity(this.i.affinity, served.rowId, this.req);
+  }
+
+  /** Charges, releases the rest of the hold and the token reservation, writes the one log row. */
+  settle(s: RunSettlement, opts?: { early?: boolean }) {
+    this.i.admitted.release(s.inputTokens + s.outputTokens);
+    const served = s.route ?? this.first;
+    return this.i.deps.billing.settle(
+      {
+        ...this.i.base,
+        ...s,
+        hold: this.i.admitted.hold,
+        model: this.req.model,
+        servedModel: s.route && s.route.modelId !== this.req.model ? s.route.modelId : null,
+        priceSnapshot: textPriceSnapshot(served.price),
+        latencyMs: this.elapsed(),
+        routing: this.routingOf(s.route),
+        droppedParams: (s.route && this.plans.get(s.route)?.dropped.join(", ")) || null,
+        routeTrace: this.i.routePlan.trace(),
+      },
+      opts,
+    );
+  }
+
+  /** No answer reached the client: a client that left still cost us the prompt; an upstream failure costs nothing. */
+  settleFailure(error: ApiError, route: ModelRoute | null | undefined): Promise<unknown> {
+    const gone = this.tc.signal.aborted;
+    const input = gone ? estimatePromptTokens(this.req) : 0;
+    const reason: SettlementReason = gone ? "client_disconnect" : "upstream_error";
+    return this.settle({ costMicroUsd: gone ? this.costOf({ inputTokens: input, outputTokens: 0 }, route) : 0, reason, status: error.status, errorCode: error.code, route: route ?? null, inputTokens: input, outputTokens: 0, usageEstimated: gone, ttftMs: null });
+  }
+
+  /** Headers of every answer that reached an upstream: the serving model, dropped hints, the token budget. */
+  servedHeaders(served: ModelRoute): Record<string, string> {
+    const headers: Record<string, string> = { [SERVED_MODEL_HEADER]: served.modelId, ...this.i.admitted.headers };
+    const dropped = this.plan(served).dropped;
+    if (dropped.length) headers[DROPPED_PARAMS_HEADER] = dropped.join(", ");
+    return headers;
+  }
+
+  /** The log row's `routing`: how the serving entry was chosen (null with a single entry). */
+  private routingOf(served: ModelRoute | null | undefined): string | null {
+    if (this.i.ordering === null) return null;
+    if (served && served !== this.i.routePlan.first()) return "failover";
+    return this.i.prefer && served === this.i.prefer ? "sticky" : "order";
+  }
+}
+
+/**
+ * The log row's token fields: every class of the billed usage, and a note naming what the
+ * upstream reported wrong (`reported`, as decoded) and what we counted ourselves.
+ */
+export function usageFields(reported: Usage | null, billed: Usage) {
+  const notes: string[] = [];
+  if (reported?.invalidFields?.length) notes.push(`upstream usage not whole numbers: ${reported.invalidFields.join(", ")}`);
+  if (billed.estimated) notes.push(reported?.unreported?.length ? `estimated: ${reported.unreported.join(", ")}` : "estimated: no upstream usage");
+  return {
+    inputTokens: billed.inputTokens,
+    outputTokens: billed.outputTokens,
+    cacheReadTokens: billed.cacheReadTokens ?? 0,
+    cacheWrite5mTokens: billed.cacheWrite5mTokens ?? 0,
+    cacheWrite1hTokens: billed.cacheWrite1hTokens ?? 0,
+    reasoningTokens: billed.reasoningTokens ?? 0,
+    usageEstimated: !!billed.estimated,
+    usageNote: notes.length ? notes.join("; ") : null,
+  };
+}
