@@ -58,6 +58,8 @@ export const accounts = pgTable("accounts", {
   lowBalanceThresholdMicroUsd: micro("low_balance_threshold_micro_usd"),
   /** Bumped by that trigger when the balance goes back above the threshold: re-arms the alert. */
   lowBalanceEpoch: integer("low_balance_epoch").notNull().default(0),
+  /** The organisation has a budget (budgets.ts keeps it): the api_keys trigger looks for them. */
+  hasBudgets: boolean("has_budgets").notNull().default(false),
   /** Email alerts to owners and billing members. */
   alertEmail: boolean("alert_email").notNull().default(true),
   /** Signed alert webhook (same SSRF rules and signing as task webhooks); null = none. */
@@ -201,10 +203,13 @@ export const apiKeys = pgTable(
     revokedAt: ts("revoked_at"),
     lastUsedAt: ts("last_used_at"),
     createdByUserId: text("created_by_user_id"),
+    /** The playground's key of its creator (one live per member): hidden, never a bearer; its spend counts like any key's. */
+    playground: boolean("playground").notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex("api_keys_hash_idx").on(t.hash),
+    uniqueIndex("api_keys_playground_idx").on(t.accountId, t.createdByUserId).where(sql`playground and revoked_at is null`),
     // Lookups during a roll's grace period go by the old hash.
     uniqueIndex("api_keys_previous_hash_idx").on(t.previousHash),
     index("api_keys_account_idx").on(t.accountId),
@@ -709,7 +714,38 @@ export const gatewaySettings = pgTable("gateway_settings", {
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 
-export const ALERT_KINDS = ["low_balance", "budget_soft", "budget_80", "budget_100", "auto_topup_succeeded", "auto_topup_failed", "test"] as const;
+export const BUDGET_SCOPES = ["organisation", "member", "key"] as const;
+export type BudgetScope = (typeof BUDGET_SCOPES)[number];
+export const BUDGET_PERIODS = ["day", "week", "month"] as const;
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+
+/**
+ * Spend budgets (migration 0013, decision 0031): the api_keys trigger keeps `window`, `spent`
+ * and `held` with every money change of a key the budget covers, refuses a hold past
+ * `limit_micro_usd` (SQLSTATE GC002) and raises the soft, 80 % and 100 % alerts once per window.
+ * `window` is the day (`2026-11-27`), ISO week (`2026-W48`) or month (`2026-11`) it counts, in the
+ * organisation's time zone; a change in a new window starts from zero.
+ */
+export const budgets = pgTable("budgets", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id")
+    .notNull()
+    .references(() => accounts.id),
+  scope: text("scope").$type<BudgetScope>().notNull(),
+  userId: text("user_id").references(() => users.id, { onDelete: "cascade" }),
+  keyId: text("key_id").references(() => apiKeys.id, { onDelete: "cascade" }),
+  period: text("period").$type<BudgetPeriod>().notNull(),
+  /** Hard limit: a hold past it is refused (402 budget_exceeded); null = alerts only. */
+  limitMicroUsd: micro("limit_micro_usd"),
+  /** Soft limit: crossing it alerts; nothing is refused. */
+  softLimitMicroUsd: micro("soft_limit_micro_usd"),
+  window: text("window").notNull().default(""),
+  spentMicroUsd: micro("spent_micro_usd").notNull().default(0),
+  heldMicroUsd: micro("held_micro_usd").notNull().default(0),
+  createdAt: createdAt(),
+});
+
+export const ALERT_KINDS = ["low_balance", "budget_soft", "budget_80", "budget_100", "member_cap", "auto_topup_succeeded", "auto_topup_failed", "test"] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 /**

@@ -37,6 +37,7 @@ const PREFIXES = {
   redeemBatch: "rbt",
   redeemCode: "rcd",
   alert: "alrt",
+  budget: "bdgt",
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

@@ -198,11 +198,44 @@ describe("a member's monthly cap", () => {
     expect(r.body.error.code).toBe("member_cap_exceeded");
     expect(r.body.error.message).toContain("$0.000001");
     expect((await chat(ownerKey.key)).status).toBe(200);
-    // The playground does not count against caps, so a capped member is sent to a key.
+    // The playground spends through the member's own hidden key: the cap counts it too.
     const pg = await member.json("/api/playground/v1/chat/completions", { method: "POST", body: { model: "demo-chat", messages: [{ role: "user", content: "hi" }] } });
-    expect(pg.status).toBe(403);
+    expect(pg.status).toBe(402);
+    expect(pg.body.error.code).toBe("member_cap_exceeded");
     const lifted = await owner.json(`/api/console/orgs/members/${userIds[member.email]}`, { method: "PATCH", body: { monthlyCapUsd: "" } });
     expect(lifted.status).toBe(200);
+    expect((await chat(memberKey.key)).status).toBe(200);
+  });
+});
+
+describe("budgets", () => {
+  it("billing sets a daily budget on the member; their key gets 402 naming it; a member sees it but cannot change it", async () => {
+    const set = await billing.json("/api/console/orgs/budgets", { method: "POST", body: { scope: "member", userId: userIds[member.email], period: "day", limitUsd: "0.000001" } });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.budget).toMatchObject({ scope: "member", period: "day", target: member.email, limitMicroUsd: 1 });
+    const r = await chat(memberKey.key);
+    expect(r.status).toBe(402);
+    expect(r.body.error).toMatchObject({ code: "budget_exceeded", type: "insufficient_quota" });
+    expect(r.body.error.message).toMatch(/^Your daily budget \(\$0\.000001\) is reached for \d{4}-\d{2}-\d{2}\./);
+    expect((await chat(ownerKey.key)).status).toBe(200);
+    const pg = await member.json("/api/playground/v1/chat/completions", { method: "POST", body: { model: "demo-chat", messages: [{ role: "user", content: "hi" }] } });
+    expect(pg.status).toBe(402);
+    expect(pg.body.error.code).toBe("budget_exceeded");
+    // The playground's key is nobody's to see, roll or budget.
+    expect((await owner.json("/api/console/keys")).body.items.map((k: { name: string }) => k.name)).not.toContain("Playground");
+    expect((await owner.json("/api/console/orgs/budgets")).body.targets.keys.map((k: { name: string }) => k.name).sort()).toEqual(["member-key", "owner-key"]);
+    // The member sees the budget that covers them, not the form's choices, and cannot change it.
+    const seen = (await member.json("/api/console/orgs/budgets")).body;
+    expect(seen).toMatchObject({ canManage: false, targets: null });
+    expect(seen.items.map((b: { id: string }) => b.id)).toEqual([set.body.budget.id]);
+    expect((await member.json("/api/console/orgs/budgets", { method: "POST", body: { scope: "organisation", period: "day", limitUsd: "100" } })).status).toBe(403);
+    expect((await member.fetch(`/api/console/orgs/budgets/${set.body.budget.id}`, { method: "DELETE" })).status).toBe(403);
+    // Another organisation's budget is a 404; a bad amount names its field.
+    expect((await outsider.fetch(`/api/console/orgs/budgets/${set.body.budget.id}`, { method: "DELETE" })).status).toBe(404);
+    const bad = await owner.json("/api/console/orgs/budgets", { method: "POST", body: { scope: "organisation", period: "week", limitUsd: "ten" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe("limitUsd");
+    expect((await owner.fetch(`/api/console/orgs/budgets/${set.body.budget.id}`, { method: "DELETE" })).status).toBe(200);
     expect((await chat(memberKey.key)).status).toBe(200);
   });
 });

@@ -5,8 +5,9 @@ import { api } from "../console/api";
 import type { OrgRole } from "../console/types";
 import type { MemberView } from "@/lib/orgs/manage";
 import type { InviteView } from "@/lib/orgs/invites";
+import type { BudgetView } from "@/lib/orgs/budgets";
 
-export type { MemberView, InviteView };
+export type { MemberView, InviteView, BudgetView };
 
 export interface OrgSettings {
   id: string;
@@ -53,3 +54,25 @@ export const useRemoveMember = () => useOrgMutation((userId: string) => api(`/ap
 export const useInvite = () => useOrgMutation((body: { email: string; role: OrgRole; monthlyCapUsd?: string }) => api<{ invite: CreatedInvite }>("/api/console/orgs/invites", { method: "POST", body }));
 export const useRevokeInvite = () => useOrgMutation((id: string) => api(`/api/console/orgs/invites/${encodeURIComponent(id)}`, { method: "DELETE" }));
 export const useCreateOrg = () => useMutation({ mutationFn: (name: string) => api<{ org: { id: string } }>("/api/console/orgs", { method: "POST", body: { name } }) });
+
+export interface BudgetsAnswer {
+  items: BudgetView[];
+  canManage: boolean;
+  targets: { members: { id: string; email: string }[]; keys: { id: string; name: string; prefix: string; last4: string }[] } | null;
+}
+
+export function useBudgets() {
+  return useQuery({ queryKey: ["org", "budgets"], queryFn: () => api<BudgetsAnswer>("/api/console/orgs/budgets") });
+}
+
+export interface BudgetInput {
+  scope: BudgetView["scope"];
+  userId?: string;
+  keyId?: string;
+  period: BudgetView["period"];
+  limitUsd: string;
+  softLimitUsd: string;
+}
+
+export const useSetBudget = () => useOrgMutation((body: BudgetInput) => api<{ budget: BudgetView }>("/api/console/orgs/budgets", { method: "POST", body }));
+export const useDeleteBudget = () => useOrgMutation((id: string) => api(`/api/console/orgs/budgets/${encodeURIComponent(id)}`, { method: "DELETE" }));

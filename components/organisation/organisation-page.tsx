@@ -15,6 +15,7 @@ import { PageHeader } from "../ui/page-header";
 import { Empty, ErrorState, Loading } from "../ui/states";
 import { Money } from "../ui/money";
 import { Mono, Table, Td, Th } from "../ui/table";
+import { BudgetsCard } from "./budgets-card";
 import {
   useCreateOrg,
   useInvite,
@@ -388,6 +389,7 @@ export function OrganisationPage() {
           <Empty title="Members">Your role shows your own keys and usage only.</Empty>
         )}
         {can(role, "members") && <InvitesCard selfRole={role} />}
+        <BudgetsCard />
         <SettingsCard editable={can(role, "settings")} />
         {!creating && <CreateOrgCard />}
         {!org.personal && role !== "owner" && <LeaveCard self={user.id} />}

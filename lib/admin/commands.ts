@@ -281,7 +281,7 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
     } else if (two === "key list") {
       const { values } = parse(rest, { email: { type: "string" } });
       const u = await userByEmail(db, email(values));
-      const rows = await db.select().from(apiKeys).where(and(eq(apiKeys.accountId, u.accountId)));
+      const rows = await db.select().from(apiKeys).where(and(eq(apiKeys.accountId, u.accountId), eq(apiKeys.playground, false)));
       for (const k of rows) {
         const state = k.revokedAt ? "revoked" : k.expiresAt && k.expiresAt < new Date() ? "expired" : "active";
         out.push(`${k.id}\t${k.prefix}…${k.last4}\t${state}\t${k.name}`);

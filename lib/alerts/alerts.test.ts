@@ -110,11 +110,12 @@ describe("raiseAlert and delivery", () => {
 
   it("two instances dispatching: one email to each owner and billing member, none to members, one signed webhook", async () => {
     const o = await org({ usd: 1, webhook: true });
-    const id = await raiseAlert(db, { accountId: o.accountId, kind: "budget_100", dedupeKey: `budget_100:${o.accountId}:w1`, data: { budget_name: "Monthly", spent_micro_usd: 10e6, limit_micro_usd: 10e6 } });
+    const id = await raiseAlert(db, { accountId: o.accountId, kind: "budget_100", dedupeKey: `budget_100:${o.accountId}:w1`, data: { scope: "organisation", period: "month", window: "2026-11", spent_micro_usd: 10e6, limit_micro_usd: 10e6 } });
     await Promise.all([dispatchAlerts(db), dispatchAlerts(db), dispatchAlerts(db)]);
     await dispatchAlerts(db);
     const owner = await inbox.waitFor(o.owner);
-    expect(owner.subject).toBe(`Budget used up: Org ${o.accountId.slice(-4)}`);
+    expect(owner.subject).toBe(`Budget reached: Org ${o.accountId.slice(-4)}`);
+    expect(owner.text).toContain("The monthly organisation budget of");
     await inbox.waitFor(o.billing);
     await new Promise((r) => setTimeout(r, 300));
     expect(inbox.messages.filter((m) => m.to.includes(o.owner))).toHaveLength(1);
@@ -133,7 +134,7 @@ describe("raiseAlert and delivery", () => {
     }
     const [hook] = await receiver.waitFor(1);
     expect(hook.signatureOk).toBe(true);
-    expect(hook.json).toMatchObject({ id, type: "alert.budget_100", organisation_id: o.accountId, data: { budget_name: "Monthly" } });
+    expect(hook.json).toMatchObject({ id, type: "alert.budget_100", organisation_id: o.accountId, data: { scope: "organisation", period: "month" } });
   });
 
   it("a deleted (disabled) organisation's alert is not posted", async () => {

@@ -18,6 +18,7 @@ import { logger } from "../logger";
 import { metrics } from "../metrics";
 import { processSingleton } from "../process-singleton";
 import { reserveHold } from "./holds";
+import { raiseLimitAlert } from "./limit-alerts";
 import type { BillingPort, BillingRequest, Hold, Reservation, Settled, Settlement } from "./port";
 import { insertRequestLog, requestLogRow } from "./request-log";
 import { DEFAULT_LEASE, LeaseManager } from "./text-lease";
@@ -64,7 +65,12 @@ abstract class Billing implements BillingPort {
 
   async reserve(amountMicroUsd: number, opts?: { ttlMs?: number }): Promise<Reservation> {
     const r = await this.take(amountMicroUsd, opts?.ttlMs);
-    if (r.ok || r.reason !== "insufficient_balance") return r;
+    if (r.ok) return r;
+    if (r.reason === "budget_exceeded" || r.reason === "member_cap_exceeded") {
+      // Told once per window (raiseLimitAlert's dedupe key); the 402 does not wait for it.
+      raiseLimitAlert(this.db, this.req.accountId, this.req.keyId, r).catch((err) => logger().warn({ err, requestId: this.req.requestId }, "limit alert not raised"));
+    }
+    if (r.reason !== "insufficient_balance") return r;
     // Off the hot path: only a refused request reads what it could have had.
     return { ...r, availableMicroUsd: await spendable(this.db, this.req.accountId) };
   }

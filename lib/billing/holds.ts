@@ -10,7 +10,7 @@ import type { DB, DbOrTx } from "../../db/client";
 import { holds } from "../../db/schema";
 import { newId } from "../ids";
 import { accountCovers, accountsFirst, keyCovers, moveMoney } from "./lock-order";
-import { memberCapRefusal } from "./member-cap";
+import { spendLimitRefusal } from "./spend-limits";
 import type { Hold, Refusal } from "./port";
 
 export interface ReserveInput {
@@ -67,9 +67,9 @@ export async function reserveHold(db: DB, input: ReserveInput): Promise<HoldResu
       returning id)
     select exists (select 1 from a) as a, exists (select 1 from h) as h from relaxed`);
   } catch (err) {
-    // The key's member would pass their monthly cap: the whole statement rolled back.
-    const cap = memberCapRefusal(err);
-    if (cap !== null) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: cap };
+    // The key's member would pass their monthly cap, or a budget its limit: the whole statement rolled back.
+    const refusal = spendLimitRefusal(err);
+    if (refusal) return { ok: false, ...refusal };
     throw err;
   }
   const row = (res as unknown as { rows: Row[] }).rows[0]!;

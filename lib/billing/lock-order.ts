@@ -1,6 +1,6 @@
 /**
- * The one lock order of every money path: **hold rows → accounts → api_keys → memberships**
- * (the membership through the api_keys trigger of migration 0007; then anything
+ * The one lock order of every money path: **hold rows → accounts → api_keys → memberships →
+ * budgets** (those two through the api_keys trigger of migrations 0008 and 0013; then anything
  * else: ledger and log rows are inserts, task rows are locked before all of it by their own
  * compare-and-set); several rows of one table in id order. Two transactions that take the same
  * rows in the same order wait for each other instead of deadlocking; one path taking the key
@@ -13,8 +13,8 @@
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { accounts, apiKeys } from "../../db/schema";
-import { memberCapRefusal } from "./member-cap";
+import { accounts, apiKeys, type BudgetPeriod, type BudgetScope } from "../../db/schema";
+import { spendLimitRefusal } from "./spend-limits";
 import type { Refusal } from "./port";
 
 /**
@@ -45,15 +45,16 @@ export class Refused extends Error {
 
 /**
  * Runs a transaction that throws Refused to roll back: its result, or the refusal — also when
- * the database refused it (a member's monthly cap, raised by the api_keys trigger: member-cap.ts).
+ * the database refused it (a member's monthly cap or a budget, raised by the api_keys trigger:
+ * spend-limits.ts).
  */
 export async function refusedOr<T>(run: () => Promise<T>): Promise<T | ({ ok: false } & Refusal)> {
   try {
     return await run();
   } catch (err) {
     if (err instanceof Refused) return { ok: false, ...err.refusal };
-    const cap = memberCapRefusal(err);
-    if (cap !== null) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: cap };
+    const refusal = spendLimitRefusal(err);
+    if (refusal) return { ok: false, ...refusal };
     throw err;
   }
 }
@@ -115,23 +116,34 @@ export async function moveMoney(tx: DbOrTx, m: MoneyMove): Promise<MoveResult> {
     .returning({ balance: accounts.balanceMicroUsd });
   if (!a) return { ok: false, reason: "insufficient_balance" };
   if (m.keyId && !(await keyPart(tx, m.keyId, m.spent ?? 0, held, m.require)) && m.require !== undefined) return { ok: false, reason: "key_limit_exceeded" };
-  // A checked charge without a hold (video): the member's cap (holds are checked by the trigger).
+  // A checked charge without a hold (video): the member's cap and budgets (holds are checked by the trigger).
   if (m.keyId && m.require !== undefined && held <= 0 && (m.spent ?? 0) > 0) {
-    const cap = await memberOverCap(tx, m.keyId);
-    if (cap !== null) return { ok: false, reason: "member_cap_exceeded", capMicroUsd: cap };
+    const refusal = await overLimit(tx, m.keyId);
+    if (refusal) return { ok: false, ...refusal };
   }
   return { ok: true, balanceAfterMicroUsd: a.balance, heldMicroUsd: held };
 }
 
 /**
- * The cap of the key's member when their month is now past it, else null. Reads the membership
- * row the api_keys trigger (migration 0007) has just updated, and so locked, in this transaction.
+ * The key's member's cap or a budget covering the key when the charge has taken it past its
+ * limit, else null. Reads the rows the api_keys trigger (migrations 0008, 0013) has just
+ * updated, and so locked, in this transaction.
  */
-async function memberOverCap(tx: DbOrTx, keyId: string): Promise<number | null> {
+async function overLimit(tx: DbOrTx, keyId: string): Promise<Refusal | null> {
   const r = (await tx.execute(sql`
-    select m.monthly_cap_micro_usd as cap from memberships m join api_keys k on k.account_id = m.account_id and k.created_by_user_id = m.user_id
-     where k.id = ${keyId} and m.monthly_cap_micro_usd is not null and m.month_spent_micro_usd + m.held_micro_usd > m.monthly_cap_micro_usd`)) as unknown as { rows: { cap: string | number }[] };
-  return r.rows[0] ? Number(r.rows[0].cap) : null;
+    select 'cap' as kind, m.monthly_cap_micro_usd as lim, null as id, null as scope, null as period, null as win
+      from memberships m join api_keys k on k.account_id = m.account_id and k.created_by_user_id = m.user_id
+     where k.id = ${keyId} and m.monthly_cap_micro_usd is not null and m.month_spent_micro_usd + m.held_micro_usd > m.monthly_cap_micro_usd
+    union all
+    select 'budget', b.limit_micro_usd, b.id, b.scope, b.period, b."window"
+      from budgets b join api_keys k on k.account_id = b.account_id
+     where k.id = ${keyId} and b.limit_micro_usd is not null and b.spent_micro_usd + b.held_micro_usd > b.limit_micro_usd
+       and (b.scope = 'organisation' or (b.scope = 'member' and b.user_id = k.created_by_user_id) or (b.scope = 'key' and b.key_id = k.id))
+     limit 1`)) as unknown as { rows: { kind: string; lim: string | number; id: string; scope: BudgetScope; period: BudgetPeriod; win: string }[] };
+  const row = r.rows[0];
+  if (!row) return null;
+  if (row.kind === "cap") return { reason: "member_cap_exceeded", capMicroUsd: Number(row.lim) };
+  return { reason: "budget_exceeded", budget: { id: row.id, scope: row.scope, period: row.period, limitMicroUsd: Number(row.lim), window: row.win } };
 }
 
 /** The key's side of a move (after the account's); false when its limit does not cover `require`. */

@@ -14,6 +14,7 @@
  * these types; nothing here knows the gateway.
  */
 import type { ModelPrice, RouteTraceEntry } from "../../db/schema";
+import type { BudgetRefusal } from "./spend-limits";
 
 /** Who pays and which request this is: fixed for the life of the request. */
 export interface BillingRequest {
@@ -51,7 +52,9 @@ export type Refusal =
   | { reason: "insufficient_balance"; /** The most the account could spend now (its free balance and every lease of it), when known. */ availableMicroUsd?: number }
   | { reason: "key_limit_exceeded" }
   /** The key's member would pass their monthly cap in the organisation (member-cap.ts). */
-  | { reason: "member_cap_exceeded"; capMicroUsd: number };
+  | { reason: "member_cap_exceeded"; capMicroUsd: number }
+  /** A budget of the organisation, the key's member or the key would pass its hard limit (spend-limits.ts). */
+  | { reason: "budget_exceeded"; budget: BudgetRefusal };
 
 export type Reservation = { ok: true; hold: Hold } | ({ ok: false } & Refusal);
 

@@ -35,7 +35,7 @@ export async function listUsers(db: DB, opts: { q?: string; offset?: number; lim
       rpm: accounts.rpm,
       tpm: accounts.tpm,
       maxConcurrent: accounts.maxConcurrent,
-      keys: sql<number>`(select count(*)::int from ${apiKeys} where ${apiKeys.accountId} = ${users.accountId} and ${apiKeys.revokedAt} is null)`,
+      keys: sql<number>`(select count(*)::int from ${apiKeys} where ${apiKeys.accountId} = ${users.accountId} and ${apiKeys.revokedAt} is null and not ${apiKeys.playground})`,
       /** Every organisation the user belongs to (a credit may go to a team's). */
       orgs: sql<{ id: string; name: string; personal: boolean; balanceMicroUsd: number }[]>`(select coalesce(json_agg(json_build_object('id', a.id, 'name', a.name, 'personal', a.personal, 'balanceMicroUsd', a.balance_micro_usd) order by a.personal desc, a.name), '[]'::json) from memberships m join accounts a on a.id = m.account_id where m.user_id = ${users.id})`,
     })

@@ -47,7 +47,7 @@ export async function listKeys(db: DB, accountId: string, now = new Date(), memb
     .select({ k: apiKeys, creator: users.email })
     .from(apiKeys)
     .leftJoin(users, eq(users.id, apiKeys.createdByUserId))
-    .where(and(eq(apiKeys.accountId, accountId), memberId ? eq(apiKeys.createdByUserId, memberId) : undefined))
+    .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.playground, false), memberId ? eq(apiKeys.createdByUserId, memberId) : undefined))
     .orderBy(desc(apiKeys.createdAt));
   const rows = joined.map((r) => ({ ...r.k, createdByEmail: r.creator }));
   const since = new Date(now.getTime() - 30 * 86_400_000);
@@ -142,7 +142,7 @@ export async function checkKeyAccess(db: DB, user: { id: string; accountId: stri
   const [row] = await db
     .select({ id: apiKeys.id })
     .from(apiKeys)
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, user.accountId), eq(apiKeys.createdByUserId, user.id)));
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, user.accountId), eq(apiKeys.createdByUserId, user.id), eq(apiKeys.playground, false)));
   if (!row) throw new AppError("not_found", "No such key.");
 }
 
@@ -157,7 +157,7 @@ export async function rollConsoleKey(db: DB, user: { id: string; accountId: stri
 }
 
 export async function revokeConsoleKey(db: DB, user: { id: string; accountId: string; email: string }, keyId: string) {
-  const [row] = await db.select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt }).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, user.accountId)));
+  const [row] = await db.select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt }).from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, user.accountId), eq(apiKeys.playground, false)));
   if (!row) throw new AppError("not_found", "No such key.");
   if (row.revokedAt) return { id: keyId, revokedAt: row.revokedAt.toISOString() };
   // Looked up by id only (never a key string from the browser) and scoped to the account.
@@ -185,7 +185,7 @@ export async function updateConsoleKey(db: DB, user: { id: string; accountId: st
   const [old] = await db
     .select({ name: apiKeys.name, allowedModels: apiKeys.allowedModels, limitMicroUsd: apiKeys.limitMicroUsd, rpm: apiKeys.rpm, expiresAt: apiKeys.expiresAt })
     .from(apiKeys)
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, user.accountId)));
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, user.accountId), eq(apiKeys.playground, false)));
   if (!old) throw new AppError("not_found", "No such key.");
   const rows = await db
     .update(apiKeys)

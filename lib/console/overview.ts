@@ -24,7 +24,7 @@ export async function overview(db: DbOrTx, accountId: string, now = new Date(), 
     db
       .select({ n: sql<number>`count(*)::int`, lastUsedAt: sql<string | null>`max(${apiKeys.lastUsedAt})` })
       .from(apiKeys)
-      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt), memberId ? eq(apiKeys.createdByUserId, memberId) : undefined)),
+      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt), eq(apiKeys.playground, false), memberId ? eq(apiKeys.createdByUserId, memberId) : undefined)),
   ]);
   const money = memberId ? { balanceMicroUsd: null, heldMicroUsd: null, disabled: balance.disabled } : balance;
   const lastUsedAt = keys[0]?.lastUsedAt ? new Date(keys[0].lastUsedAt).toISOString() : null;

@@ -104,7 +104,8 @@ export async function listRequests(db: DbOrTx, accountId: string, f: UsageFilter
     id: r.id,
     requestId: r.requestId,
     createdAt: r.createdAt.toISOString(),
-    keyId: r.keyId,
+    // The playground's own key (principal.ts) is nobody's to see: its rows show the source only.
+    keyId: r.source === "playground" ? null : r.keyId,
     source: r.source,
     method: r.method,
     route: r.route,

@@ -33,6 +33,7 @@ export function routeBilling(db: DB, ctx: RouteContext, route: string, opts?: Bi
 /** The 402 answer of a refused reservation. */
 export function refusalError(r: Refusal): ApiError {
   if (r.reason === "member_cap_exceeded") return errors.memberCapExceeded(r.capMicroUsd);
+  if (r.reason === "budget_exceeded") return errors.budgetExceeded(r.budget);
   return r.reason === "key_limit_exceeded" ? errors.keyLimitExceeded() : errors.insufficientQuota();
 }
 

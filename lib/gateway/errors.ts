@@ -5,6 +5,7 @@
  * Google's `{error:{code:<HTTP status>, message, status}}` on Gemini routes, each keeping the
  * spec's `code` value (Anthropic: `error.code`; Google: an ErrorInfo detail's `reason`).
  */
+import type { BudgetRefusal } from "../billing/spend-limits";
 import { json, type GatewayResponse } from "./http";
 
 export interface ApiError {
@@ -58,7 +59,14 @@ export const errors = {
     status: 402,
     type: "insufficient_quota",
     code: "member_cap_exceeded",
-    message: `Your monthly spending cap in this organisation ($${capMicroUsd % 10_000 === 0 ? (capMicroUsd / 1_000_000).toFixed(2) : (capMicroUsd / 1_000_000).toFixed(6).replace(/0+$/, "")}) is reached. Ask an owner or admin to raise it.`,
+    message: `Your monthly spending cap in this organisation (${usd(capMicroUsd)}) is reached. Ask an owner or admin to raise it.`,
+  }),
+  /** A budget's hard limit (decision 0031): names the budget and when it resets. */
+  budgetExceeded: (b: BudgetRefusal): ApiError => ({
+    status: 402,
+    type: "insufficient_quota",
+    code: "budget_exceeded",
+    message: `${BUDGET_OWNER[b.scope]} ${BUDGET_ADJECTIVE[b.period]} budget (${usd(b.limitMicroUsd)}) is reached for ${b.window}. It starts again next ${b.period} in the organisation's time zone; an owner or admin can raise it on the Organisation page.`,
   }),
   accountDisabled: (): ApiError => ({
     status: 403,
@@ -127,6 +135,14 @@ export const errors = {
     message: "The upstream provider did not answer in time.",
   }),
 };
+
+/** Dollars as a person reads them: cents when whole cents, else every significant digit. */
+function usd(micro: number): string {
+  return `$${micro % 10_000 === 0 ? (micro / 1_000_000).toFixed(2) : (micro / 1_000_000).toFixed(6).replace(/0+$/, "")}`;
+}
+
+const BUDGET_OWNER = { organisation: "The organisation's", member: "Your", key: "This API key's" } as const;
+const BUDGET_ADJECTIVE = { day: "daily", week: "weekly", month: "monthly" } as const;
 
 function formatBytes(n: number): string {
   return n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(1)} MiB` : n >= 1024 ? `${+(n / 1024).toFixed(1)} KiB` : `${n} bytes`;

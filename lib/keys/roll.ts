@@ -33,7 +33,7 @@ export async function rollKey(
   const [current] = await db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.id, input.keyId), eq(apiKeys.accountId, input.accountId)));
+    .where(and(eq(apiKeys.id, input.keyId), eq(apiKeys.accountId, input.accountId), eq(apiKeys.playground, false)));
   if (!current) return { ok: false, reason: "not_found" };
   if (current.revokedAt) return { ok: false, reason: "revoked" };
   if (current.expiresAt && current.expiresAt <= now) return { ok: false, reason: "expired" };

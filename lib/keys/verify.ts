@@ -3,7 +3,7 @@
  * then states in a fixed order — revoked, expired, account disabled. Results are cached for a
  * few seconds; revocation and account changes drop cache entries through lib/invalidation.ts.
  */
-import { eq, or } from "drizzle-orm";
+import { and, eq, or } from "drizzle-orm";
 import { getDb } from "../../db/client";
 import { accounts, apiKeys } from "../../db/schema";
 import { onInvalidation } from "../invalidation";
@@ -61,7 +61,7 @@ async function load(hash: string): Promise<CachedKey | "unknown"> {
     .select({ key: apiKeys, account: accounts })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
-    .where(or(eq(apiKeys.hash, hash), eq(apiKeys.previousHash, hash)))
+    .where(and(or(eq(apiKeys.hash, hash), eq(apiKeys.previousHash, hash)), eq(apiKeys.playground, false)))
     .limit(1);
   const row = rows[0];
   if (!row) return "unknown";

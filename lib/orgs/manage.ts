@@ -127,7 +127,7 @@ export async function listMembers(db: DbOrTx, accountId: string, onlyUserId?: st
       cap: memberships.monthlyCapMicroUsd,
       spent: sql<string>`case when ${memberships.capMonth} = ${CURRENT_MONTH_SQL(accounts.timeZone)} then ${memberships.monthSpentMicroUsd} else 0 end`,
       held: memberships.heldMicroUsd,
-      keys: sql<number>`(select count(*)::int from ${apiKeys} where ${apiKeys.accountId} = ${memberships.accountId} and ${apiKeys.createdByUserId} = ${memberships.userId} and ${apiKeys.revokedAt} is null)`,
+      keys: sql<number>`(select count(*)::int from ${apiKeys} where ${apiKeys.accountId} = ${memberships.accountId} and ${apiKeys.createdByUserId} = ${memberships.userId} and ${apiKeys.revokedAt} is null and not ${apiKeys.playground})`,
       createdAt: memberships.createdAt,
     })
     .from(memberships)

@@ -6,9 +6,6 @@
  * request's signal, so Stop aborts the upstream call and only what was generated is billed.
  * Streams reach the browser chunk by chunk (no buffering by us or a proxy in front).
  */
-import { and, eq } from "drizzle-orm";
-import { getDb } from "../../db/client";
-import { memberships } from "../../db/schema";
 import { checkOrigin } from "../auth/origin";
 import { userFromCookies } from "../auth/session";
 import { can } from "../orgs/roles";
@@ -22,15 +19,6 @@ import { playgroundPrincipal } from "./principal";
 /** Request headers the gateway routes read; cookies and credentials never pass. */
 const FORWARD = ["content-type", "content-length", "accept", "range", "if-range", "idempotency-key", "anthropic-version", "anthropic-beta"];
 
-async function hasMonthlyCap(accountId: string, userId: string): Promise<boolean> {
-  const db = await getDb();
-  const [m] = await db
-    .select({ cap: memberships.monthlyCapMicroUsd })
-    .from(memberships)
-    .where(and(eq(memberships.accountId, accountId), eq(memberships.userId, userId)));
-  return m?.cap != null;
-}
-
 export async function playgroundProxy(request: Request): Promise<Response> {
   const url = new URL(request.url);
   const path = gatewayPathOf(url.pathname);
@@ -41,11 +29,6 @@ export async function playgroundProxy(request: Request): Promise<Response> {
   // The playground spends the organisation's money: the same capability as creating a key.
   if (!can(user.orgRole, "keys.own")) return errorResponse(new AppError("forbidden", "Your role in this organisation cannot use the playground."));
   if (!path || !playgroundAllows(request.method, path)) return errorResponse(new AppError("not_found", "The playground does not offer this route."));
-  // Monthly caps count the spend of a member's keys; playground calls have no key, so a capped
-  // member uses a key instead of spending around the cap here.
-  if (await hasMonthlyCap(user.accountId, user.id)) {
-    return errorResponse(new AppError("forbidden", "Your spending in this organisation is capped monthly, and the playground does not count against the cap: use an API key instead."));
-  }
   await ensurePrepared();
   const who = await playgroundPrincipal(user);
   if (!who.ok) {

@@ -9,7 +9,7 @@
  */
 import { and, eq, inArray, lt, or } from "drizzle-orm";
 import type { DB } from "../../db/client";
-import { accounts, alerts, memberships, users, webhookDeliveries } from "../../db/schema";
+import { accounts, alerts, apiKeys, memberships, users, webhookDeliveries } from "../../db/schema";
 import { formatUsd } from "../billing/money";
 import { emailDelivery, renderEmail, sendEmail, type EmailMessage } from "../email";
 import { env } from "../env";
@@ -62,14 +62,37 @@ async function recipients(db: DB, accountId: string): Promise<string[]> {
   return rows.map((r) => r.email).sort();
 }
 
+const PERIOD_WORD: Record<string, string> = { day: "daily", week: "weekly", month: "monthly" };
+
+/** "The monthly budget of ana@example.com", "The daily budget of key ci-bot", "The weekly organisation budget". */
+function budgetName(d: Record<string, number | string | undefined>): string {
+  const period = PERIOD_WORD[String(d.period)] ?? "";
+  if (d.scope === "organisation" || !d.target) return `The ${period} organisation budget`;
+  return `The ${period} budget of ${d.scope === "key" ? `key ${d.target}` : d.target}`;
+}
+
+/** The member's email or the key's name an alert is about (added to the email's data, not stored). */
+async function alertTarget(db: DB, data: Record<string, unknown>): Promise<string | undefined> {
+  if (typeof data.key_id === "string") return (await db.select({ name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.id, data.key_id)))[0]?.name || data.key_id;
+  if (typeof data.user_id === "string") return (await db.select({ email: users.email }).from(users).where(eq(users.id, data.user_id)))[0]?.email;
+  return undefined;
+}
+
 export function alertEmail(to: string, orgName: string, a: Pick<AlertRow, "kind" | "data">): EmailMessage {
   const d = a.data as Record<string, number | string | undefined>;
   const usd = (k: string) => (typeof d[k] === "number" ? formatUsd(d[k] as number) : "?");
   const lines: Record<string, [string, string]> = {
     low_balance: [`Low balance: ${orgName}`, `The balance of ${orgName} is ${usd("balance_micro_usd")}, below your alert threshold of ${usd("threshold_micro_usd")}.`],
-    budget_soft: [`Budget soft limit reached: ${orgName}`, `${d.budget_name ?? "A budget"} of ${orgName} passed its soft limit (${usd("spent_micro_usd")} of ${usd("limit_micro_usd")}).`],
-    budget_80: [`Budget 80 % used: ${orgName}`, `${d.budget_name ?? "A budget"} of ${orgName} has used 80 % (${usd("spent_micro_usd")} of ${usd("limit_micro_usd")}).`],
-    budget_100: [`Budget used up: ${orgName}`, `${d.budget_name ?? "A budget"} of ${orgName} is used up (${usd("spent_micro_usd")} of ${usd("limit_micro_usd")}); requests it covers are refused until it resets.`],
+    budget_soft: [`Budget soft limit reached: ${orgName}`, `${budgetName(d)} of ${orgName} passed its soft limit (${usd("spent_micro_usd")} of ${usd("limit_micro_usd")}) in ${d.window}.`],
+    budget_80: [`Budget 80 % used: ${orgName}`, `${budgetName(d)} of ${orgName} has used 80 % (${usd("spent_micro_usd")} of ${usd("limit_micro_usd")}) in ${d.window}.`],
+    budget_100: [
+      `Budget reached: ${orgName}`,
+      `${budgetName(d)} of ${orgName} is reached for ${d.window} (${usd("spent_micro_usd")} spent of ${usd("limit_micro_usd")}); requests it covers are refused until it starts again or an owner raises it.`,
+    ],
+    member_cap: [
+      `Monthly cap reached: ${d.target ?? "a member"} in ${orgName}`,
+      `${d.target ?? "A member"} reached their monthly cap of ${usd("limit_micro_usd")} in ${orgName}; their requests are refused until next month or until an owner or admin raises the cap on the Organisation page.`,
+    ],
     auto_topup_succeeded: [`Auto top-up: ${usd("amount_micro_usd")} added to ${orgName}`, `Your saved card was charged ${usd("amount_micro_usd")} and the balance of ${orgName} was topped up.`],
     auto_topup_failed: [`Auto top-up failed: ${orgName}`, `Charging your saved card for ${orgName} failed (${d.reason ?? "unknown reason"}). Update the card or top up on the Billing page.`],
     test: [`Test alert: ${orgName}`, `This is a test alert for ${orgName}. Alerts reach you like this.`],
@@ -105,7 +128,9 @@ export async function sendAlertEmails(db: DB, limit = 10, now = new Date()): Pro
       if (!org?.on) state = "none";
       else if (emailDelivery() === "off") state = "off";
       else {
-        for (const to of await recipients(db, a.accountId)) await sendEmail(alertEmail(to, org.name, a));
+        const target = await alertTarget(db, a.data);
+        const named = target ? { ...a, data: { ...a.data, target } } : a;
+        for (const to of await recipients(db, a.accountId)) await sendEmail(alertEmail(to, org.name, named));
         sent++;
       }
     } catch (err) {
