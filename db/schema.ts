@@ -58,6 +58,16 @@ export const accounts = pgTable("accounts", {
   lowBalanceThresholdMicroUsd: micro("low_balance_threshold_micro_usd"),
   /** Bumped by that trigger when the balance goes back above the threshold: re-arms the alert. */
   lowBalanceEpoch: integer("low_balance_epoch").notNull().default(0),
+  /** Stripe Customer holding the auto top-up card (made when the first card is saved). */
+  stripeCustomerId: text("stripe_customer_id"),
+  /** The saved card's PaymentMethod id and its display ("Visa •••• 4242"); null = none. */
+  autoTopupPaymentMethod: text("auto_topup_payment_method"),
+  autoTopupCard: text("auto_topup_card"),
+  /** "When the balance falls below X, add Y" (migration 0014's trigger); null = off. */
+  autoTopupThresholdMicroUsd: micro("auto_topup_threshold_micro_usd"),
+  autoTopupAmountMicroUsd: micro("auto_topup_amount_micro_usd"),
+  /** Bumped when the balance goes back to or above the threshold: re-arms auto top-up. */
+  autoTopupEpoch: integer("auto_topup_epoch").notNull().default(0),
   /** The organisation has a budget (budgets.ts keeps it): the api_keys trigger looks for them. */
   hasBudgets: boolean("has_budgets").notNull().default(false),
   /** Email alerts to owners and billing members. */
@@ -720,7 +730,7 @@ export const BUDGET_PERIODS = ["day", "week", "month"] as const;
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
 
 /**
- * Spend budgets (migration 0013, decision 0031): the api_keys trigger keeps `window`, `spent`
+ * Spend budgets (migration 0013, decision 0032): the api_keys trigger keeps `window`, `spent`
  * and `held` with every money change of a key the budget covers, refuses a hold past
  * `limit_micro_usd` (SQLSTATE GC002) and raises the soft, 80 % and 100 % alerts once per window.
  * `window` is the day (`2026-11-27`), ISO week (`2026-W48`) or month (`2026-11`) it counts, in the
@@ -744,6 +754,37 @@ export const budgets = pgTable("budgets", {
   heldMicroUsd: micro("held_micro_usd").notNull().default(0),
   createdAt: createdAt(),
 });
+
+export type AutoTopupState = "pending" | "charging" | "succeeded" | "failed" | "requires_action";
+
+/**
+ * One auto top-up per balance crossing (migration 0014, decision 0029): inserted by the accounts
+ * trigger, charged once by the worker (claimed with `locked_until`, Stripe Idempotency-Key = id),
+ * credited through the Stripe fulfilment path (ledger key `stripe:pi:<payment intent>`).
+ */
+export const autoTopups = pgTable(
+  "auto_topups",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    epoch: integer("epoch").notNull(),
+    amountMicroUsd: micro("amount_micro_usd").notNull(),
+    state: text("state").$type<AutoTopupState>().notNull().default("pending"),
+    lockedUntil: ts("locked_until"),
+    paymentIntentId: text("payment_intent_id"),
+    errorCode: text("error_code"),
+    errorMessage: text("error_message"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("auto_topups_crossing_idx").on(t.accountId, t.epoch),
+    index("auto_topups_due_idx").on(t.createdAt).where(sql`state in ('pending', 'charging')`),
+    index("auto_topups_account_idx").on(t.accountId, t.createdAt),
+  ],
+);
 
 export const ALERT_KINDS = ["low_balance", "budget_soft", "budget_80", "budget_100", "member_cap", "auto_topup_succeeded", "auto_topup_failed", "test"] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];

@@ -2,8 +2,10 @@
  * Organisations as people use them: an owner creates an organisation from the switcher, tops it
  * up, and invites a member with a monthly cap; the member follows the emailed link (a real SMTP
  * server on loopback), creates an account,
- * joins, creates a key and spends until the cap answers 402 naming it; the member sees no
- * billing or ledger; the owner sees the member's spend.
+ * joins, creates a key and spends until the cap answers 402 naming it, and the owner gets the
+ * cap-reached email; the member sees no billing or ledger; the owner sees the member's spend, then
+ * sets a daily budget on the member in Organisation → Budgets, which refuses the member's key with
+ * 402 naming it, shows as reached and emails the owner.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -26,17 +28,17 @@ let member: Page;
 let inviteLink = "";
 let memberKey = "";
 
-/** The newest message to `to` (the e2e server sends through a real SMTP server on loopback). */
-async function mailTo(to: string) {
+/** The newest message to `to` (whose subject starts with `subject`), waiting for it; the e2e server sends through a real SMTP server on loopback. */
+async function mailTo(to: string, subject = "") {
   const dir = process.env.E2E_MAIL_DIR!;
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 150; i++) {
     for (const f of fs.readdirSync(dir).sort().reverse()) {
       const m = await parseMail(fs.readFileSync(path.join(dir, f), "utf8"));
-      if (m.to.includes(to)) return m;
+      if (m.to.includes(to) && m.subject.startsWith(subject)) return m;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`no email to ${to}`);
+  throw new Error(`no "${subject}" email to ${to}`);
 }
 
 /** No WCAG 2 A/AA violations axe can find on the page as it is now. */
@@ -175,4 +177,58 @@ test("the owner sees the member's spend and key; the organisation paid for it", 
   await owner.goto("/organisation");
   await expect(owner.getByTestId(`member-${memberEmail}`)).toBeVisible();
   await accessible(owner);
+});
+
+test("the owner gets an email when the member's cap stops them", async () => {
+  const mail = await mailTo(ownerEmail, "Monthly cap reached");
+  expect(mail.subject).toBe(`Monthly cap reached: ${memberEmail} in Acme Research`);
+  expect(mail.text).toContain("monthly cap of $0.002");
+});
+
+test("the owner sets a daily budget on the member; it refuses their key, shows as reached and emails the owner", async ({}, info) => {
+  await owner.goto("/organisation");
+  // The cap steps aside so the budget is what stops the member.
+  await owner.getByTestId(`cap-input-${memberEmail}`).fill("");
+  await owner.getByTestId(`member-${memberEmail}`).getByRole("button", { name: "Save" }).click();
+  await expect(owner.getByTestId(`cap-input-${memberEmail}`)).toHaveValue("");
+  const form = owner.getByRole("form", { name: "Set a budget" });
+  await form.getByLabel("Covers").selectOption({ label: `Member: ${memberEmail}` });
+  await form.getByLabel("Starts again").selectOption("day");
+  await form.getByLabel("Limit (USD)").fill("ten");
+  await form.getByRole("button", { name: "Save budget" }).click();
+  await expect(form.getByText("Enter a dollar amount such as 25 or 0.50.")).toBeVisible();
+  const spent = (await (await member.request.get(`${BASE()}/api/console/me`)).json()).member.monthSpentMicroUsd as number;
+  // Today's spend so far counts: the budget leaves room for a few more requests.
+  const limit = (spent + 1_500) / 1_000_000;
+  await form.getByLabel("Limit (USD)").fill(String(limit));
+  await form.getByLabel("Soft limit (USD)").fill(String((spent + 500) / 1_000_000));
+  await form.getByRole("button", { name: "Save budget" }).click();
+  await expect(form.getByTestId("budget-saved")).toContainText(`Saved: ${memberEmail}, daily.`);
+  const row = owner.getByTestId("budget-row").filter({ hasText: memberEmail });
+  await expect(row).toContainText("Daily");
+
+  let refused: { status: number; body: any } | null = null;
+  for (let i = 0; i < 200 && !refused; i++) {
+    const r = await member.request.post(`${BASE()}/v1/chat/completions`, {
+      headers: { authorization: `Bearer ${memberKey}` },
+      data: { model: "demo-chat", messages: [{ role: "user", content: `budget ${i}` }] },
+    });
+    if (r.status() !== 200) refused = { status: r.status(), body: await r.json() };
+  }
+  expect(refused?.status).toBe(402);
+  expect(refused?.body.error.code).toBe("budget_exceeded");
+  expect(refused?.body.error.message).toMatch(/^Your daily budget \(\$[0-9.]+\) is reached for \d{4}-\d{2}-\d{2}\./);
+  // The playground counts against it too.
+  const pg = await member.request.post(`${BASE()}/api/playground/v1/chat/completions`, { headers: { origin: BASE() }, data: { model: "demo-chat", messages: [{ role: "user", content: "hi" }] } });
+  expect(pg.status()).toBe(402);
+
+  await owner.reload();
+  await expect(row).toContainText("Reached");
+  await expect(row.getByRole("progressbar")).toHaveAttribute("aria-valuenow", /^(9\d|100)$/);
+  await shot(owner, info, "organisation-budgets");
+  await accessible(owner);
+  const soft = await mailTo(ownerEmail, "Budget soft limit reached");
+  expect(soft.text).toContain(`The daily budget of ${memberEmail}`);
+  const reached = await mailTo(ownerEmail, "Budget reached");
+  expect(reached.text).toContain(`The daily budget of ${memberEmail} of Acme Research is reached`);
 });

@@ -38,6 +38,7 @@ const PREFIXES = {
   redeemCode: "rcd",
   alert: "alrt",
   budget: "bdgt",
+  autoTopup: "atu",
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

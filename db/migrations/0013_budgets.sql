@@ -1,4 +1,4 @@
--- Budgets (decision 0031): per organisation, member or key, a spend limit over a window (day,
+-- Budgets (decision 0032): per organisation, member or key, a spend limit over a window (day,
 -- week, month in the organisation's time zone) with an optional soft limit that only alerts.
 -- Kept by the api_keys trigger that keeps members' monthly caps (0008), generalised here: every
 -- money path that changes a key's held or spent amounts changes the budgets that cover the key

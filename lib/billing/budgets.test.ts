@@ -1,5 +1,5 @@
 /**
- * Budgets on a real database (migration 0013, decision 0031): a hard limit is never overshot by
+ * Budgets on a real database (migration 0013, decision 0032): a hard limit is never overshot by
  * 100 parallel requests on any hold path (hold rows, the billing port, leases, video's charge
  * without a hold); settlements count against the window and raise the 80 % / 100 % / soft alerts
  * once; a new window starts from zero; a refused request alerts once; a budget made mid-window

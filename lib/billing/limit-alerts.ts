@@ -6,8 +6,8 @@
  * (migration 0013), so the crossing and the refusal alert once between them.
  */
 import { and, eq } from "drizzle-orm";
-import type { DB } from "../../db/client";
-import { alerts, apiKeys, budgets, memberships } from "../../db/schema";
+import type { DB, DbOrTx } from "../../db/client";
+import { alerts, apiKeys, budgets, memberships, type AlertKind } from "../../db/schema";
 import { newId } from "../ids";
 import type { Refusal } from "./port";
 
@@ -15,7 +15,7 @@ export async function raiseLimitAlert(db: DB, accountId: string, keyId: string |
   if (r.reason === "budget_exceeded") {
     const b = r.budget;
     const [row] = await db.select({ userId: budgets.userId, keyId: budgets.keyId, spent: budgets.spentMicroUsd }).from(budgets).where(eq(budgets.id, b.id));
-    await insert(db, accountId, "budget_100", `budget_100:${b.id}:${b.window}`, {
+    await raiseBillingAlert(db, accountId, "budget_100", `budget_100:${b.id}:${b.window}`, {
       budget_id: b.id,
       scope: b.scope,
       period: b.period,
@@ -33,7 +33,7 @@ export async function raiseLimitAlert(db: DB, accountId: string, keyId: string |
       .innerJoin(memberships, and(eq(memberships.accountId, apiKeys.accountId), eq(memberships.userId, apiKeys.createdByUserId)))
       .where(eq(apiKeys.id, keyId));
     if (!m) return;
-    await insert(db, accountId, "member_cap", `member_cap:${accountId}:${m.userId}:${m.month ?? ""}`, {
+    await raiseBillingAlert(db, accountId, "member_cap", `member_cap:${accountId}:${m.userId}:${m.month ?? ""}`, {
       user_id: m.userId,
       month: m.month,
       spent_micro_usd: m.spent,
@@ -42,6 +42,11 @@ export async function raiseLimitAlert(db: DB, accountId: string, keyId: string |
   }
 }
 
-async function insert(db: DB, accountId: string, kind: "budget_100" | "member_cap", dedupeKey: string, data: Record<string, unknown>) {
+/**
+ * An alert the money side raises (decision 0029: one row per crossing, keyed by `dedupeKey`).
+ * lib/alerts' raiseAlert sits above lib/billing, so billing writes its own row the same way.
+ */
+export async function raiseBillingAlert(db: DbOrTx, accountId: string, kind: AlertKind, dedupeKey: string, data: Record<string, unknown>) {
   await db.insert(alerts).values({ id: newId("alert"), accountId, kind, dedupeKey, data }).onConflictDoNothing({ target: alerts.dedupeKey });
 }
+

@@ -8,7 +8,8 @@
 import { and, eq, like, sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import type { DB, DbOrTx } from "../../db/client";
-import { accounts, ledgerEntries, stripeEvents } from "../../db/schema";
+import { accounts, autoTopups, ledgerEntries, stripeEvents } from "../../db/schema";
+import { raiseBillingAlert } from "./limit-alerts";
 import { applyLedgerChange } from "./ledger";
 import { MICRO_PER_CENT } from "./stripe";
 
@@ -79,6 +80,37 @@ export async function fulfillCheckoutSession(
     });
     if (!r.ok) return { status: "ignored", reason: r.reason, accountId } as const;
     if (!r.applied) return { status: "already_credited", accountId, amountMicroUsd: amount } as const;
+    return { status: "credited", accountId, amountMicroUsd: amount, balanceAfterMicroUsd: r.balanceAfterMicroUsd } as const;
+  });
+}
+
+/**
+ * Credits an auto top-up's PaymentIntent once (ledger key `stripe:pi:<id>`), from the worker's
+ * synchronous answer or the `payment_intent.succeeded` webhook, whichever comes first; marks its
+ * auto_topups row succeeded and raises the `auto_topup_succeeded` alert in the same transaction.
+ * Only intents we made (metadata: accountId and autoTopupId) credit anybody.
+ */
+export async function fulfillPaymentIntent(db: DB, stripe: Stripe, ref: string | Stripe.PaymentIntent, opts: { event?: EventRef } = {}): Promise<FulfillOutcome> {
+  // The webhook's copy may be stale or forged: re-read it; the worker's comes straight from Stripe.
+  const intent = typeof ref === "string" ? await stripe.paymentIntents.retrieve(ref) : ref;
+  const accountId = intent.metadata?.accountId;
+  const topupId = intent.metadata?.autoTopupId;
+  if (!accountId || !topupId) return finishIgnored(db, opts.event, "not an auto top-up of ours");
+  if ((intent.currency ?? "").toLowerCase() !== "usd") return finishIgnored(db, opts.event, `currency ${intent.currency}`, accountId);
+  if (intent.status !== "succeeded") return finishIgnored(db, opts.event, `payment ${intent.status}`, accountId);
+  const cents = intent.amount_received ?? 0;
+  if (!Number.isSafeInteger(cents) || cents <= 0) return finishIgnored(db, opts.event, "no amount", accountId);
+  const amount = cents * MICRO_PER_CENT;
+  return db.transaction(async (tx) => {
+    if (!(await claimEvent(tx, opts.event))) return { status: "duplicate_event" } as const;
+    const r = await applyLedgerChange(tx, { accountId, deltaMicroUsd: amount, kind: "topup", idempotencyKey: `stripe:pi:${intent.id}`, note: `Auto top-up ${intent.id}` });
+    if (!r.ok) return { status: "ignored", reason: r.reason, accountId } as const;
+    await tx
+      .update(autoTopups)
+      .set({ state: "succeeded", paymentIntentId: intent.id, errorCode: null, errorMessage: null, lockedUntil: null, updatedAt: new Date() })
+      .where(and(eq(autoTopups.id, topupId), eq(autoTopups.accountId, accountId)));
+    if (!r.applied) return { status: "already_credited", accountId, amountMicroUsd: amount } as const;
+    await raiseBillingAlert(tx, accountId, "auto_topup_succeeded", `auto_topup_succeeded:${topupId}`, { auto_topup_id: topupId, amount_micro_usd: amount, balance_micro_usd: r.balanceAfterMicroUsd });
     return { status: "credited", accountId, amountMicroUsd: amount, balanceAfterMicroUsd: r.balanceAfterMicroUsd } as const;
   });
 }

@@ -8,7 +8,8 @@
 import Stripe from "stripe";
 import type { DB } from "../../db/client";
 import { isStorableText } from "../validate/text";
-import { fulfillCheckoutSession, recordChargeRefund, recordDispute, recordEventOnly } from "./stripe-fulfill";
+import { saveCardFromSession } from "./auto-topup";
+import { fulfillCheckoutSession, fulfillPaymentIntent, recordChargeRefund, recordDispute, recordEventOnly } from "./stripe-fulfill";
 
 export const WEBHOOK_TOLERANCE_S = 300;
 
@@ -51,7 +52,7 @@ function checkShape(event: Stripe.Event): Shape {
   if (!storableId(e.type)) return { ok: false, message: "event type is missing or not a string" };
   const obj = e.data?.object;
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) return { ok: false, message: "data.object is missing" };
-  const needsId = e.type.startsWith("checkout.session.") || e.type === "charge.refunded" || e.type.startsWith("charge.dispute.");
+  const needsId = e.type.startsWith("checkout.session.") || e.type.startsWith("payment_intent.") || e.type === "charge.refunded" || e.type.startsWith("charge.dispute.");
   if (needsId && !storableId(obj.id)) return { ok: false, message: "data.object.id is missing or not a string" };
   if (e.type.startsWith("charge.dispute.") && (!Number.isSafeInteger(obj.amount) || (obj.amount as number) < 0)) {
     return { ok: false, message: "data.object.amount is not a whole number of cents" };
@@ -106,7 +107,18 @@ async function dispatch(db: DB, stripe: Stripe, event: Stripe.Event, ref: { id: 
   switch (event.type) {
     case "checkout.session.completed":
     case "checkout.session.async_payment_succeeded": {
+      if (event.data.object.mode === "setup") {
+        // A card saved for auto top-up (the Billing page's return saves it too).
+        const saved = await saveCardFromSession(db, stripe, event.data.object.id);
+        const fresh = await recordEventOnly(db, ref);
+        return { status: 200, body: { received: true, outcome: fresh ? (saved.status === "saved" ? "card_saved" : "ignored") : "duplicate_event" } };
+      }
       const outcome = await fulfillCheckoutSession(db, stripe, event.data.object.id, { event: ref });
+      return { status: 200, body: { received: true, outcome: outcome.status } };
+    }
+    case "payment_intent.succeeded": {
+      // An auto top-up: credited once, whether the worker's answer or this event comes first.
+      const outcome = await fulfillPaymentIntent(db, stripe, event.data.object.id, { event: ref });
       return { status: 200, body: { received: true, outcome: outcome.status } };
     }
     case "charge.refunded": {

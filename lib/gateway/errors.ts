@@ -61,7 +61,7 @@ export const errors = {
     code: "member_cap_exceeded",
     message: `Your monthly spending cap in this organisation (${usd(capMicroUsd)}) is reached. Ask an owner or admin to raise it.`,
   }),
-  /** A budget's hard limit (decision 0031): names the budget and when it resets. */
+  /** A budget's hard limit (decision 0032): names the budget and when it resets. */
   budgetExceeded: (b: BudgetRefusal): ApiError => ({
     status: 402,
     type: "insufficient_quota",

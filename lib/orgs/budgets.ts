@@ -1,5 +1,5 @@
 /**
- * Budgets (decision 0031): an organisation's owners, admins and billing members set, per
+ * Budgets (decision 0032): an organisation's owners, admins and billing members set, per
  * organisation, member or key, a spend limit over a day, week or month in the organisation's
  * time zone — a hard limit that refuses (402 budget_exceeded) and/or a soft limit that only
  * alerts. The database enforces them (the api_keys trigger of migration 0013); this module

@@ -80,7 +80,7 @@ async function alertTarget(db: DB, data: Record<string, unknown>): Promise<strin
 
 export function alertEmail(to: string, orgName: string, a: Pick<AlertRow, "kind" | "data">): EmailMessage {
   const d = a.data as Record<string, number | string | undefined>;
-  const usd = (k: string) => (typeof d[k] === "number" ? formatUsd(d[k] as number) : "?");
+  const usd = (k: string) => (typeof d[k] === "number" ? `$${formatUsd(d[k] as number)}` : "?");
   const lines: Record<string, [string, string]> = {
     low_balance: [`Low balance: ${orgName}`, `The balance of ${orgName} is ${usd("balance_micro_usd")}, below your alert threshold of ${usd("threshold_micro_usd")}.`],
     budget_soft: [`Budget soft limit reached: ${orgName}`, `${budgetName(d)} of ${orgName} passed its soft limit (${usd("spent_micro_usd")} of ${usd("limit_micro_usd")}) in ${d.window}.`],

@@ -23,6 +23,8 @@ import type { TaskRow } from "./task-render";
 import { runTaskTurn } from "./task-runner";
 import type { TaskUpstreamLoader } from "./task-upstream";
 import { webhookPolicy } from "./webhook-policy";
+import { chargeDueAutoTopups } from "../billing/auto-topup";
+import { stripeClient } from "../billing/stripe";
 import { dispatchAlerts } from "./alert-delivery";
 import { claimDueDeliveries, runDelivery } from "./webhook-queue";
 
@@ -134,10 +136,13 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
         }
       }
       if (!alertsBusy) {
-        // Alert emails may wait on SMTP: off the loop, one pass at a time per worker.
+        // Auto top-ups wait on Stripe and alert emails on SMTP: off the loop, one pass at a time
+        // per worker; the top-ups first, so their alerts go out in the same pass.
         alertsBusy = true;
+        const stripe = stripeClient();
         track(
-          dispatchAlerts(db)
+          (stripe ? chargeDueAutoTopups(db, stripe) : Promise.resolve(0))
+            .then(async (n) => n + (await dispatchAlerts(db)))
             .then((n) => void (n > 0 && wakeWorkers()))
             .catch((err) => log.error({ err }, "alert dispatch failed; retried next tick"))
             .finally(() => (alertsBusy = false)),

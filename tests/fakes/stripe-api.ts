@@ -5,6 +5,13 @@
  * open a dispute, returning the event objects Stripe would send. A small hosted "pay page"
  * (GET/POST /pay/:id) lets a browser test walk through Checkout; when `webhook` is set, paying
  * there posts a signed `checkout.session.completed` to the gateway like Stripe does.
+ *
+ * Auto top-up's slice too: Customers (create), Checkout in setup mode (the pay page saves a card:
+ * 4242 works, 0002 is declined, 3155 needs authentication, as Stripe's test cards), SetupIntents
+ * and PaymentMethods (retrieve), and off-session PaymentIntents (create) with Stripe's refusals:
+ * `off_session` needs `confirm`, the method must belong to the customer, a declined card answers
+ * 402 `card_error`; an Idempotency-Key replays the first answer. A successful charge posts a
+ * signed `payment_intent.succeeded` when `webhook` is set.
  */
 import http from "node:http";
 import { randomBytes } from "node:crypto";
@@ -65,6 +72,13 @@ export interface FakeStripeOptions {
   webhook?: { url: string; secret: string };
 }
 
+/** A card the pay page can save in setup mode (Stripe's test numbers by their last four). */
+export const FAKE_CARDS: Record<string, { brand: string; decline?: { code: string; decline_code?: string; message: string } }> = {
+  "4242": { brand: "visa" },
+  "0002": { brand: "visa", decline: { code: "card_declined", decline_code: "generic_decline", message: "Your card was declined." } },
+  "3155": { brand: "visa", decline: { code: "authentication_required", message: "Your card was declined. This transaction requires authentication." } },
+};
+
 export interface FakeStripe {
   url: string;
   port: number;
@@ -80,6 +94,12 @@ export interface FakeStripe {
   refund(sessionId: string, cents: number): Obj & { id: string };
   /** Opens a dispute on the charge of a paid session. */
   dispute(sessionId: string, cents: number): Obj & { id: string };
+  /** The next this many POST answers are lost after they took effect (the connection is cut). */
+  dropAnswers: number;
+  /** PaymentIntents made by the API (auto top-ups), by id. */
+  intents: Map<string, Obj>;
+  /** Saves a card on a setup-mode session, as its pay page does (`last4` from FAKE_CARDS). */
+  saveCard(sessionId: string, last4?: string): FakeSession;
   /** Signs and posts an event to the configured webhook, as Stripe does. */
   deliver(event: Obj, secret?: string, url?: string): Promise<Response>;
   close(): Promise<void>;
@@ -91,6 +111,11 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
   const intents = new Map<string, Obj>();
   const charges = new Map<string, Obj & { id: string; amount: number; amount_refunded: number }>();
   const chargeOfSession = new Map<string, string>();
+  const customers = new Map<string, Obj>();
+  const setupIntents = new Map<string, Obj>();
+  const methods = new Map<string, Obj & { customer: string | null; card: { brand: string; last4: string } }>();
+  /** Idempotency-Key → the first answer (Stripe replays it for 24 hours). */
+  const replays = new Map<string, { status: number; body: unknown; raw: string }>();
   const signer = new Stripe("sk_test_signer");
   let base = "";
 
@@ -113,6 +138,94 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       });
     }
     let m: RegExpMatchArray | null;
+    const idem = req.headers["idempotency-key"] as string | undefined;
+    /** A POST's answer, unless it is to be lost on the way (the request took effect: a crash or a cut connection). */
+    const reply = (status: number, value: unknown) => {
+      if (req.method === "POST" && fake.dropAnswers > 0) {
+        fake.dropAnswers--;
+        return void res.destroy();
+      }
+      return send(res, status, value);
+    };
+    if (req.method === "POST" && idem && replays.has(`${url.pathname}:${idem}`)) {
+      const r = replays.get(`${url.pathname}:${idem}`)!;
+      if (r.raw !== raw) {
+        return send(res, 400, { error: { type: "idempotency_error", message: `Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '${idem}' if you meant to execute a different request.` } });
+      }
+      return reply(r.status, r.body);
+    }
+    const answer = (status: number, value: unknown) => {
+      if (req.method === "POST" && idem) replays.set(`${url.pathname}:${idem}`, { status, body: value, raw });
+      return reply(status, value);
+    };
+    if (req.method === "POST" && url.pathname === "/v1/customers") {
+      const c = { id: id("cus"), object: "customer", email: body.email ?? null, metadata: body.metadata ?? {}, livemode: false };
+      customers.set(c.id, c);
+      return answer(200, c);
+    }
+    if (req.method === "POST" && url.pathname === "/v1/checkout/sessions" && body.mode === "setup") {
+      if (!body.customer || !customers.has(String(body.customer))) return answer(400, { error: { type: "invalid_request_error", param: "customer", message: `No such customer: '${body.customer}'` } });
+      if (!body.currency) return answer(400, { error: { type: "invalid_request_error", param: "currency", message: "currency is required in setup mode when payment_method_types is not set" } });
+      const sid = id("cs");
+      const session: FakeSession = {
+        id: sid,
+        object: "checkout.session",
+        mode: "setup",
+        status: "open",
+        payment_status: "no_payment_required",
+        amount_total: 0,
+        currency: String(body.currency),
+        client_reference_id: (body.client_reference_id as string | undefined) ?? null,
+        metadata: (body.metadata as Record<string, string> | undefined) ?? {},
+        payment_intent: null,
+        setup_intent: null,
+        customer: String(body.customer),
+        success_url: String(body.success_url ?? ""),
+        cancel_url: String(body.cancel_url ?? ""),
+        url: `${base}/pay/${sid}`,
+        livemode: false,
+      };
+      sessions.set(sid, session);
+      return answer(200, session);
+    }
+    if (req.method === "GET" && (m = url.pathname.match(/^\/v1\/setup_intents\/([^/]+)$/))) {
+      const si = setupIntents.get(decodeURIComponent(m[1]!));
+      return si ? send(res, 200, si) : notFound(res, "setup_intent");
+    }
+    if (req.method === "GET" && (m = url.pathname.match(/^\/v1\/payment_methods\/([^/]+)$/))) {
+      const pm = methods.get(decodeURIComponent(m[1]!));
+      return pm ? send(res, 200, pm) : notFound(res, "payment_method");
+    }
+    if (req.method === "POST" && (m = url.pathname.match(/^\/v1\/payment_methods\/([^/]+)\/detach$/))) {
+      const pm = methods.get(decodeURIComponent(m[1]!));
+      if (!pm) return notFound(res, "payment_method");
+      pm.customer = null;
+      return answer(200, pm);
+    }
+    if (req.method === "POST" && url.pathname === "/v1/payment_intents") {
+      const refuse = (param: string, message: string) => answer(400, { error: { type: "invalid_request_error", param, message } });
+      const amount = Number(body.amount);
+      if (!Number.isInteger(amount) || amount < 50) return refuse("amount", "Amount must be at least $0.50 usd");
+      if (body.off_session === "true" && body.confirm !== "true") return refuse("off_session", "off_session can only be used when confirm=true.");
+      const pm = methods.get(String(body.payment_method));
+      if (!pm) return refuse("payment_method", `No such PaymentMethod: '${body.payment_method}'`);
+      if (pm.customer !== body.customer) return refuse("payment_method", "The provided PaymentMethod was previously used without being attached to a Customer or was detached from a Customer, and may not be used again.");
+      const piId = id("pi");
+      const card = FAKE_CARDS[pm.card.last4] ?? FAKE_CARDS["4242"]!;
+      const pi: Obj = { id: piId, object: "payment_intent", amount, amount_received: 0, currency: String(body.currency ?? "usd"), customer: body.customer, payment_method: pm.id, metadata: body.metadata ?? {}, status: "requires_payment_method", latest_charge: null, livemode: false };
+      intents.set(piId, pi);
+      if (card.decline) {
+        if (card.decline.code === "authentication_required") pi.status = "requires_action";
+        pi.last_payment_error = { type: "card_error", ...card.decline };
+        return answer(402, { error: { type: "card_error", ...card.decline, payment_intent: pi, payment_method: pm } });
+      }
+      const chId = id("ch");
+      charges.set(chId, { id: chId, object: "charge", amount, amount_refunded: 0, currency: String(pi.currency), payment_intent: piId, refunded: false, metadata: {}, receipt_url: fake.receipts ? `${base}/receipts/${chId}` : null });
+      Object.assign(pi, { status: "succeeded", amount_received: amount, latest_charge: chId });
+      answer(200, pi);
+      if (opts.webhook) void fake.deliver(fake.event("payment_intent.succeeded", pi)).catch(() => undefined);
+      return;
+    }
     if (req.method === "POST" && url.pathname === "/v1/checkout/sessions") {
       const item = ((body.line_items as Obj[] | undefined) ?? [])[0] as Obj | undefined;
       const priceData = (item?.price_data ?? {}) as Obj;
@@ -168,11 +281,13 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
         res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
         return res.end(payPage(s));
       }
-      if (new URLSearchParams(raw).get("action") === "cancel") {
+      const action = new URLSearchParams(raw).get("action");
+      if (action === "cancel") {
         res.writeHead(303, { location: s.cancel_url });
         return res.end();
       }
-      fake.pay(s.id);
+      if (s.mode === "setup") fake.saveCard(s.id, action?.replace(/^card-/, "") || "4242");
+      else fake.pay(s.id);
       if (opts.webhook) await fake.deliver(fake.event("checkout.session.completed", s)).catch(() => undefined);
       res.writeHead(303, { location: s.success_url.replace("{CHECKOUT_SESSION_ID}", s.id) });
       return res.end();
@@ -212,6 +327,19 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
         chargeOfSession.set(sessionId, chId);
         s.payment_intent = piId;
       }
+      return s;
+    },
+    intents,
+    dropAnswers: 0,
+    saveCard(sessionId, last4 = "4242") {
+      const s = sessions.get(sessionId);
+      if (!s || s.mode !== "setup") throw new Error(`no setup session ${sessionId}`);
+      const pmId = id("pm");
+      methods.set(pmId, { id: pmId, object: "payment_method", type: "card", customer: String(s.customer), card: { brand: FAKE_CARDS[last4]?.brand ?? "visa", last4 } });
+      const siId = id("seti");
+      setupIntents.set(siId, { id: siId, object: "setup_intent", status: "succeeded", customer: s.customer, payment_method: pmId, usage: "off_session", metadata: {} });
+      s.status = "complete";
+      s.setup_intent = siId;
       return s;
     },
     event(type, object) {
@@ -257,6 +385,17 @@ function send(res: http.ServerResponse, status: number, value: unknown) {
 }
 
 function payPage(s: FakeSession): string {
+  if (s.mode === "setup") {
+    return `<!doctype html><html><head><title>Fake Stripe Checkout</title></head>
+<body style="font-family:sans-serif;max-width:28rem;margin:4rem auto">
+<h1>Fake Stripe Checkout</h1>
+<p>Save a card for future payments to Generation Gateway.</p>
+<form method="post">${Object.keys(FAKE_CARDS)
+      .map((l4) => `<button name="action" value="card-${l4}" data-testid="fake-stripe-save-${l4}">Save card •••• ${l4}</button>`)
+      .join(" ")}
+<button name="action" value="cancel" data-testid="fake-stripe-cancel">Cancel</button></form>
+</body></html>`;
+  }
   const usd = (s.amount_total / 100).toFixed(2);
   return `<!doctype html><html><head><title>Fake Stripe Checkout</title></head>
 <body style="font-family:sans-serif;max-width:28rem;margin:4rem auto">
