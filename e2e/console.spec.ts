@@ -181,7 +181,7 @@ test("roll keeps the old secret for the grace period; revoke answers 401", async
 
 test("admin: users, credit, upstreams, models, audit", async ({}, info) => {
   await page.getByRole("link", { name: "Admin" }).first().click();
-  const mine = page.getByTestId("admin-user-row").filter({ hasText: email });
+  const mine = page.getByTestId("admin-user-row").filter({ has: page.getByText(email, { exact: true }) });
   await expect(mine).toHaveCount(1);
   await shot(page, info, "admin-users");
   await mine.getByRole("button", { name: "Credit / debit" }).click();

@@ -70,7 +70,8 @@ test("upstream health card, operator webhook test event, and a wildcard alias", 
   // A team organisation's balance, credited by the admin from the Users tab.
   const team = (await (await post(admin, "/api/console/orgs", { name: "E2E Team" })).json()).org.id as string;
   await admin.goto("/admin");
-  const mine = admin.getByTestId("admin-user-row").filter({ hasText: process.env.E2E_ADMIN_EMAIL! });
+  // Exactly this address: console.spec signs up "second-<admin address>" too.
+  const mine = admin.getByTestId("admin-user-row").filter({ has: admin.getByText(process.env.E2E_ADMIN_EMAIL!, { exact: true }) });
   await mine.getByRole("button", { name: "Credit / debit" }).click();
   await admin.getByRole("dialog").getByLabel("Organisation to adjust").selectOption({ label: "E2E Team — $0.00" });
   await admin.getByLabel("Amount (USD)").fill("3");

@@ -6,6 +6,7 @@ import { Money } from "../ui/money";
 import { PageHeader } from "../ui/page-header";
 import { QueryState } from "../ui/states";
 import { AlertsCard } from "./alerts-card";
+import { AutoTopupCard } from "./auto-topup-card";
 import { LedgerTable } from "./ledger-table";
 import { RedeemCard } from "./redeem-card";
 import { BillingDetailsCard, ReceiptsCard } from "./receipts-card";
@@ -31,6 +32,7 @@ export function BillingPage() {
             </div>
           )}
         </QueryState>
+        <AutoTopupCard />
         <RedeemCard />
         <AlertsCard />
         <ReceiptsCard />

@@ -1,7 +1,7 @@
 /**
  * Receipts: one per credit of the account's balance (Stripe top-ups, redeemed codes, admin
- * credits), numbered by ledger row. A Stripe top-up links to Stripe's own receipt when Stripe has
- * one (session → payment intent → latest charge → receipt_url); otherwise, and for every other
+ * credits), numbered by ledger row. A Stripe top-up or auto top-up links to Stripe's own receipt
+ * when Stripe has one ((session →) payment intent → latest charge → receipt_url); otherwise, and for every other
  * credit, the gateway renders a PDF (pdf.ts).
  */
 import { and, desc, eq, inArray } from "drizzle-orm";
@@ -18,8 +18,8 @@ export interface ReceiptRow {
   kind: LedgerKind;
   amountMicroUsd: number;
   description: string;
-  /** The Checkout Session of a Stripe top-up. */
-  stripeSessionId: string | null;
+  /** The Checkout Session (`cs_…`) of a Stripe top-up, or the PaymentIntent (`pi_…`) of an auto top-up. */
+  stripeRef: string | null;
 }
 
 const DESCRIPTION: Partial<Record<LedgerKind, string>> = {
@@ -29,15 +29,16 @@ const DESCRIPTION: Partial<Record<LedgerKind, string>> = {
 };
 
 function toReceipt(r: typeof ledgerEntries.$inferSelect): ReceiptRow {
-  const session = r.kind === "topup" ? (r.idempotencyKey.match(/^stripe:session:(cs_[A-Za-z0-9_]+)$/)?.[1] ?? null) : null;
+  const stripeRef = r.kind === "topup" ? (r.idempotencyKey.match(/^stripe:(?:session|pi):((?:cs|pi)_[A-Za-z0-9_]+)$/)?.[1] ?? null) : null;
+  const auto = stripeRef?.startsWith("pi_") ?? false;
   return {
     id: r.id,
     number: `R-${String(r.id).padStart(6, "0")}`,
     createdAt: r.createdAt,
     kind: r.kind,
     amountMicroUsd: r.deltaMicroUsd,
-    description: r.kind === "redeem" && r.note ? r.note.replace(/^Redeem code/, "Redeemed code") : (DESCRIPTION[r.kind] ?? r.kind),
-    stripeSessionId: session,
+    description: auto ? "Prepaid balance auto top-up (saved card, Stripe)" : r.kind === "redeem" && r.note ? r.note.replace(/^Redeem code/, "Redeemed code") : (DESCRIPTION[r.kind] ?? r.kind),
+    stripeRef,
   };
 }
 
@@ -61,10 +62,9 @@ export async function findReceipt(db: DbOrTx, accountId: string, id: number): Pr
   return r ? toReceipt(r) : null;
 }
 
-/** Stripe's receipt URL for a top-up's session, or null when Stripe has none (or cannot be asked). */
-export async function stripeReceiptUrl(stripe: Stripe, sessionId: string): Promise<string | null> {
-  const session = await stripe.checkout.sessions.retrieve(sessionId);
-  const piRef = session.payment_intent;
+/** Stripe's receipt URL for a top-up's session or auto top-up's PaymentIntent, or null when Stripe has none. */
+export async function stripeReceiptUrl(stripe: Stripe, ref: string): Promise<string | null> {
+  const piRef = ref.startsWith("pi_") ? ref : (await stripe.checkout.sessions.retrieve(ref)).payment_intent;
   if (!piRef) return null;
   const pi = typeof piRef === "string" ? await stripe.paymentIntents.retrieve(piRef) : piRef;
   const chRef = pi.latest_charge;

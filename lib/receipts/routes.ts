@@ -36,7 +36,7 @@ export async function receiptsFor(db: DB, accountId: string) {
       kind: r.kind,
       amountMicroUsd: r.amountMicroUsd,
       description: r.description,
-      source: r.stripeSessionId ? "stripe" : "gateway",
+      source: r.stripeRef ? "stripe" : "gateway",
       url: `/api/console/billing/receipts/${r.id}`,
       pdfUrl: `/api/console/billing/receipts/${r.id}?format=pdf`,
     })),
@@ -52,11 +52,11 @@ export async function receiptDownload(db: DB, accountId: string, rawId: string, 
   if (!receipt) throw new AppError("not_found", "No such receipt.");
   let paymentRef: string | null = null;
   const stripe = stripeClient();
-  if (receipt.stripeSessionId && stripe) {
-    paymentRef = receipt.stripeSessionId;
+  if (receipt.stripeRef && stripe) {
+    paymentRef = receipt.stripeRef;
     if (format !== "pdf") {
       try {
-        const url = await stripeReceiptUrl(stripe, receipt.stripeSessionId);
+        const url = await stripeReceiptUrl(stripe, receipt.stripeRef);
         if (url && /^https?:\/\//.test(url)) return new Response(null, { status: 302, headers: { location: url, "cache-control": "no-store" } });
       } catch (err) {
         logger().warn({ err, receipt: receipt.number }, "Stripe receipt lookup failed; sending the gateway's PDF");
