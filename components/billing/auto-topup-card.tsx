@@ -126,7 +126,7 @@ export function AutoTopupCard() {
         )}
         {last?.state === "failed" && (
           <p className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800" data-testid="auto-topup-problem">
-            The last auto top-up of {usdProse(last.amountMicroUsd)} failed: {last.errorMessage ?? last.errorCode}. Replace the card, or top up by hand above; the next one is tried when the balance falls again.
+            The last auto top-up of {usdProse(last.amountMicroUsd)} failed: {(last.errorMessage ?? last.errorCode ?? "").replace(/\.$/, "")}. Replace the card, or top up by hand above; the next one is tried when the balance falls again.
           </p>
         )}
         {last?.state === "requires_action" && (

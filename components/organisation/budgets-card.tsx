@@ -25,7 +25,7 @@ function Progress({ b }: { b: BudgetView }) {
   const pct = of > 0 ? Math.min(100, Math.round((b.spentMicroUsd / of) * 100)) : 0;
   const tone = b.limitMicroUsd !== null && b.spentMicroUsd + b.heldMicroUsd >= b.limitMicroUsd ? "bg-red-600" : pct >= 80 ? "bg-amber-500" : "bg-zinc-900";
   return (
-    <div className="min-w-40">
+    <div className="min-w-36">
       <div className="flex justify-between text-xs tabular-nums">
         <span>
           {usdProse(b.spentMicroUsd)} of {usdProse(of)}
@@ -124,9 +124,7 @@ export function BudgetsCard() {
               <Th>Covers</Th>
               <Th>Period</Th>
               <Th>This window</Th>
-              <Th className="text-right">Limit</Th>
-              <Th className="text-right">Soft limit</Th>
-              <Th>Starts again</Th>
+              <Th className="text-right">Limits</Th>
               {q.data.canManage && (
                 <Th>
                   <span className="sr-only">Actions</span>
@@ -139,23 +137,28 @@ export function BudgetsCard() {
               <tr key={b.id} data-testid="budget-row">
                 <Td label="Covers">
                   <span className="font-medium text-zinc-900">{covers(b)}</span>
-                  {b.limitMicroUsd !== null && b.spentMicroUsd + b.heldMicroUsd >= b.limitMicroUsd && (
-                    <span className="ml-2">
-                      <Badge tone="red">Reached</Badge>
+                  {b.limitMicroUsd !== null && (
+                    <span className="mt-1 block">
+                      {b.spentMicroUsd + b.heldMicroUsd >= b.limitMicroUsd ? (
+                        <Badge tone="red">Reached</Badge>
+                      ) : (
+                        // A request's hold is its worst case: past 75 % some are refused already.
+                        (b.spentMicroUsd + b.heldMicroUsd) * 4 >= b.limitMicroUsd * 3 && <Badge tone="amber">Nearly reached</Badge>
+                      )}
                     </span>
                   )}
                 </Td>
-                <Td label="Period">{PERIOD_LABEL[b.period]}</Td>
+                <Td label="Period">
+                  {PERIOD_LABEL[b.period]}
+                  <span className="block text-xs text-zinc-500">again {when(b.resetsAt)}</span>
+                </Td>
                 <Td label="This window">
                   <Progress b={b} />
                 </Td>
-                <Td label="Limit" className="text-right tabular-nums">
-                  {b.limitMicroUsd === null ? "—" : usdProse(b.limitMicroUsd)}
+                <Td label="Limits" className="text-right tabular-nums">
+                  {b.limitMicroUsd === null ? "No limit" : usdProse(b.limitMicroUsd)}
+                  {b.softLimitMicroUsd !== null && <span className="block text-xs text-zinc-500">soft {usdProse(b.softLimitMicroUsd)}</span>}
                 </Td>
-                <Td label="Soft limit" className="text-right tabular-nums">
-                  {b.softLimitMicroUsd === null ? "—" : usdProse(b.softLimitMicroUsd)}
-                </Td>
-                <Td label="Starts again">{when(b.resetsAt)}</Td>
                 {q.data.canManage && (
                   <Td>
                     <span className="inline-flex gap-1">

@@ -98,7 +98,9 @@ BEGIN
       RETURNING x.*
   LOOP
     IF dh > 0 AND b.limit_micro_usd IS NOT NULL AND b.spent_micro_usd + b.held_micro_usd > b.limit_micro_usd THEN
-      RAISE EXCEPTION 'budget_exceeded:%:%:%:%:%', b.id, b.scope, b.period, b.limit_micro_usd, b."window" USING ERRCODE = 'GC002';
+      -- What was left before this hold, so the 402 can say the request did not fit.
+      RAISE EXCEPTION 'budget_exceeded:%:%:%:%:%:%', b.id, b.scope, b.period, b.limit_micro_usd, b."window",
+        greatest(0, b.limit_micro_usd - b.spent_micro_usd - b.held_micro_usd + dh) USING ERRCODE = 'GC002';
     END IF;
     IF ds > 0 THEN
       before := greatest(0, b.spent_micro_usd - ds);

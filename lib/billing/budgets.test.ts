@@ -68,7 +68,7 @@ describe("budgets", () => {
     const b = await budget(o, { scope: "organisation", period: "month", limitUsd: "0.01" });
     const results = await Promise.all(Array.from({ length: 100 }, (_, i) => reserveHold(db, { accountId: o.accountId, keyId: i % 2 ? o.ownerKey : o.memberKey, amountMicroUsd: 1_000 })));
     expect(results.filter((r) => r.ok)).toHaveLength(10);
-    expect(results.find((r) => !r.ok)).toEqual({ ok: false, reason: "budget_exceeded", budget: { id: b.id, scope: "organisation", period: "month", limitMicroUsd: 10_000, window: b.window } });
+    expect(results.find((r) => !r.ok)).toEqual({ ok: false, reason: "budget_exceeded", budget: { id: b.id, scope: "organisation", period: "month", limitMicroUsd: 10_000, window: b.window, leftMicroUsd: 0 } });
     expect(await row(b.id)).toMatchObject({ heldMicroUsd: 10_000, spentMicroUsd: 0 });
     // The refused statements rolled back whole: the account holds only the ten.
     expect((await db.select().from(accounts).where(eq(accounts.id, o.accountId)))[0]!.heldMicroUsd).toBe(10_000);
@@ -103,7 +103,7 @@ describe("budgets", () => {
     const b = await budget(o, { scope: "key", keyId: o.ownerKey, period: "week", limitUsd: "0.003" });
     expect((await port(o.ownerKey, o.accountId).reserve(2_000)).ok).toBe(true);
     const refused = await port(o.ownerKey, o.accountId).reserve(2_000);
-    expect(refused).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { scope: "key", period: "week" } });
+    expect(refused).toMatchObject({ ok: false, reason: "budget_exceeded", budget: { scope: "key", period: "week", leftMicroUsd: 1_000 } });
     expect(b.window).toMatch(/^\d{4}-W\d{2}$/);
     await expect.poll(() => alertsOf(o.accountId)).toEqual(["budget_100"]);
   });

@@ -143,7 +143,8 @@ async function overLimit(tx: DbOrTx, keyId: string): Promise<Refusal | null> {
   const row = r.rows[0];
   if (!row) return null;
   if (row.kind === "cap") return { reason: "member_cap_exceeded", capMicroUsd: Number(row.lim) };
-  return { reason: "budget_exceeded", budget: { id: row.id, scope: row.scope, period: row.period, limitMicroUsd: Number(row.lim), window: row.win } };
+  // The charge has already happened in this transaction (and will roll back): nothing was left.
+  return { reason: "budget_exceeded", budget: { id: row.id, scope: row.scope, period: row.period, limitMicroUsd: Number(row.lim), window: row.win, leftMicroUsd: 0 } };
 }
 
 /** The key's side of a move (after the account's); false when its limit does not cover `require`. */

@@ -18,6 +18,8 @@ export interface BudgetRefusal {
   limitMicroUsd: number;
   /** The window it counts (`2026-11-27`, `2026-W48`, `2026-11`). */
   window: string;
+  /** What was left of it before the refused request (its hold is a worst case, so it may be > 0). */
+  leftMicroUsd: number;
 }
 
 /** The refusal when `err` is the database refusing a cap or a budget, else null. */
@@ -29,8 +31,8 @@ export function spendLimitRefusal(err: unknown): Refusal | null {
       return { reason: "member_cap_exceeded", capMicroUsd: m ? Number(m[1]) : 0 };
     }
     if (e.code === BUDGET_SQLSTATE) {
-      const m = /budget_exceeded:([^:]+):([a-z]+):([a-z]+):(\d+):(\S+)/.exec(message);
-      if (m) return { reason: "budget_exceeded", budget: { id: m[1]!, scope: m[2] as BudgetScope, period: m[3] as BudgetPeriod, limitMicroUsd: Number(m[4]), window: m[5]! } };
+      const m = /budget_exceeded:([^:]+):([a-z]+):([a-z]+):(\d+):([^:\s]+):(\d+)/.exec(message);
+      if (m) return { reason: "budget_exceeded", budget: { id: m[1]!, scope: m[2] as BudgetScope, period: m[3] as BudgetPeriod, limitMicroUsd: Number(m[4]), window: m[5]!, leftMicroUsd: Number(m[6]) } };
     }
   }
   return null;

@@ -66,7 +66,9 @@ export const errors = {
     status: 402,
     type: "insufficient_quota",
     code: "budget_exceeded",
-    message: `${BUDGET_OWNER[b.scope]} ${BUDGET_ADJECTIVE[b.period]} budget (${usd(b.limitMicroUsd)}) is reached for ${b.window}. It starts again next ${b.period} in the organisation's time zone; an owner or admin can raise it on the Organisation page.`,
+    message: `${BUDGET_OWNER[b.scope]} ${BUDGET_ADJECTIVE[b.period]} budget ${
+      b.leftMicroUsd > 0 ? `(${usd(b.limitMicroUsd)} for ${b.window}) has ${usd(b.leftMicroUsd)} left, less than this request may cost at its output cap` : `(${usd(b.limitMicroUsd)}) is reached for ${b.window}`
+    }. It starts again next ${b.period} in the organisation's time zone; an owner, admin or billing member can raise it on the Organisation page.`,
   }),
   accountDisabled: (): ApiError => ({
     status: 403,
