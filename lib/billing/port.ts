@@ -13,8 +13,7 @@
  * returned, the ledger row and the request-log row commit together. The gateway depends on
  * these types; nothing here knows the gateway.
  */
-import type { ModelPrice, RouteTraceEntry } from "../../db/schema";
-import type { BudgetRefusal } from "./spend-limits";
+import type { BudgetPeriod, BudgetScope, ModelPrice, RouteTraceEntry } from "../../db/schema";
 
 /** Who pays and which request this is: fixed for the life of the request. */
 export interface BillingRequest {
@@ -46,6 +45,18 @@ export type Hold =
   | { readonly kind: "row"; readonly holdId: string; readonly amountMicroUsd: number }
   /** A part of this process's lease of the account's balance (text leases). */
   | { readonly kind: "lease"; readonly leaseId: string; readonly amountMicroUsd: number };
+
+/** The budget a request would pass, as the trigger names it. */
+export interface BudgetRefusal {
+  id: string;
+  scope: BudgetScope;
+  period: BudgetPeriod;
+  limitMicroUsd: number;
+  /** The window it counts (`2026-11-27`, `2026-W48`, `2026-11`). */
+  window: string;
+  /** What was left of it before the refused request (its hold is a worst case, so it may be > 0). */
+  leftMicroUsd: number;
+}
 
 /** Why money could not be held or charged. */
 export type Refusal =

@@ -10,18 +10,6 @@ import type { Refusal } from "./port";
 export const MEMBER_CAP_SQLSTATE = "GC001";
 export const BUDGET_SQLSTATE = "GC002";
 
-/** The budget a request would pass, as the trigger names it. */
-export interface BudgetRefusal {
-  id: string;
-  scope: BudgetScope;
-  period: BudgetPeriod;
-  limitMicroUsd: number;
-  /** The window it counts (`2026-11-27`, `2026-W48`, `2026-11`). */
-  window: string;
-  /** What was left of it before the refused request (its hold is a worst case, so it may be > 0). */
-  leftMicroUsd: number;
-}
-
 /** The refusal when `err` is the database refusing a cap or a budget, else null. */
 export function spendLimitRefusal(err: unknown): Refusal | null {
   for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {

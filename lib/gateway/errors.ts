@@ -5,7 +5,7 @@
  * Google's `{error:{code:<HTTP status>, message, status}}` on Gemini routes, each keeping the
  * spec's `code` value (Anthropic: `error.code`; Google: an ErrorInfo detail's `reason`).
  */
-import type { BudgetRefusal } from "../billing/spend-limits";
+import type { BudgetRefusal } from "../billing/port";
 import { json, type GatewayResponse } from "./http";
 
 export interface ApiError {
