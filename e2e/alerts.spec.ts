@@ -3,28 +3,14 @@
  * threshold is saved, "Send test alert" emails the owner (the loopback SMTP server) and the
  * alert shows in the recent list.
  */
-import fs from "node:fs";
-import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
-import { parseMail } from "../tests/fakes/smtp-inbox";
+import { mailTo } from "./mail";
 import { shot } from "./shots";
 
 const BASE = () => process.env.E2E_BASE_URL!;
 const email = `e2e-alerts-${Date.now()}@example.test`;
 
 test.use({ baseURL: process.env.E2E_BASE_URL });
-
-async function mailTo(to: string, subject: string) {
-  const dir = process.env.E2E_MAIL_DIR!;
-  for (let i = 0; i < 150; i++) {
-    for (const f of fs.readdirSync(dir).sort().reverse()) {
-      const m = await parseMail(fs.readFileSync(path.join(dir, f), "utf8"));
-      if (m.to.includes(to) && m.subject.startsWith(subject)) return m;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no "${subject}" email to ${to}`);
-}
 
 test("alerts settings: refused URL, saved threshold, test alert by email", async ({ browser }, info) => {
   const page: Page = await (await browser.newContext({ baseURL: BASE() })).newPage();

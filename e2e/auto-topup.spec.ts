@@ -4,28 +4,14 @@
  * once, the balance and the receipts show it and the owner gets an email — then replace the card
  * with one that is declined: the next crossing fails, the card shows what to do, an email says so.
  */
-import fs from "node:fs";
-import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
-import { parseMail } from "../tests/fakes/smtp-inbox";
+import { mailTo } from "./mail";
 import { shot } from "./shots";
 
 const BASE = () => process.env.E2E_BASE_URL!;
 const email = `e2e-autotopup-${Date.now()}@example.test`;
 
 test.use({ baseURL: process.env.E2E_BASE_URL });
-
-async function mailTo(to: string, subject: string) {
-  const dir = process.env.E2E_MAIL_DIR!;
-  for (let i = 0; i < 150; i++) {
-    for (const f of fs.readdirSync(dir).sort().reverse()) {
-      const m = await parseMail(fs.readFileSync(path.join(dir, f), "utf8"));
-      if (m.to.includes(to) && m.subject.startsWith(subject)) return m;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no "${subject}" email to ${to}`);
-}
 
 /** Through the fake Stripe's setup page and back to Billing with the card saved. */
 async function saveCard(page: Page, button: string, last4: string) {

@@ -5,9 +5,8 @@
  * statement download.
  */
 import fs from "node:fs";
-import path from "node:path";
 import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
-import { parseMail } from "../tests/fakes/smtp-inbox";
+import { mailTo } from "./mail";
 import { shot } from "./shots";
 
 const BASE = () => process.env.E2E_BASE_URL!;
@@ -24,20 +23,6 @@ let page: Page;
 test.beforeAll(async ({ browser }) => {
   page = await (await browser.newContext({ baseURL: BASE(), acceptDownloads: true })).newPage();
 });
-
-/** The newest message to `to` whose subject starts with `subject`, waiting for it to arrive. */
-async function mailTo(to: string, subject: string) {
-  const dir = process.env.E2E_MAIL_DIR!;
-  for (let i = 0; i < 100; i++) {
-    const files = fs.readdirSync(dir).sort().reverse();
-    for (const f of files) {
-      const m = await parseMail(fs.readFileSync(path.join(dir, f), "utf8"));
-      if (m.to.includes(to) && m.subject.startsWith(subject)) return m;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no "${subject}" email to ${to}`);
-}
 
 async function signUpOrIn(p: Page, who: string, password: string) {
   await p.goto("/signin");

@@ -7,11 +7,10 @@
  * sets a daily budget on the member in Organisation → Budgets, which refuses the member's key with
  * 402 naming it, shows as reached and emails the owner.
  */
-import fs from "node:fs";
-import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { linkIn, parseMail } from "../tests/fakes/smtp-inbox";
+import { linkIn } from "../tests/fakes/smtp-inbox";
+import { mailTo } from "./mail";
 import { shot } from "./shots";
 
 const BASE = () => process.env.E2E_BASE_URL!;
@@ -27,19 +26,6 @@ let owner: Page;
 let member: Page;
 let inviteLink = "";
 let memberKey = "";
-
-/** The newest message to `to` (whose subject starts with `subject`), waiting for it; the e2e server sends through a real SMTP server on loopback. */
-async function mailTo(to: string, subject = "") {
-  const dir = process.env.E2E_MAIL_DIR!;
-  for (let i = 0; i < 150; i++) {
-    for (const f of fs.readdirSync(dir).sort().reverse()) {
-      const m = await parseMail(fs.readFileSync(path.join(dir, f), "utf8"));
-      if (m.to.includes(to) && m.subject.startsWith(subject)) return m;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`no "${subject}" email to ${to}`);
-}
 
 /** No WCAG 2 A/AA violations axe can find on the page as it is now. */
 async function accessible(page: Page) {
