@@ -48,90 +48,97 @@ export function createGatewayHandler(routes: RouteDef[]): GatewayHandler {
 }
 
 async function handle(router: Router, req: GatewayRequest, opts: HandleOptions): Promise<GatewayResponse> {
-  const startedAt = performance.now();
-  const requestId = newId("request");
+  const ex = new Exchange(req);
   let res: GatewayResponse;
-  let errorCode: string | undefined;
-  let errorObject: ApiError | undefined;
-  let routeLabel = "unmatched";
-  let limitHeaders: Record<string, string> | undefined;
-  const trace = requestTrace(req.method, requestId); // null unless tracing is on
-  const observe: RouteContext["observe"] = trace ? { span: trace.span } : {};
   try {
-    const match = router.match(req.method, req.url.pathname);
-    if (match.kind === "not_found") {
-      res = errorResponse(errors.notFound(`Unknown route ${req.method} ${req.url.pathname.slice(0, 200)}.`));
-    } else if (match.kind === "method_not_allowed") {
-      res = errorResponse(errors.methodNotAllowed(req.method, match.allowed));
-    } else {
-      const def = match.def;
-      routeLabel = def.path;
-      const style = def.errorStyle ?? "openai";
-      const badParam = unstorableParam(req.url.searchParams, match.params);
-      if (badParam !== null) {
-        const err = errors.invalidRequest(unstorableMessage(badParam), badParam);
-        errorCode = err.code;
-        errorObject = err;
-        return finish(errorResponse(err, style));
-      }
-      let principal = opts.principal;
-      if (!principal && def.auth !== false) {
-        const auth = await authenticate(req, def.transports);
-        if (!auth.ok) {
-          res = errorResponse(auth.error, style);
-          errorCode = auth.error.code;
-          errorObject = auth.error;
-          return finish(res);
-        }
-        principal = auth.principal;
-      }
-      if (principal) {
-        const decision = await checkRateLimit(principal);
-        limitHeaders = rateLimitHeaders(decision);
-        if (!decision.allowed) {
-          metrics().rateLimited.inc();
-          const err = errors.rateLimited(decision.resetS);
-          errorCode = err.code;
-          errorObject = err;
-          return finish(errorResponse(err, style));
-        }
-      }
-      const limit = typeof def.bodyLimit === "function" ? def.bodyLimit() : (def.bodyLimit ?? DEFAULT_BODY_LIMIT);
-      let body: Promise<{ ok: true; value: Buffer } | { ok: false; error: ApiError }> | undefined;
-      const ctx: RouteContext = {
-        req,
-        requestId,
-        startedAt,
-        params: match.params,
-        principal: principal as Principal,
-        readBody: () => (body ??= readBody(req, limit)),
-        readJson: async () => {
-          const b = await ctx.readBody();
-          return b.ok ? parseJsonBody(b.value) : b;
-        },
-        error: (err) => {
-          errorCode = err.code;
-          errorObject = err;
-          return errorResponse(err, style);
-        },
-        observe,
-        settleAfterReply: opts.settleAfterReply ?? false,
-      };
-      res = await (trace ? trace.run(() => def.handler(ctx)) : def.handler(ctx));
-    }
+    res = await dispatch(router, req, opts, ex);
   } catch (err) {
-    logger().error({ err, requestId, path: sanitizeUrl(req.url.pathname + req.url.search) }, "unhandled error in gateway");
-    errorObject = errors.internal(requestId);
-    res = errorResponse(errorObject);
-    errorCode = "internal_error";
+    logger().error({ err, requestId: ex.requestId, path: sanitizeUrl(req.url.pathname + req.url.search) }, "unhandled error in gateway");
+    res = ex.refuse(errors.internal(ex.requestId));
   }
-  return finish(res);
+  return ex.finish(res);
+}
 
-  function finish(r: GatewayResponse): GatewayResponse {
-    r.headers["x-request-id"] = requestId;
-    if (limitHeaders) Object.assign(r.headers, limitHeaders);
-    const seconds = (performance.now() - startedAt) / 1000;
-    const labels = { route: routeLabel, model: observe.model ?? "", status: String(r.status) };
+/** Match, check the parameters, admit, then the route's handler with its context. */
+async function dispatch(router: Router, req: GatewayRequest, opts: HandleOptions, ex: Exchange): Promise<GatewayResponse> {
+  const match = router.match(req.method, req.url.pathname);
+  if (match.kind === "not_found") return errorResponse(errors.notFound(`Unknown route ${req.method} ${req.url.pathname.slice(0, 200)}.`));
+  if (match.kind === "method_not_allowed") return errorResponse(errors.methodNotAllowed(req.method, match.allowed));
+  const def = match.def;
+  ex.route = def.path;
+  const style = def.errorStyle ?? "openai";
+  const badParam = unstorableParam(req.url.searchParams, match.params);
+  if (badParam !== null) return ex.refuse(errors.invalidRequest(unstorableMessage(badParam), badParam), style);
+  const who = await admit(def, req, opts, ex);
+  if (!who.ok) return ex.refuse(who.error, style);
+  const limit = typeof def.bodyLimit === "function" ? def.bodyLimit() : (def.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  let body: Promise<{ ok: true; value: Buffer } | { ok: false; error: ApiError }> | undefined;
+  const ctx: RouteContext = {
+    req,
+    requestId: ex.requestId,
+    startedAt: ex.startedAt,
+    params: match.params,
+    principal: who.principal as Principal,
+    readBody: () => (body ??= readBody(req, limit)),
+    readJson: async () => {
+      const b = await ctx.readBody();
+      return b.ok ? parseJsonBody(b.value) : b;
+    },
+    error: (err) => ex.refuse(err, style),
+    observe: ex.observe,
+    settleAfterReply: opts.settleAfterReply ?? false,
+  };
+  return ex.trace ? ex.trace.run(() => def.handler(ctx)) : def.handler(ctx);
+}
+
+/** Key auth (unless the caller brings a principal or the route needs none), then the rate limit. */
+async function admit(def: RouteDef, req: GatewayRequest, opts: HandleOptions, ex: Exchange): Promise<{ ok: true; principal: Principal | undefined } | { ok: false; error: ApiError }> {
+  let principal = opts.principal;
+  if (!principal && def.auth !== false) {
+    const auth = await authenticate(req, def.transports);
+    if (!auth.ok) return auth;
+    principal = auth.principal;
+  }
+  if (principal) {
+    const decision = await checkRateLimit(principal);
+    ex.limitHeaders = rateLimitHeaders(decision);
+    if (!decision.allowed) {
+      metrics().rateLimited.inc();
+      return { ok: false, error: errors.rateLimited(decision.resetS) };
+    }
+  }
+  return { ok: true, principal };
+}
+
+/** One request's bookkeeping from arrival to reply: its id, trace, route label, refusal and limit headers. */
+class Exchange {
+  readonly startedAt = performance.now();
+  readonly requestId = newId("request");
+  /** null unless tracing is on. */
+  readonly trace: ReturnType<typeof requestTrace>;
+  readonly observe: RouteContext["observe"];
+  route = "unmatched";
+  limitHeaders: Record<string, string> | undefined;
+  private error: ApiError | undefined;
+
+  constructor(private readonly req: GatewayRequest) {
+    this.trace = requestTrace(req.method, this.requestId);
+    this.observe = this.trace ? { span: this.trace.span } : {};
+  }
+
+  /** The error envelope for `err`, remembered for the log line and the metrics. */
+  refuse(err: ApiError, style?: RouteDef["errorStyle"]): GatewayResponse {
+    this.error = err;
+    return errorResponse(err, style);
+  }
+
+  /** Request id and limit headers on the reply, then metrics and the log line. */
+  finish(r: GatewayResponse): GatewayResponse {
+    const { req, error, observe } = this;
+    r.headers["x-request-id"] = this.requestId;
+    if (this.limitHeaders) Object.assign(r.headers, this.limitHeaders);
+    const seconds = (performance.now() - this.startedAt) / 1000;
+    const labels = { route: this.route, model: observe.model ?? "", status: String(r.status) };
     const m = metrics();
     m.requests.inc(labels);
     m.duration.observe(labels, seconds);
@@ -140,16 +147,16 @@ async function handle(router: Router, req: GatewayRequest, opts: HandleOptions):
     // The line (a URL parse among it) is built only when its level is on: not for a success by default.
     if (log.isLevelEnabled(level)) {
       const line = {
-        requestId,
+        requestId: this.requestId,
         method: req.method,
         path: sanitizeUrl(req.url.pathname + req.url.search),
         status: r.status,
         ms: Math.round(seconds * 100_000) / 100,
         model: observe.model,
-        error: errorObject ? { message: errorObject.message, type: errorObject.type, code: errorObject.code } : errorCode ? { code: errorCode } : undefined,
+        error: error ? { message: error.message, type: error.type, code: error.code } : undefined,
       };
       log[level](line, r.status >= 500 ? "request failed" : r.status >= 400 ? "request refused" : "request");
     }
-    return trace ? trace.finish(r, routeLabel) : r;
+    return this.trace ? this.trace.finish(r, this.route) : r;
   }
 }

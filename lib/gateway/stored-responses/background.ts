@@ -120,6 +120,15 @@ export async function startBackground(
   return json(200, response);
 }
 
+type Sealed = { response: Record<string, unknown>; input: Item[]; request: BackgroundRequest };
+
+/** How a run ended: its final response (when the upstream finished one), or why it failed. */
+interface RunOutcome {
+  final: Record<string, unknown> | null;
+  upstreamOf: () => string | null;
+  failure: ApiError | null;
+}
+
 /** Claims and runs one queued background response (a no-op when another runner has it). */
 export async function runBackground(db: DB, id: string): Promise<void> {
   const [row] = await db
@@ -128,14 +137,55 @@ export async function runBackground(db: DB, id: string): Promise<void> {
     .where(and(eq(storedResponses.id, id), eq(storedResponses.status, "queued")))
     .returning();
   if (!row) return;
-  const content = JSON.parse(decryptSecret(row.sealed)) as { response: Record<string, unknown>; input: Item[]; request: BackgroundRequest };
-  const req = content.request;
+  const content = JSON.parse(decryptSecret(row.sealed)) as Sealed;
   const l = live().get(id) ?? { events: [], waiters: new Set<() => void>(), done: false, abort: new AbortController() };
   live().set(id, l);
-  const notify = () => {
-    for (const w of l.waiters) w();
-    l.waiters.clear();
-  };
+  const touch = startTouch(db, id, l);
+  let outcome: RunOutcome;
+  try {
+    outcome = await execute(db, id, content, l);
+  } finally {
+    touch.stop();
+  }
+  const [now] = await db.select({ status: storedResponses.status }).from(storedResponses).where(eq(storedResponses.id, id));
+  await seal(db, id, content, l, outcome, l.abort.signal.aborted || now?.status === "cancelled");
+  l.done = true;
+  wake(l);
+  setTimeout(() => live().delete(id), 60_000).unref();
+}
+
+function wake(l: Live) {
+  for (const w of l.waiters) w();
+  l.waiters.clear();
+}
+
+/**
+ * Touches the row every second: proof of life for the sweeper, the events so far (so a resume on
+ * another instance follows the run), and news of a cancel made elsewhere (the touch finds the row
+ * no longer in progress and aborts the run).
+ */
+function startTouch(db: DB, id: string, l: Live): { stop(): void } {
+  let persisted = 0;
+  const timer = setInterval(() => {
+    const events = l.events.length > persisted ? l.events.slice() : null;
+    void db
+      .update(storedResponses)
+      .set({ updatedAt: new Date(), ...(events ? { sealedEvents: encryptSecret(JSON.stringify(events)) } : {}) })
+      .where(and(eq(storedResponses.id, id), eq(storedResponses.status, "in_progress")))
+      .returning({ id: storedResponses.id })
+      .then((r) => {
+        if (events && r.length) persisted = events.length;
+        if (!r.length && !l.abort.signal.aborted) l.abort.abort();
+      })
+      .catch(() => undefined);
+  }, TOUCH_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** Runs the request through the text handler with the account's money path, keeping every event. */
+async function execute(db: DB, id: string, content: Sealed, l: Live): Promise<RunOutcome> {
+  const req = content.request;
   const ctx = {
     req: { method: "POST", url: new URL(`http://gateway${req.path}`), headers: {}, body: null, signal: l.abort.signal },
     requestId: req.requestId,
@@ -145,31 +195,7 @@ export async function runBackground(db: DB, id: string): Promise<void> {
     observe: {},
     settleAfterReply: false,
   } as unknown as RouteContext;
-
-  let final: Record<string, unknown> | null = null;
-  let upstreamOf: () => string | null = () => null;
-  let failure: ApiError | null = null;
-  let cancelled = false;
-  // The touch: proof of life for the sweeper, and news of a cancel made elsewhere.
-  let persisted = 0;
-  const timer = setInterval(() => {
-    // The events so far go with the touch, so a resume on another instance follows the run.
-    const events = l.events.length > persisted ? l.events.slice() : null;
-    void db
-      .update(storedResponses)
-      .set({ updatedAt: new Date(), ...(events ? { sealedEvents: encryptSecret(JSON.stringify(events)) } : {}) })
-      .where(and(eq(storedResponses.id, id), eq(storedResponses.status, "in_progress")))
-      .returning({ id: storedResponses.id })
-      .then((r) => {
-        if (events && r.length) persisted = events.length;
-        if (!r.length && !l.abort.signal.aborted) {
-          cancelled = true;
-          l.abort.abort();
-        }
-      })
-      .catch(() => undefined);
-  }, TOUCH_MS);
-  timer.unref();
+  const out: RunOutcome = { final: null, upstreamOf: () => null, failure: null };
   try {
     const res = await runResponse({
       db,
@@ -184,42 +210,40 @@ export async function runBackground(db: DB, id: string): Promise<void> {
       signal: l.abort.signal,
       id,
       onTerminal: (r, upstream) => {
-        final = r;
-        upstreamOf = upstream;
+        out.final = r;
+        out.upstreamOf = upstream;
       },
     });
     if (res.status !== 200 || typeof res.body === "string" || !res.body || !(Symbol.asyncIterator in (res.body as object))) {
       const text = typeof res.body === "string" ? res.body : "";
       const err = (safeJson(text) as { error?: { code?: string; message?: string } } | null)?.error;
-      failure = { status: res.status, type: "server_error", code: err?.code ?? "server_error", message: err?.message ?? "The response failed." };
+      out.failure = { status: res.status, type: "server_error", code: err?.code ?? "server_error", message: err?.message ?? "The response failed." };
     } else {
       for await (const chunk of res.body as AsyncIterable<string | Uint8Array>) {
         l.events.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-        notify();
+        wake(l);
       }
     }
   } catch (err) {
     logger().error({ err, responseId: id }, "background response run failed");
-    failure = errors.internal(req.requestId);
-  } finally {
-    clearInterval(timer);
+    out.failure = errors.internal(req.requestId);
   }
+  return out;
+}
 
-  cancelled ||= l.abort.signal.aborted;
-  const [now] = await db.select({ status: storedResponses.status }).from(storedResponses).where(eq(storedResponses.id, id));
-  if (now?.status === "cancelled") cancelled = true;
-  const finished = final as Record<string, unknown> | null;
+/** Writes the run's end into the row: cancelled, the upstream's final status, or failed with why. */
+async function seal(db: DB, id: string, content: Sealed, l: Live, o: RunOutcome, cancelled: boolean) {
   let status: StoredResponseStatus;
   let response: Record<string, unknown>;
   if (cancelled) {
     status = "cancelled";
-    response = { ...content.response, ...(finished ?? {}), id, status };
-  } else if (finished) {
-    status = finished.status as StoredResponseStatus;
-    response = { ...finished, id };
+    response = { ...content.response, ...(o.final ?? {}), id, status };
+  } else if (o.final) {
+    status = o.final.status as StoredResponseStatus;
+    response = { ...o.final, id };
   } else {
     status = "failed";
-    const e = failure ?? errors.upstream("The upstream stream failed.");
+    const e = o.failure ?? errors.upstream("The upstream stream failed.");
     response = { ...content.response, id, status, error: { code: e.code, message: e.message } };
   }
   const output = (response.output as Item[] | undefined) ?? [];
@@ -227,16 +251,13 @@ export async function runBackground(db: DB, id: string): Promise<void> {
     .update(storedResponses)
     .set({
       status,
-      upstreamId: upstreamOf(),
-      itemIds: [...req.ownItemIds, ...output.map((o) => o.id).filter((i): i is string => typeof i === "string")],
+      upstreamId: o.upstreamOf(),
+      itemIds: [...content.request.ownItemIds, ...output.map((i) => i.id).filter((i): i is string => typeof i === "string")],
       sealed: encryptSecret(JSON.stringify({ response, input: content.input })),
       sealedEvents: l.events.length ? encryptSecret(JSON.stringify(l.events)) : null,
       updatedAt: new Date(),
     })
     .where(and(eq(storedResponses.id, id), inArray(storedResponses.status, ["in_progress", "cancelled"])));
-  l.done = true;
-  notify();
-  setTimeout(() => live().delete(id), 60_000).unref();
 }
 
 function safeJson(text: string): unknown {
