@@ -6,7 +6,7 @@ import { consoleRoute, readBody } from "@/lib/console/route";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-const returnSchema = z.object({ sessionId: z.string().max(300).optional() });
+const returnSchema = z.object({ sessionId: z.string().max(300).optional() }).strict();
 
 /** `{}` starts Checkout in setup mode (answers `{url}`); `{sessionId}` saves the card of a finished one. */
 export const POST = consoleRoute(async ({ req, user }) => {
