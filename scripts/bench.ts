@@ -8,12 +8,16 @@
  * no-error/no-lost-row check). Prints requests/s, p50, p99, time to the first streamed event,
  * the added latency and the gateway's CPU time per request.
  *
- *   npm run bench -- [--seconds 4] [--rounds 3] [--clients 1,16,64] [--modes plain,stream] [--peer portkey] [--json FILE] [--profile DIR]
+ *   npm run bench -- [--seconds 4] [--rounds 3] [--clients 1,16,64] [--modes plain,stream] [--peer portkey,floor] [--json FILE] [--profile DIR]
  *                    [--soak 60] [--rate 200] [--scale on|off] [--tracing on|off] [--sizes 1k,100k,1m|off]
  *
  * `--sizes`: the added latency of one client's non-streamed request whose body is a whole agent
  * conversation of that size, passed through (chat completions to an OpenAI upstream) and
  * converted (Anthropic Messages to the same upstream), against a direct call of the same size.
+ *
+ * `--peer floor` adds a bare proxy (node:http in, undici out, the body piped back; no auth, no
+ * billing, no log): what any Node gateway pays on this machine, so that the gateway's own share
+ * of its added latency reads as gateway − floor.
  *
  * `--tracing on` exports every request's spans over OTLP/HTTP to a sink in the bench process
  * (it reads and drops them), to measure what tracing costs; off (the default) leaves
@@ -29,11 +33,55 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { Pool } from "undici";
+import { Agent, Pool, request } from "undici";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const UPSTREAM_KEY = "sk-bench-upstream";
 const REPLY_WORDS = "Hello there, this is the benchmark upstream answering quickly.".split(/(?=\s)/);
+
+// ---------------------------------------------------------------- bare proxy (child mode, --peer floor)
+
+function serveFloor(upstreamPort: number): void {
+  const agent = new Agent({ keepAliveTimeout: 30_000 });
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    try {
+      const up = await request(`http://127.0.0.1:${upstreamPort}${req.url}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${UPSTREAM_KEY}`, "content-type": "application/json" },
+        body: Buffer.concat(chunks),
+        dispatcher: agent,
+      });
+      res.writeHead(up.statusCode, { "content-type": String(up.headers["content-type"] ?? "application/json") });
+      for await (const c of up.body) res.write(c);
+      res.end();
+    } catch {
+      res.writeHead(502).end();
+    }
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, "127.0.0.1", () => console.log((server.address() as AddressInfo).port));
+}
+
+async function startFloor(upstreamPort: number, log: string): Promise<{ proc: ChildProcess; target: Target }> {
+  const proc = spawnLogged(pinned(1, [process.execPath, "--import", "tsx", path.join(ROOT, "scripts/bench.ts"), "--serve-floor", String(upstreamPort)]), process.env, log, true);
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.stdout!.once("data", (d) => resolve(Number(String(d).trim())));
+    proc.once("exit", (c) => reject(new Error(`floor proxy exited with ${c}`)));
+  });
+  return {
+    proc,
+    target: {
+      name: "floor",
+      origin: `http://127.0.0.1:${port}`,
+      path: "/v1/chat/completions",
+      headers: {},
+      body: (stream) => JSON.stringify({ model: "bench-upstream", messages: [{ role: "user", content: "Hello" }], ...(stream ? { stream: true } : {}) }),
+      pid: pidOnPort(port) ?? proc.pid!,
+    },
+  };
+}
 
 // ---------------------------------------------------------------- fake upstream (child mode)
 
@@ -318,7 +366,7 @@ async function main() {
   const rounds = Number(opt("rounds", "3"));
   const clientList = opt("clients", "1,16,64").split(",").map(Number);
   const modes = opt("modes", "plain,stream").split(",").map((m) => m === "stream");
-  const peer = opt("peer", "");
+  const peers = opt("peer", "").split(",").filter(Boolean);
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), "gw-bench-logs-"));
   if (hasTaskset) spawnSync("taskset", ["-p", "-c", "0", String(process.pid)], { stdio: "ignore" });
 
@@ -345,14 +393,16 @@ async function main() {
       pid: gw.pid,
     },
   ];
-  let peerProc: ChildProcess | null = null;
-  if (peer === "portkey") {
-    const p = await startPortkey(upstream.port, path.join(logDir, "portkey.log")).catch((e) => {
-      console.error(`--peer portkey skipped: ${(e as Error).message}`);
+  const peerProcs: ChildProcess[] = [];
+  for (const peer of peers) {
+    const start = peer === "portkey" ? startPortkey : peer === "floor" ? startFloor : null;
+    if (!start) throw new Error(`--peer ${peer}: unknown (portkey or floor)`);
+    const p = await start(upstream.port, path.join(logDir, `${peer}.log`)).catch((e) => {
+      console.error(`--peer ${peer} skipped: ${(e as Error).message}`);
       return null;
     });
     if (p) {
-      peerProc = p.proc;
+      peerProcs.push(p.proc);
       targets.push(p.target);
     }
   }
@@ -442,7 +492,7 @@ async function main() {
 
   const out = opt("json", "");
   if (out) fs.writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), seconds, rounds, rows, sizes: sizeRows, invariants, idleCpuMsPerS: Object.fromEntries(idleRate), soak: soakResult, scale: scaleResult }, null, 2));
-  peerProc?.kill("SIGTERM");
+  for (const p of peerProcs) p.kill("SIGTERM");
   if (sink) console.error(`tracing: the OTLP sink received ${sink.spans()} export requests`);
   await gw.drop();
   upstream.proc.kill("SIGTERM");
@@ -616,6 +666,7 @@ async function startPortkey(upstreamPort: number, log: string): Promise<{ proc: 
 }
 
 if (process.argv.includes("--serve-upstream")) serveUpstream();
+else if (process.argv.includes("--serve-floor")) serveFloor(Number(process.argv[process.argv.indexOf("--serve-floor") + 1]));
 else
   main().catch((e) => {
     console.error(e);
