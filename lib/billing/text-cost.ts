@@ -36,9 +36,20 @@ export function textClassPrices(price: ModelPrice): TextClassPrices {
   };
 }
 
-/** The snapshot stored on the request-log row: the model's price with every class price used. */
+const snapshots = new WeakMap<ModelPrice, ModelPrice>();
+
+/**
+ * The snapshot stored on the request-log row: the model's price with every class price used.
+ * One frozen object per configured price (a route's price is replaced, never changed, when the
+ * catalog reloads), not one per request.
+ */
 export function textPriceSnapshot(price: ModelPrice): ModelPrice {
-  return { ...price, ...textClassPrices(price) };
+  let snap = snapshots.get(price);
+  if (!snap) {
+    snap = Object.freeze({ ...price, ...textClassPrices(price) });
+    snapshots.set(price, snap);
+  }
+  return snap;
 }
 
 const big = (n: number) => BigInt(Math.max(0, Math.ceil(n)));
