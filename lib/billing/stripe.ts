@@ -27,6 +27,14 @@ export function stripeConnection(base: string | undefined): { host?: string; por
 
 const slot = processSingleton("gateway.stripe", () => ({ current: undefined as { key: string; base?: string; client: Stripe } | undefined }));
 
+/**
+ * Stripe when card payments are on: a client and its webhook secret (credits and saved cards
+ * are confirmed through the webhook), else null. Top-ups and auto top-up both ask this.
+ */
+export function stripePayments(): Stripe | null {
+  return env().STRIPE_WEBHOOK_SECRET ? stripeClient() : null;
+}
+
 /** The process-wide Stripe client, or null when payments are off. */
 export function stripeClient(): Stripe | null {
   const e = env();

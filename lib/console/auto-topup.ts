@@ -1,21 +1,14 @@
 /** Billing → Auto top-up: the console's use cases over lib/billing/auto-topup.ts (owners, admins, billing). */
 import type { DB } from "../../db/client";
 import { autoTopupSchema, autoTopupView, removeCard, saveCardFromSession, setAutoTopup, startCardSetup } from "../billing/auto-topup";
-import { stripeClient } from "../billing/stripe";
-import { env } from "../env";
+import { stripePayments } from "../billing/stripe";
 import { AppError } from "./errors";
 
 export { autoTopupSchema };
 
 type Who = { id: string; accountId: string; email: string };
 
-/** Stripe with its webhook: cards are saved and charges confirmed only then. */
-function stripeOn() {
-  const stripe = stripeClient();
-  return stripe && env().STRIPE_WEBHOOK_SECRET ? stripe : null;
-}
-
-export const getAutoTopup = (db: DB, who: Who) => autoTopupView(db, who.accountId, !!stripeOn());
+export const getAutoTopup = (db: DB, who: Who) => autoTopupView(db, who.accountId, !!stripePayments());
 
 export async function putAutoTopup(db: DB, who: Who, body: Parameters<typeof setAutoTopup>[2]) {
   await setAutoTopup(db, who.accountId, body);
@@ -24,7 +17,7 @@ export async function putAutoTopup(db: DB, who: Who, body: Parameters<typeof set
 
 /** A Checkout Session in setup mode; the browser goes to its URL and comes back to /billing?card_session=…. */
 export async function saveCardStart(db: DB, who: Who) {
-  const stripe = stripeOn();
+  const stripe = stripePayments();
   if (!stripe) throw new AppError("payments_disabled", "Card payments are not enabled on this gateway.");
   try {
     return await startCardSetup(db, stripe, { accountId: who.accountId, userId: who.id, email: who.email });
@@ -35,7 +28,7 @@ export async function saveCardStart(db: DB, who: Who) {
 
 /** The Billing page's return from Checkout: saves the card at once (the webhook does too). */
 export async function saveCardReturn(db: DB, who: Who, sessionId: string) {
-  const stripe = stripeOn();
+  const stripe = stripePayments();
   if (!stripe) throw new AppError("payments_disabled", "Card payments are not enabled on this gateway.");
   if (!/^cs_[A-Za-z0-9_]{1,200}$/.test(sessionId)) throw new AppError("not_found", "No such checkout session.", { field: "sessionId" });
   let r;
@@ -50,6 +43,6 @@ export async function saveCardReturn(db: DB, who: Who, sessionId: string) {
 }
 
 export async function forgetCard(db: DB, who: Who) {
-  await removeCard(db, stripeOn(), who.accountId);
+  await removeCard(db, stripePayments(), who.accountId);
   return getAutoTopup(db, who);
 }

@@ -1,11 +1,11 @@
 /** Billing page server side: whether Stripe is on, starting Checkout, and the success page's check. */
 import { z } from "zod";
 import type { DB } from "../../db/client";
-import { env } from "../env";
 import {
   checkTopupCents,
   createCheckoutSession,
   stripeClient,
+  stripePayments,
   TOPUP_MAX_CENTS,
   TOPUP_MIN_CENTS,
   TOPUP_PRESETS_CENTS,
@@ -16,7 +16,7 @@ import { accountBalance } from "./overview";
 
 export function billingConfig() {
   return {
-    stripeEnabled: Boolean(stripeClient() && env().STRIPE_WEBHOOK_SECRET),
+    stripeEnabled: stripePayments() !== null,
     minCents: TOPUP_MIN_CENTS,
     maxCents: TOPUP_MAX_CENTS,
     presetsCents: TOPUP_PRESETS_CENTS,
@@ -26,8 +26,8 @@ export function billingConfig() {
 export const checkoutSchema = z.object({ amountCents: z.number().int("Whole cents only.") });
 
 export async function startCheckout(user: { id: string; accountId: string; email: string }, amountCents: number) {
-  const stripe = stripeClient();
-  if (!stripe || !env().STRIPE_WEBHOOK_SECRET) throw new AppError("payments_disabled", "Card top-ups are not enabled on this gateway. Ask an admin for credit.");
+  const stripe = stripePayments();
+  if (!stripe) throw new AppError("payments_disabled", "Card top-ups are not enabled on this gateway. Ask an admin for credit.");
   const ok = checkTopupCents(amountCents);
   if (!ok.ok) throw new AppError("invalid_request", ok.message, { field: "amount" });
   try {
