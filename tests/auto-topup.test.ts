@@ -7,52 +7,24 @@
  * webhook arriving too — and re-arms only once the balance is back above; declined cards and
  * required authentication end in their states with an alert and no credit.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { and, eq, like } from "drizzle-orm";
-import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDb, getDb, migrate, type DB } from "../db/client";
+import type Stripe from "stripe";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { DB } from "../db/client";
 import { accounts, alerts, autoTopups, ledgerEntries } from "../db/schema";
 import { createUser } from "../lib/auth/users";
 import { autoTopupSchema, autoTopupView, chargeDueAutoTopups, removeCard, saveCardFromSession, setAutoTopup, startCardSetup } from "../lib/billing/auto-topup";
 import { applyLedgerChange, ledgerSum } from "../lib/billing/ledger";
-import { stripeConnection } from "../lib/billing/stripe";
 import { handleStripeWebhook } from "../lib/billing/stripe-webhook";
-import { resetEnvCache } from "../lib/env";
-import { startFakeStripe, type FakeStripe } from "./fakes/stripe-api";
-import { basePostgresUrl, createDatabase } from "./support/postgres";
+import type { FakeStripe } from "./fakes/stripe-api";
+import { useFakeStripeDb } from "./support/fake-stripe-db";
 
 const SECRET = "whsec_test_auto_topup";
+const env = useFakeStripeDb("auto-topup");
 let fake: FakeStripe;
 let stripe: Stripe;
 let db: DB;
-let dataDir: string;
-let pgDb: { url: string; drop: () => Promise<void> } | undefined;
-
-beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "auto-topup-"));
-  process.env.DATA_DIR = dataDir;
-  const base = basePostgresUrl();
-  if (base) {
-    pgDb = await createDatabase(base);
-    process.env.DATABASE_URL = pgDb.url;
-  }
-  process.env.PUBLIC_BASE_URL = "http://gateway.test";
-  resetEnvCache();
-  fake = await startFakeStripe();
-  stripe = new Stripe("sk_test_fake", { ...stripeConnection(fake.url), maxNetworkRetries: 0 });
-  db = await getDb();
-  await migrate();
-});
-
-afterAll(async () => {
-  await fake?.close();
-  await closeDb();
-  await pgDb?.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+beforeAll(() => ({ fake, stripe, db } = env));
 
 let n = 0;
 /** A user whose organisation has `usd` and a saved card ending in `last4`. */

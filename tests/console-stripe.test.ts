@@ -3,53 +3,25 @@
  * creation and retrieval, webhook events signed locally with stripe-node's test-header helper,
  * credits checked in the ledger (PGlite, or PostgreSQL when DATABASE_URL is set).
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { and, eq, like } from "drizzle-orm";
-import Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDb, getDb, migrate, type DB } from "../db/client";
+import type Stripe from "stripe";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { DB } from "../db/client";
 import { accounts, ledgerEntries, stripeEvents } from "../db/schema";
 import { createUser } from "../lib/auth/users";
 import { ledgerSum } from "../lib/billing/ledger";
-import { createCheckoutSession, stripeConnection } from "../lib/billing/stripe";
+import { createCheckoutSession } from "../lib/billing/stripe";
 import { fulfillCheckoutSession } from "../lib/billing/stripe-fulfill";
 import { handleStripeWebhook } from "../lib/billing/stripe-webhook";
-import { resetEnvCache } from "../lib/env";
-import { startFakeStripe, type FakeStripe } from "./fakes/stripe-api";
-import { basePostgresUrl, createDatabase } from "./support/postgres";
+import type { FakeStripe } from "./fakes/stripe-api";
+import { useFakeStripeDb } from "./support/fake-stripe-db";
 
 const SECRET = "whsec_test_console_secret";
+const env = useFakeStripeDb("console-stripe");
 let fake: FakeStripe;
 let stripe: Stripe;
 let db: DB;
-let dataDir: string;
-let pgDb: { url: string; drop: () => Promise<void> } | undefined;
-
-beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "console-stripe-"));
-  process.env.DATA_DIR = dataDir;
-  // A database of its own on PostgreSQL (never the shared one DATABASE_URL names); PGlite otherwise.
-  const base = basePostgresUrl();
-  if (base) {
-    pgDb = await createDatabase(base);
-    process.env.DATABASE_URL = pgDb.url;
-  }
-  process.env.PUBLIC_BASE_URL = "http://gateway.test";
-  resetEnvCache();
-  fake = await startFakeStripe();
-  stripe = new Stripe("sk_test_fake", { ...stripeConnection(fake.url), maxNetworkRetries: 0 });
-  db = await getDb();
-  await migrate();
-});
-
-afterAll(async () => {
-  await fake?.close();
-  await closeDb();
-  await pgDb?.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+beforeAll(() => ({ fake, stripe, db } = env));
 
 let n = 0;
 async function newAccount() {
