@@ -141,13 +141,32 @@ export class LeaseManager {
   }
 
   private async grow(l: Lease, amt: number): Promise<LeaseGrant> {
-    if (l.id && l.amount - l.inUse >= amt && this.fresh(l)) {
-      l.inUse += amt;
-      return granted(l.id, amt);
+    // An extension adds what was missing from the lease's slack when it started; a claim answered
+    // meanwhile (answerClaim or this process's own claim, neither serialized with this chain) may
+    // have handed that slack back, so the grant looks again instead of trusting the extension.
+    // (A new lease row — none yet, or the old one swept — holds at least `amt` by itself: requests
+    // still in flight on the old one settle against the balance, so it is granted as it is.)
+    for (let round = 0; ; round++) {
+      if (l.id && l.amount - l.inUse >= amt && this.fresh(l)) {
+        l.inUse += amt;
+        return granted(l.id, amt);
+      }
+      if (round === 3) return { ok: false, reason: "insufficient_balance", availableMicroUsd: Math.max(0, l.amount - l.inUse) };
+      const before = l.id;
+      const r = await this.extendOrClaim(l, amt);
+      if (r !== true) return { ok: false, ...r };
+      if (l.id !== before) {
+        l.inUse += amt;
+        return granted(l.id!, amt);
+      }
     }
+  }
+
+  /** Grows the lease by what `amt` lacks, taking back other leases' unused money if it must. */
+  private async extendOrClaim(l: Lease, amt: number): Promise<true | Refusal> {
     let r = await this.tryExtend(l, amt);
     // A member's cap is theirs alone: no other lease's money would help.
-    if (r !== true && r.reason === "member_cap_exceeded") return { ok: false, ...r };
+    if (r !== true && r.reason === "member_cap_exceeded") return r;
     // 402 only if the balance cannot cover it: first take back the unused money of this
     // account's other leases, here and in every other instance, then try again (twice: a claim
     // joined while in progress may have been answered before this request needed it).
@@ -157,9 +176,7 @@ export class LeaseManager {
       r = await this.tryExtend(l, amt);
       if (claimed === "own" || (r !== true && r.reason === "member_cap_exceeded")) break;
     }
-    if (r !== true) return { ok: false, ...r };
-    l.inUse += amt;
-    return granted(l.id!, amt);
+    return r;
   }
 
   /** Grows the lease so that `amt` fits: what is missing, plus a chunk unless the account is tight. */
