@@ -105,6 +105,44 @@ describe("LeaseManager", () => {
     m.stop();
   });
 
+  it("a claim that takes a lease's slack back while the lease is being extended does not let the grant go unbacked", async () => {
+    const a = await account(10_000);
+    const keyB = newId("key");
+    await db.insert(apiKeys).values({ id: keyB, accountId: a.accountId, hash: keyB, prefix: "sk-x", last4: "efgh" });
+    // No chunks: each lease holds exactly what was asked.
+    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 0 });
+    const g1 = await m.reserve(a.accountId, a.keyId, 1000);
+    if (!g1.ok) throw new Error("refused");
+    m.released(g1.hold, a.accountId, a.keyId, 0); // key A's lease: 1000, all unused
+    // Key A asks for 1500: its extension counts on the 1000 of slack and adds 500. Hold that
+    // extension until key B's claim has taken the slack back.
+    const inner = m as unknown as { extend: (...args: unknown[]) => Promise<unknown> };
+    const extend = inner.extend.bind(m);
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    let gated = false;
+    inner.extend = async (...args: unknown[]) => {
+      if ((args[0] as { keyId: string }).keyId === a.keyId && !gated) {
+        gated = true;
+        await gate;
+      }
+      return extend(...args);
+    };
+    const gA = m.reserve(a.accountId, a.keyId, 1500);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(gated).toBe(true);
+    // Key B needs 9500 of the 9000 free: key A's unused 1000 is claimed back, and B gets it.
+    const gB = await m.reserve(a.accountId, keyB, 9500);
+    expect(gB.ok).toBe(true);
+    open();
+    // Only 500 is left: A's 1500 cannot be backed, so it is refused (it was granted before).
+    expect(await gA).toMatchObject({ ok: false, reason: "insufficient_balance" });
+    const acc = await acct(a.accountId);
+    expect(acc.heldMicroUsd).toBeLessThanOrEqual(acc.balanceMicroUsd);
+    expect((await leaseRows(a.accountId)).reduce((s, h) => s + Number(h.amountMicroUsd), 0)).toBe(acc.heldMicroUsd);
+    m.stop();
+  });
+
   it("a lease takes at most a share of what else is spendable, and another key's idle lease is claimed back before a refusal", async () => {
     const a = await account(10_000);
     const keyB = newId("key");
