@@ -37,6 +37,8 @@ import { Agent, Pool, request } from "undici";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const UPSTREAM_KEY = "sk-bench-upstream";
+/** The chat request sent straight to the upstream (direct, and through the peers). */
+const upstreamChat = (stream: boolean) => JSON.stringify({ model: "bench-upstream", messages: [{ role: "user", content: "Hello" }], ...(stream ? { stream: true } : {}) });
 const REPLY_WORDS = "Hello there, this is the benchmark upstream answering quickly.".split(/(?=\s)/);
 
 // ---------------------------------------------------------------- bare proxy (child mode, --peer floor)
@@ -65,11 +67,7 @@ function serveFloor(upstreamPort: number): void {
 }
 
 async function startFloor(upstreamPort: number, log: string): Promise<{ proc: ChildProcess; target: Target }> {
-  const proc = spawnLogged(pinned(1, [process.execPath, "--import", "tsx", path.join(ROOT, "scripts/bench.ts"), "--serve-floor", String(upstreamPort)]), process.env, log, true);
-  const port = await new Promise<number>((resolve, reject) => {
-    proc.stdout!.once("data", (d) => resolve(Number(String(d).trim())));
-    proc.once("exit", (c) => reject(new Error(`floor proxy exited with ${c}`)));
-  });
+  const { proc, port } = await startChild(["--serve-floor", String(upstreamPort)], log, "floor proxy");
   return {
     proc,
     target: {
@@ -77,7 +75,7 @@ async function startFloor(upstreamPort: number, log: string): Promise<{ proc: Ch
       origin: `http://127.0.0.1:${port}`,
       path: "/v1/chat/completions",
       headers: {},
-      body: (stream) => JSON.stringify({ model: "bench-upstream", messages: [{ role: "user", content: "Hello" }], ...(stream ? { stream: true } : {}) }),
+      body: upstreamChat,
       pid: pidOnPort(port) ?? proc.pid!,
     },
   };
@@ -143,11 +141,14 @@ function spawnLogged(cmd: string[], env: NodeJS.ProcessEnv, log: string, pipeStd
   return p;
 }
 
-async function startUpstream(log: string): Promise<{ port: number; proc: ChildProcess }> {
-  const proc = spawnLogged(pinned(1, [process.execPath, "--import", "tsx", path.join(ROOT, "scripts/bench.ts"), "--serve-upstream"]), process.env, log, true);
+const startUpstream = (log: string) => startChild(["--serve-upstream"], log, "upstream");
+
+/** This script in one of its child modes, pinned to the servers' CPU; it prints its port first. */
+async function startChild(mode: string[], log: string, what: string): Promise<{ port: number; proc: ChildProcess }> {
+  const proc = spawnLogged(pinned(1, [process.execPath, "--import", "tsx", path.join(ROOT, "scripts/bench.ts"), ...mode]), process.env, log, true);
   const port = await new Promise<number>((resolve, reject) => {
     proc.stdout!.once("data", (d) => resolve(Number(String(d).trim())));
-    proc.once("exit", (c) => reject(new Error(`upstream exited with ${c}`)));
+    proc.once("exit", (c) => reject(new Error(`${what} exited with ${c}`)));
   });
   return { port, proc };
 }
@@ -382,7 +383,7 @@ async function main() {
       origin: `http://127.0.0.1:${upstream.port}`,
       path: "/v1/chat/completions",
       headers: { authorization: `Bearer ${UPSTREAM_KEY}` },
-      body: (stream) => JSON.stringify({ model: "bench-upstream", messages: [{ role: "user", content: "Hello" }], ...(stream ? { stream: true } : {}) }),
+      body: upstreamChat,
     },
     {
       name: "gateway",
@@ -659,7 +660,7 @@ async function startPortkey(upstreamPort: number, log: string): Promise<{ proc: 
       origin: `http://127.0.0.1:${port}`,
       path: "/v1/chat/completions",
       headers: { authorization: `Bearer ${UPSTREAM_KEY}`, "x-portkey-provider": "openai", "x-portkey-custom-host": `http://127.0.0.1:${upstreamPort}/v1` },
-      body: (stream) => JSON.stringify({ model: "bench-upstream", messages: [{ role: "user", content: "Hello" }], ...(stream ? { stream: true } : {}) }),
+      body: upstreamChat,
       pid,
     },
   };

@@ -126,10 +126,8 @@ export class LeaseManager {
       l.idle = null;
     }
     // Fast path: the lease has room and cannot have been swept (no database work at all).
-    if (l.id && l.amount - l.inUse >= amt && this.fresh(l)) {
-      l.inUse += amt;
-      return granted(l.id, amt);
-    }
+    const fast = this.take(l, amt);
+    if (fast) return fast;
     return this.serial(l, async () => {
       try {
         return await this.grow(l, amt);
@@ -140,6 +138,13 @@ export class LeaseManager {
     });
   }
 
+  /** Holds `amt` from the lease if it has room and cannot have been swept; else null. */
+  private take(l: Lease, amt: number): LeaseGrant | null {
+    if (!l.id || l.amount - l.inUse < amt || !this.fresh(l)) return null;
+    l.inUse += amt;
+    return granted(l.id, amt);
+  }
+
   private async grow(l: Lease, amt: number): Promise<LeaseGrant> {
     // An extension adds what was missing from the lease's slack when it started; a claim answered
     // meanwhile (answerClaim or this process's own claim, neither serialized with this chain) may
@@ -147,10 +152,8 @@ export class LeaseManager {
     // (A new lease row — none yet, or the old one swept — holds at least `amt` by itself: requests
     // still in flight on the old one settle against the balance, so it is granted as it is.)
     for (let round = 0; ; round++) {
-      if (l.id && l.amount - l.inUse >= amt && this.fresh(l)) {
-        l.inUse += amt;
-        return granted(l.id, amt);
-      }
+      const grant = this.take(l, amt);
+      if (grant) return grant;
       if (round === 3) return { ok: false, reason: "insufficient_balance", availableMicroUsd: Math.max(0, l.amount - l.inUse) };
       const before = l.id;
       const r = await this.extendOrClaim(l, amt);

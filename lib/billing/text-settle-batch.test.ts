@@ -51,18 +51,6 @@ function item(a: { accountId: string; keyId: string }, hold: Hold, cost: number)
   };
 }
 
-/** An account with a lease, and a batcher whose linger outlasts the test (only urgency or idle() flush). */
-async function lingering() {
-  const a = await account(100_000);
-  const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8 });
-  const g = await m.reserve(a.accountId, a.keyId, 1000);
-  if (!g.ok) throw new Error("refused");
-  const leased = (cost: number) => item(a, lease(g.hold.leaseId, 1000), cost);
-  return { a, m, leased, batcher: new SettleBatcher(db, new BalanceView(), 60_000) };
-}
-
-const ledgerOf = async (items: BatchSettlement[]) => db.select().from(ledgerEntries).where(inArray(ledgerEntries.requestId, items.map((i) => i.log.requestId)));
-
 describe("reserveHold", () => {
   it("holds on account and key with a hold row, and refuses what does not fit without side effects", async () => {
     const a = await account(1000, 700);
@@ -185,8 +173,14 @@ describe("settleBatch", () => {
   });
 
   it("early settlements linger for company; a settlement somebody waits for, or idle(), flushes them at once (decision 0031)", async () => {
+    const a = await account(100_000);
+    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8 });
+    const g = await m.reserve(a.accountId, a.keyId, 1000);
+    if (!g.ok) throw new Error("refused");
+    const leased = (cost: number) => item(a, lease(g.hold.leaseId, 1000), cost);
     // A linger far longer than the test: only an urgent settlement or idle() can flush.
-    const { a, m, leased, batcher } = await lingering();
+    const batcher = new SettleBatcher(db, new BalanceView(), 60_000);
+    const ledgerOf = async (items: BatchSettlement[]) => db.select().from(ledgerEntries).where(inArray(ledgerEntries.requestId, items.map((i) => i.log.requestId)));
     // No balance read back yet: the view cannot answer, so even an early one is flushed at once.
     const first = leased(300);
     expect(batcher.submit(first, { early: true }).balanceAfterMicroUsd).toBeNull();
