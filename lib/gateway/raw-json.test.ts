@@ -99,4 +99,29 @@ describe("toJson", () => {
       expect(JSON.parse(out)).toEqual({ ...raw, model: "upstream", extra: big });
     }
   });
+
+  it("writes converted bodies byte for byte as JSON.stringify, however much of them is not ASCII", () => {
+    // Sized as if ASCII, grown when a part is not: multi-byte text early, late, split at any point.
+    const ascii = "x".repeat(20_000);
+    for (const odd of ["é", "中文", "😀", "\ud83d"]) {
+      for (const at of [0, 7, 19_999]) {
+        const text = ascii.slice(0, at) + odd.repeat(3000) + ascii.slice(at);
+        const body = { model: "m", messages: [{ role: "user", content: ascii }, { role: "assistant", content: text }, { role: "user", content: odd }], n: 1 };
+        expect(toJson(body).equals(Buffer.from(JSON.stringify(body)))).toBe(true);
+      }
+    }
+  });
+});
+
+describe("parseJsonBody", () => {
+  it("reads ASCII and UTF-8 bodies alike, drops a byte-order mark and refuses invalid UTF-8", () => {
+    for (const text of [`{"a":"plain ascii \\u00e9"}`, `{"a":"é 中文 😀"}`]) {
+      const r = parseJsonBody(Buffer.from(text));
+      expect(r.ok && r.value).toEqual(JSON.parse(text));
+      const withBom = parseJsonBody(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]));
+      expect(withBom.ok && withBom.value).toEqual(JSON.parse(text));
+    }
+    const bad = parseJsonBody(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d])); // {"a":"<broken>"}
+    expect(!bad.ok && bad.error.message).toBe("Request body is not valid UTF-8.");
+  });
 });

@@ -137,15 +137,43 @@ export function toJson(body: unknown): Buffer {
   let size = 0;
   let bytes = false;
   for (const p of parts) {
-    if (typeof p === "string") size += p.length;
-    else bytes = true;
+    size += p.length;
+    if (typeof p !== "string") bytes = true;
   }
   // A small body: one string, one encode (Buffer.from takes it from the shared pool).
   if (!bytes && size < 16_384) return Buffer.from(parts.join(""));
-  size = 0;
-  for (const p of parts) size += typeof p === "string" ? Buffer.byteLength(p) : p.length;
-  const out = Buffer.allocUnsafe(size);
+  return concatUtf8(parts, size);
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The parts as one buffer of UTF-8, sized as if every string were ASCII — measuring each one's
+ * UTF-8 length first would read the whole body once more — and grown when one is not.
+ * `length`: the parts' lengths summed (characters for strings, bytes for buffers).
+ */
+function concatUtf8(parts: readonly (string | Buffer)[], length: number): Buffer {
+  let out = Buffer.allocUnsafe(length);
   let at = 0;
-  for (const p of parts) at += typeof p === "string" ? out.write(p, at) : p.copy(out, at);
-  return out;
+  let left = length; // what the parts not yet written need at least
+  const grow = (need: number) => {
+    const bigger = Buffer.allocUnsafe(at + need + left);
+    out.copy(bigger, 0, 0, at);
+    out = bigger;
+  };
+  for (const p of parts) {
+    left -= p.length;
+    if (typeof p !== "string") {
+      at += p.copy(out, at);
+      continue;
+    }
+    for (let s = p; ; ) {
+      const { read, written } = encoder.encodeInto(s, out.subarray(at));
+      at += written;
+      if (read === s.length) break;
+      s = s.slice(read);
+      grow(Buffer.byteLength(s));
+    }
+  }
+  return out.subarray(0, at);
 }
