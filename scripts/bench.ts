@@ -469,7 +469,7 @@ async function main() {
 
   const gatewayTarget = targets.find((t) => t.name === "gateway")!;
   const sizes = opt("sizes", "1k,100k,1m");
-  const sizeRows = sizes === "off" ? null : await bodySizes(upstream.port, gw, sizes.split(",").map(parseSize), seconds, rounds);
+  const sizeRows = sizes === "off" ? null : await bodySizes(upstream.port, gw, sizes.split(",").map(parseSize), seconds, rounds, targets.find((t) => t.name === "floor"));
   if (sizeRows) console.table(sizeRows);
   const soakSeconds = Number(opt("soak", "60"));
   const soakResult = soakSeconds > 0 ? await soak(gatewayTarget, gw.pid, Number(opt("rate", "200")), soakSeconds) : null;
@@ -516,8 +516,11 @@ function conversation(bytes: number): { role: "user" | "assistant"; content: str
   return turns;
 }
 
-/** `--sizes`: added p50 for a passthrough and a converted request per body size, one client. */
-async function bodySizes(upstreamPort: number, gw: Gateway, sizes: number[], seconds: number, rounds: number) {
+/**
+ * `--sizes`: added p50 for a passthrough and a converted request per body size, one client; with
+ * `--peer floor`, also the bare proxy's (relaying the bytes, no parse: the machine's share).
+ */
+async function bodySizes(upstreamPort: number, gw: Gateway, sizes: number[], seconds: number, rounds: number, floor?: Target) {
   const cells = sizes.map((bytes) => {
     const messages = conversation(bytes);
     const chat = (model: string) => () => JSON.stringify({ model, messages });
@@ -533,6 +536,7 @@ async function bodySizes(upstreamPort: number, gw: Gateway, sizes: number[], sec
           headers: { "x-api-key": gw.key, "anthropic-version": "2023-06-01" },
           body: () => JSON.stringify({ model: "bench-chat", max_tokens: 256, messages }),
         },
+        ...(floor ? [{ ...floor, pid: undefined, body: chat("bench-upstream") }] : []),
       ] as Target[],
     };
   });
@@ -556,6 +560,7 @@ async function bodySizes(upstreamPort: number, gw: Gateway, sizes: number[], sec
       "converted added p50 ms": added("converted"),
       "passthrough added ms/MB": +((added("passthrough") * (1 << 20)) / body).toFixed(2),
       "converted added ms/MB": +((added("converted") * (1 << 20)) / body).toFixed(2),
+      ...(floor ? { "floor added p50 ms": added("floor"), "floor added ms/MB": +((added("floor") * (1 << 20)) / body).toFixed(2) } : {}),
       errors,
     };
   });
