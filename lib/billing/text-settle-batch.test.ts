@@ -208,6 +208,32 @@ describe("settleBatch", () => {
     m.stop();
   });
 
+  it("early settlements that arrive during a flush linger as the next batch: the flusher does not run back to back", async () => {
+    const a = await account(100_000);
+    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8 });
+    const g = await m.reserve(a.accountId, a.keyId, 1000);
+    if (!g.ok) throw new Error("refused");
+    const leased = (cost: number) => item(a, lease(g.hold.leaseId, 1000), cost);
+    const batcher = new SettleBatcher(db, new BalanceView(), 60_000);
+    const ledgerOf = async (items: BatchSettlement[]) => db.select().from(ledgerEntries).where(inArray(ledgerEntries.requestId, items.map((i) => i.log.requestId)));
+    await batcher.settle(leased(100)); // the view can answer from now on
+    await batcher.idle();
+    const waited = batcher.submit(leased(100)); // flushes at once
+    const during = [leased(10), leased(20)];
+    for (const i of during) expect(batcher.submit(i, { early: true }).balanceAfterMicroUsd).not.toBeNull();
+    await waited.result;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await ledgerOf(during)).toHaveLength(0); // the next batch, lingering
+    // One that somebody waits for, arriving during a flush, is written right after it.
+    const next = batcher.submit(leased(5));
+    const urgent = leased(7);
+    const u = batcher.submit(urgent);
+    await Promise.all([next.result, u.result]);
+    expect(await ledgerOf([...during, urgent])).toHaveLength(3);
+    expect(await ledgerSum(db, a.accountId)).toBe(100_000 - 242);
+    m.stop();
+  });
+
   it("with the default linger an early settlement commits within a few milliseconds by itself", async () => {
     const a = await account(100_000);
     const batcher = new SettleBatcher(db, new BalanceView());

@@ -6,7 +6,8 @@
  * somebody waits for (a stream's last bytes, a reply that needs its balance read back) is
  * flushed at once; one whose reply has already gone (decision 0006) waits up to LINGER_MS for
  * company, so that at low load lone settlements still share a statement (decision 0031).
- * Settlements that arrive during a flush form the next batch.
+ * Settlements that arrive during a flush form the next batch, which lingers in turn unless
+ * somebody waits for it or it is full.
  */
 import { sql } from "drizzle-orm";
 import { preparedQuery, type DB, type Tx } from "../../db/client";
@@ -108,11 +109,16 @@ export class SettleBatcher {
    */
   private kick(urgent: boolean): void {
     if (this.flushing) return;
-    if (!urgent && this.lingerMs > 0 && this.queue.length < LINGER_ITEMS) {
+    if (this.mayLinger(urgent)) {
       this.lingering ??= setTimeout(() => this.flushNow(), this.lingerMs);
       return;
     }
     this.flushNow();
+  }
+
+  /** Nobody waits for what is queued and it does not fill a batch yet. */
+  private mayLinger(urgent = this.queue.some((p) => p.urgent)): boolean {
+    return !urgent && this.lingerMs > 0 && this.queue.length < LINGER_ITEMS;
   }
 
   private flushNow(): void {
@@ -137,7 +143,10 @@ export class SettleBatcher {
   }
 
   private async flush(): Promise<void> {
-    while (this.queue.length) {
+    // After the first statement, settlements that came meanwhile go next only if somebody waits
+    // or they fill a batch; otherwise the flusher stops and they linger like any others (else at
+    // low load the flusher runs back to back, one or two settlements a statement).
+    for (let first = true; this.queue.length && (first || !this.mayLinger()); first = false) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
         const results = await retryTransient(() => settleBatch(this.db, batch.map((p) => p.item)));
