@@ -172,7 +172,8 @@ describe("settleBatch", () => {
     m.stop();
   });
 
-  it("early settlements linger for company; a settlement somebody waits for, or idle(), flushes them at once (decision 0031)", async () => {
+  /** An account with a lease, settlements drawn on it, and a batcher whose linger outlasts the test. */
+  async function lingering() {
     const a = await account(100_000);
     const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8 });
     const g = await m.reserve(a.accountId, a.keyId, 1000);
@@ -181,6 +182,11 @@ describe("settleBatch", () => {
     // A linger far longer than the test: only an urgent settlement or idle() can flush.
     const batcher = new SettleBatcher(db, new BalanceView(), 60_000);
     const ledgerOf = async (items: BatchSettlement[]) => db.select().from(ledgerEntries).where(inArray(ledgerEntries.requestId, items.map((i) => i.log.requestId)));
+    return { a, m, leased, batcher, ledgerOf };
+  }
+
+  it("early settlements linger for company; a settlement somebody waits for, or idle(), flushes them at once (decision 0031)", async () => {
+    const { a, m, leased, batcher, ledgerOf } = await lingering();
     // No balance read back yet: the view cannot answer, so even an early one is flushed at once.
     const first = leased(300);
     expect(batcher.submit(first, { early: true }).balanceAfterMicroUsd).toBeNull();
@@ -209,13 +215,7 @@ describe("settleBatch", () => {
   });
 
   it("early settlements that arrive during a flush linger as the next batch: the flusher does not run back to back", async () => {
-    const a = await account(100_000);
-    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8 });
-    const g = await m.reserve(a.accountId, a.keyId, 1000);
-    if (!g.ok) throw new Error("refused");
-    const leased = (cost: number) => item(a, lease(g.hold.leaseId, 1000), cost);
-    const batcher = new SettleBatcher(db, new BalanceView(), 60_000);
-    const ledgerOf = async (items: BatchSettlement[]) => db.select().from(ledgerEntries).where(inArray(ledgerEntries.requestId, items.map((i) => i.log.requestId)));
+    const { a, m, leased, batcher, ledgerOf } = await lingering();
     await batcher.settle(leased(100)); // the view can answer from now on
     await batcher.idle();
     const waited = batcher.submit(leased(100)); // flushes at once
