@@ -50,5 +50,7 @@ describe("looksLikeKey", () => {
   it("hashes deterministically", () => {
     expect(hashKey("sk-abc")).toBe(hashKey("sk-abc"));
     expect(hashKey("sk-abc")).not.toBe(hashKey("sk-abd"));
+    // Stored hashes are SHA-256 in lower-case hex: a change of format would orphan every key.
+    expect(hashKey("sk-abc")).toBe("1460db1b6902f8b1fc2a40d9381a24d0fd22c3bc1b2c6f999c521da73776fbe0");
   });
 });
