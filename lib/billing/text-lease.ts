@@ -140,9 +140,13 @@ export class LeaseManager {
 
   /** Holds `amt` from the lease if it has room and cannot have been swept; else null. */
   private take(l: Lease, amt: number): LeaseGrant | null {
-    if (!l.id || l.amount - l.inUse < amt || !this.fresh(l)) return null;
+    return l.id && l.amount - l.inUse >= amt && this.fresh(l) ? this.hold(l, amt) : null;
+  }
+
+  /** Counts `amt` as in use on the lease and grants it (the caller has checked it is backed). */
+  private hold(l: Lease, amt: number): LeaseGrant {
     l.inUse += amt;
-    return granted(l.id, amt);
+    return granted(l.id!, amt);
   }
 
   private async grow(l: Lease, amt: number): Promise<LeaseGrant> {
@@ -158,10 +162,7 @@ export class LeaseManager {
       const before = l.id;
       const r = await this.extendOrClaim(l, amt);
       if (r !== true) return { ok: false, ...r };
-      if (l.id !== before) {
-        l.inUse += amt;
-        return granted(l.id!, amt);
-      }
+      if (l.id !== before) return this.hold(l, amt);
     }
   }
 

@@ -167,12 +167,12 @@ function concatUtf8(parts: readonly (string | Buffer)[], length: number): Buffer
       at += p.copy(out, at);
       continue;
     }
-    for (let s = p; ; ) {
-      const { read, written } = encoder.encodeInto(s, out.subarray(at));
-      at += written;
-      if (read === s.length) break;
-      s = s.slice(read);
-      grow(Buffer.byteLength(s));
+    const { read, written } = encoder.encodeInto(p, out.subarray(at));
+    at += written;
+    if (read < p.length) {
+      const rest = p.slice(read);
+      grow(Buffer.byteLength(rest));
+      at += out.write(rest, at);
     }
   }
   return out.subarray(0, at);
