@@ -24,6 +24,8 @@ export interface StartOptions {
   database?: "auto" | "pglite";
   /** Another instance on the same PostgreSQL database (scale-out tests); it owns the database. */
   shareWith?: TestServer;
+  /** The port to try first (default: a free one); taken by then, the server starts on another. */
+  port?: number;
 }
 
 export interface AdminResult {
@@ -113,45 +115,59 @@ export function usesPostgres(opts: StartOptions = {}): boolean {
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   // Instances sharing a database also share DATA_DIR (media, secrets), as one machine would.
   const dataDir = opts.shareWith?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "gw-test-"));
-  const port = await freePort();
   if (opts.shareWith && !opts.shareWith.databaseUrl) throw new Error("shareWith needs PostgreSQL");
   const db = opts.shareWith
     ? { url: opts.shareWith.databaseUrl!, drop: async () => {} }
     : usesPostgres(opts)
       ? await createDatabase(basePostgresUrl()!)
       : null;
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  delete env.DATABASE_URL;
-  delete env.GATEWAY_CONFIG;
-  delete env.VITEST;
-  delete env.VITEST_POOL_ID;
-  delete env.VITEST_WORKER_ID;
-  Object.assign(env, {
-    NODE_ENV: "production",
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    PUBLIC_BASE_URL: `http://localhost:${port}`,
-    // Verbose by default, so the secrets check below sees every line the server can write.
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "debug",
-    // Instances sharing a database must share the key that encrypts upstream credentials.
-    ENCRYPTION_KEY: opts.shareWith?.env.ENCRYPTION_KEY ?? `test-${port}-${Math.random()}`,
-  });
-  if (db) env.DATABASE_URL = db.url;
+  let configFile: string | undefined;
   if (opts.config !== undefined) {
-    const file = path.join(dataDir, "gateway.config.json");
-    fs.writeFileSync(file, typeof opts.config === "string" ? opts.config : JSON.stringify(opts.config, null, 2));
-    env.GATEWAY_CONFIG = file;
+    configFile = path.join(dataDir, "gateway.config.json");
+    fs.writeFileSync(configFile, typeof opts.config === "string" ? opts.config : JSON.stringify(opts.config, null, 2));
   }
-  for (const [k, v] of Object.entries(opts.env ?? {})) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  const logFile = path.join(dataDir, `server-${port}.log`);
+  const encryptionKey = opts.shareWith?.env.ENCRYPTION_KEY ?? `test-${process.pid}-${Math.random()}`;
+
+  /** The server's environment for a port (the port also names the URL it announces). */
+  const envFor = (port: number): Record<string, string> => {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+    delete env.DATABASE_URL;
+    delete env.GATEWAY_CONFIG;
+    delete env.VITEST;
+    delete env.VITEST_POOL_ID;
+    delete env.VITEST_WORKER_ID;
+    Object.assign(env, {
+      NODE_ENV: "production",
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      PUBLIC_BASE_URL: `http://localhost:${port}`,
+      // Verbose by default, so the secrets check below sees every line the server can write.
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "debug",
+      // Instances sharing a database must share the key that encrypts upstream credentials.
+      ENCRYPTION_KEY: encryptionKey,
+    });
+    if (db) env.DATABASE_URL = db.url;
+    if (configFile) env.GATEWAY_CONFIG = configFile;
+    for (const [k, v] of Object.entries(opts.env ?? {})) {
+      if (v === undefined) delete env[k];
+      else env[k] = v;
+    }
+    return env;
+  };
+  let port = 0;
+  let env: Record<string, string> = {};
+  let logFile = "";
   let child: ChildProcess | null = null;
   let pool: pg.Pool | null = null;
 
+  /**
+   * Spawns the server and waits until it is ready. Ready means its own log says so, not just that
+   * something answers on the port: test files run in parallel, and another file's server may
+   * have taken the port between freePort() and this bind (this one then exits with EADDRINUSE).
+   */
   const launch = async () => {
+    const from = fs.existsSync(logFile) ? fs.statSync(logFile).size : 0; // a restart appends
     const out = fs.openSync(logFile, "a");
     const args =
       opts.mount === "next"
@@ -163,15 +179,22 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     let exited: number | null = null;
     proc.on("exit", (code: number | null) => (exited = code ?? -1));
     const deadline = Date.now() + 90_000;
+    const readyLine = opts.mount === "next" ? /Ready in/ : new RegExp(`Generation Gateway ready: open http://localhost:${port}\\b`);
+    const ownLog = () => fs.readFileSync(logFile).subarray(from).toString("utf8");
     // `next start` only prepares the database on the first API request; /healthz is custom-server only.
     const probe = opts.mount === "next" ? "/v1/models" : "/healthz";
     for (;;) {
-      if (exited !== null) throw new Error(`server exited with ${exited}:\n${fs.readFileSync(logFile, "utf8").slice(-4000)}`);
-      try {
-        const r = await fetch(`http://127.0.0.1:${port}${probe}`);
-        if (r.status < 500) break;
-      } catch {}
-      if (Date.now() > deadline) throw new Error(`server did not start:\n${fs.readFileSync(logFile, "utf8").slice(-4000)}`);
+      if (exited !== null) {
+        const log = ownLog();
+        throw Object.assign(new Error(`server exited with ${exited}:\n${log.slice(-4000)}`), { portTaken: log.includes("EADDRINUSE") });
+      }
+      if (readyLine.test(ownLog())) {
+        try {
+          const r = await fetch(`http://127.0.0.1:${port}${probe}`);
+          if (r.status < 500) break;
+        } catch {}
+      }
+      if (Date.now() > deadline) throw new Error(`server did not start:\n${ownLog().slice(-4000)}`);
       await new Promise((r) => setTimeout(r, 150));
     }
   };
@@ -189,7 +212,17 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     }
   };
 
-  await launch();
+  for (let attempt = 1; ; attempt++) {
+    port = attempt === 1 && opts.port ? opts.port : await freePort();
+    env = envFor(port);
+    logFile = path.join(dataDir, `server-${port}.log`);
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      if (!(err as { portTaken?: boolean }).portTaken || attempt === 5) throw err;
+    }
+  }
 
   const server: TestServer = {
     url: `http://127.0.0.1:${port}`,
