@@ -2,7 +2,7 @@
 import { isAscii } from "node:buffer";
 import { findUnstorableInJson, unstorableMessage } from "../validate/text";
 import { errors, type ApiError } from "./errors";
-import { rememberMembers, scanJson } from "./raw-json";
+import { rememberSource, scanJson } from "./raw-json";
 import { header, type GatewayRequest } from "./http";
 
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -48,7 +48,7 @@ export function parseJsonBody(buf: Buffer): { ok: true; value: unknown } | { ok:
   }
   const bad = findUnstorableInJson(text, value);
   if (bad !== null) return { ok: false, error: errors.invalidRequest(unstorableMessage(bad), bad || undefined) };
-  rememberMembers(text, value, scan.members, buf);
+  rememberSource(text, value, scan, buf);
   return { ok: true, value };
 }
 

@@ -50,7 +50,7 @@ describe("scanJson", () => {
   it("agrees with the reference on random structures with hostile strings", () => {
     const pieces = ['"', "\\", "[", "]", "{", "}", ",", ":", "a", " "];
     let seed = 7;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), Math.floor((seed / 2 ** 31) * n)); // high bits: the low ones cycle
     const value = (d: number): unknown => {
       const k = rand(d > 5 ? 2 : 4);
       if (k === 0) return Array.from({ length: rand(6) }, () => pieces[rand(pieces.length)]).join("");
@@ -100,6 +100,13 @@ describe("toJson", () => {
     }
   });
 
+  it("leaves room for the client's bytes after a member whose text is not ASCII", () => {
+    // Sized as if ASCII: the multi-byte member fills the room counted for the copied one after it.
+    const raw = parse(`{"note":"${"ü".repeat(100)}","messages":[{"role":"user","content":"${"x".repeat(300)}"}]}`);
+    const out = toJson({ ...raw, model: "upstream" });
+    expect(JSON.parse(out.toString())).toEqual({ ...raw, model: "upstream" });
+  });
+
   it("writes converted bodies byte for byte as JSON.stringify, however much of them is not ASCII", () => {
     // Sized as if ASCII, grown when a part is not: multi-byte text early, late, split at any point.
     const ascii = "x".repeat(20_000);
@@ -109,6 +116,80 @@ describe("toJson", () => {
         const body = { model: "m", messages: [{ role: "user", content: ascii }, { role: "assistant", content: text }, { role: "user", content: odd }], n: 1 };
         expect(toJson(body).equals(Buffer.from(JSON.stringify(body)))).toBe(true);
       }
+    }
+  });
+});
+
+describe("toJson with the client's JSON as source (converted bodies)", () => {
+  // Escaped otherwise than JSON.stringify would: its bytes in the output show they were copied.
+  const long = (tag: string) => String.raw`${tag} line one\nline \"two\" \u00e9 \/ ` + "x".repeat(200);
+  const decoded = (tag: string) => JSON.parse(`"${long(tag)}"`) as string;
+
+  it("writes the client's long strings as the client wrote them, and the rest as JSON.stringify", () => {
+    for (const bom of [false, true]) {
+      const text = `{"system":"${long("sys")}","messages":[{"role":"user","content":[{"type":"text","text":"${long("a")}"}]},{"role":"assistant","content":"é 中文 ${long("b")}"}],"short":"hi"}`;
+      const bytes = Buffer.concat([bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), Buffer.from(text)]);
+      const r = parseJsonBody(bytes);
+      if (!r.ok) throw new Error(r.error.message);
+      const src = r.value as { system: string; messages: [{ content: [{ text: string }] }, { content: string }] };
+      // A conversion: new objects around the client's strings, a new string, a number, undefined.
+      const body = {
+        model: "up",
+        messages: [
+          { role: "system", content: src.system },
+          { role: "user", content: src.messages[0].content[0].text, name: undefined },
+          { role: "assistant", content: src.messages[1].content },
+          { role: "user", content: decoded("not the client's") },
+        ],
+        max_tokens: 5,
+      };
+      const out = toJson(body, src).toString();
+      expect(out).toContain(`"content":"${long("sys")}"`);
+      expect(out).toContain(`"content":"${long("a")}"`);
+      expect(out).toContain(`"content":"é 中文 ${long("b")}"`);
+      expect(out).toContain(JSON.stringify(decoded("not the client's")));
+      expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(body)));
+    }
+  });
+
+  it("writes exactly JSON.stringify's bytes for anything it did not take from the client", () => {
+    const src = parse(`{"messages":[{"content":"${long("a")}"}]}`);
+    const when = new Date(0);
+    const body = {
+      model: "m",
+      a: [1, -0, NaN, null, undefined, () => 1, Symbol("s"), "é", { toJSON: () => "custom" }, when, [], {}],
+      b: { skip: undefined, f: () => 1, gone: { toJSON: () => undefined }, nested: { deep: [{ x: "y" }] } },
+      c: Object.assign(Object.create(null), { plain: true }),
+      d: "x".repeat(500),
+      gone: undefined,
+    };
+    expect(toJson(body, src).toString()).toBe(JSON.stringify(body));
+  });
+
+  it("never takes one string's bytes for another: duplicate keys, integer-like keys, random escapes", () => {
+    let seed = 11;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), Math.floor((seed / 2 ** 31) * n)); // high bits: the low ones cycle
+    const escapeOddly = (str: string) =>
+      [...str].map((ch) => (ch === '"' ? '\\"' : ch === "\\" ? "\\\\" : ch === "\n" ? "\\n" : rand(3) === 0 ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}` : ch)).join("");
+    const str = () => Array.from({ length: 100 + rand(120) }, () => 'ab"\\\né/ '[rand(8)]).join("") + rand(1000);
+    // Writes JSON text with duplicate keys, integer-like keys and escapes JSON.stringify never uses.
+    const text = (d: number): string => {
+      const k = rand(d > 4 ? 2 : 4);
+      if (k === 0) return `"${escapeOddly(str())}"`;
+      if (k === 1) return String(rand(100));
+      if (k === 2) return `[${Array.from({ length: rand(4) }, () => text(d + 1)).join(",")}]`;
+      const keys = Array.from({ length: rand(4) }, () => (rand(3) === 0 ? String(rand(3)) : ["a", "b", "c"][rand(3)]!));
+      return `{${keys.map((key) => `"${key}":${text(d + 1)}`).join(",")}}`;
+    };
+    const stringsOf = (v: unknown, out: string[] = []): string[] => {
+      if (typeof v === "string") out.push(v);
+      else if (v && typeof v === "object") for (const x of Object.values(v)) stringsOf(x, out);
+      return out;
+    };
+    for (let i = 0; i < 300; i++) {
+      const src = parse(`{"root":${text(0)},"other":${text(0)}}`);
+      const body = { model: "m", converted: stringsOf(src).map((s, j) => (j % 2 ? { note: "ü".repeat(j * 10), text: s } : s)), also: [stringsOf(src).reverse()] };
+      expect(JSON.parse(toJson(body, src).toString())).toEqual(body);
     }
   });
 });

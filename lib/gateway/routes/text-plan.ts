@@ -69,6 +69,7 @@ async function planOne(tc: TextCall, req: CanonicalRequest, route: ModelRoute, a
   if (media && !media.ok) return media;
   const prepared = adapter.prepare(route, media ? media.value : policy.request);
   if (!prepared.ok) return prepared;
+  prepared.value.source = tc.body; // the client's texts, to copy rather than escape again
   const extra = prepared.value.dropped ?? [];
   if (extra.length && route.strict) return { ok: false, field: extra[0]!, message: "cannot be honoured by this model's upstream, and this model refuses hints (strict)" };
   return { ok: true, call: prepared.value, dropped: [...policy.dropped, ...extra] };

@@ -25,7 +25,7 @@ export async function httpComplete(
   parse: (json: Record<string, unknown>) => CanonicalResponse | null,
   rewriteModel: (json: Record<string, unknown>) => void,
 ): Promise<Outcome<CompleteResult>> {
-  const opened = await callUpstream({ ...target, body: toJson(call.body), signal: opts.signal, timeoutMs: opts.timeoutMs, secret: call.route.upstream.apiKey });
+  const opened = await callUpstream({ ...target, body: toJson(call.body, call.source), signal: opts.signal, timeoutMs: opts.timeoutMs, secret: call.route.upstream.apiKey });
   if (!opened.ok) return opened;
   const json = await readJson(opened.value, opts.signal);
   if (!json.ok) return json;
@@ -44,7 +44,7 @@ export async function httpStream(
   const opened = await callUpstream({
     ...target,
     headers: { ...target.headers, accept: "text/event-stream" },
-    body: toJson(call.body),
+    body: toJson(call.body, call.source),
     signal: opts.signal,
     timeoutMs: opts.timeoutMs,
     secret: call.route.upstream.apiKey,

@@ -29,6 +29,8 @@ export interface PreparedCall {
   stream: boolean;
   /** Wire body for HTTP adapters; the canonical request for in-process ones. */
   body: unknown;
+  /** Converted: the client's parsed JSON, whose long strings the body may copy as sent (raw-json.ts). */
+  source?: unknown;
   request: CanonicalRequest;
   /** True when the body was the client's own wire JSON (same protocol in and out). */
   passthrough: boolean;
