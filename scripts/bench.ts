@@ -505,9 +505,13 @@ function parseSize(s: string): number {
   return Math.round(Number(m[1]) * (m[2]?.toLowerCase() === "m" ? 1 << 20 : m[2] ? 1024 : 1));
 }
 
-/** An agent's conversation of about `bytes` bytes: alternating turns of up to ~4 KB, then the question. */
+/**
+ * An agent's conversation of about `bytes` bytes: alternating turns of up to ~4 KB, then the
+ * question. Turns read like code and tool output — lines and quotes, which JSON escapes — since
+ * escaped text costs a JSON parser and serialiser several times what plain prose does.
+ */
 function conversation(bytes: number): { role: "user" | "assistant"; content: string }[] {
-  const turn = "The file src/server.ts defines the request handler; line 42 reads the body once. ".repeat(50);
+  const turn = 'src/server.ts:42:  const body = await readBody(req, "utf8"); // read once\n'.repeat(50);
   const turns: { role: "user" | "assistant"; content: string }[] = [];
   for (let left = bytes - 120; left > 40; left -= Math.min(turn.length, left) + 40)
     turns.push({ role: turns.length % 2 ? "assistant" : "user", content: turn.slice(0, Math.min(turn.length, left)) });

@@ -140,20 +140,23 @@ const rawStringCache = new WeakMap<object, Map<string, Buffer>>();
  */
 export function rememberSource(text: string, root: unknown, scan: JsonScan, bytes: Buffer): void {
   if (!root || typeof root !== "object") return;
-  const points = [...scan.members.values()].flat();
-  for (let i = 0; i < scan.strings.length; i += 3) points.push(scan.strings[i + 1]!, scan.strings[i + 2]!);
-  const at = byteOffsets(text, bytes, points);
-  if (scan.strings.length) {
-    const strings = scan.strings;
-    for (let i = 0; i < strings.length; i += 3) {
-      strings[i + 1] = at(strings[i + 1]!);
-      strings[i + 2] = at(strings[i + 2]!);
-    }
+  const { members, strings } = scan;
+  const at = byteOffsets(text, bytes, () => {
+    const points = [...members.values()].flat();
+    for (let i = 0; i < strings.length; i += 3) points.push(strings[i + 1]!, strings[i + 2]!);
+    return points;
+  });
+  if (strings.length) {
+    if (bytes.length !== text.length)
+      for (let i = 0; i < strings.length; i += 3) {
+        strings[i + 1] = at(strings[i + 1]!);
+        strings[i + 2] = at(strings[i + 2]!);
+      }
     sources.set(root, { bytes, strings, boxes: scan.boxes });
   }
   if (Array.isArray(root)) return;
   const obj = root as Record<string, unknown>;
-  for (const [rawKey, [a, b]] of scan.members) {
+  for (const [rawKey, [a, b]] of members) {
     let key: string;
     try {
       key = JSON.parse(rawKey) as string;
@@ -167,16 +170,17 @@ export function rememberSource(text: string, root: unknown, scan: JsonScan, byte
 
 /**
  * Character offsets of `text` → byte offsets in `bytes` (its UTF-8, as a fatal decoder read it).
- * ASCII text: the same numbers. Otherwise the UTF-8 length of the text up to each point, in one
- * pass, after the byte-order mark the decoder dropped, if any.
+ * ASCII text: the same numbers. Otherwise the UTF-8 length of the text up to each of `points()`
+ * (asked only then), in one pass, after the byte-order mark the decoder dropped, if any.
  */
-function byteOffsets(text: string, bytes: Buffer, points: number[]): (charOffset: number) => number {
-  if (bytes.length === text.length) return (i) => i;
+const same = (i: number) => i;
+function byteOffsets(text: string, bytes: Buffer, points: () => number[]): (charOffset: number) => number {
+  if (bytes.length === text.length) return same;
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   const byChar = new Map<number, number>();
   let from = 0;
   let offset = bom;
-  for (const p of [...new Set(points)].sort((x, y) => x - y)) {
+  for (const p of [...new Set(points())].sort((x, y) => x - y)) {
     offset += Buffer.byteLength(text.slice(from, p));
     from = p;
     byChar.set(p, offset);
