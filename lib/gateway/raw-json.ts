@@ -237,7 +237,7 @@ function rawStringsOf(root: object): Map<string, Buffer> | undefined {
   return map;
 }
 
-/** Keys an object lists before all others, whatever their place in the source (array indexes). */
+/** Keys that may be array indexes, which an object lists before all others whatever their place in the source (any key starting with a digit: a cheap superset). */
 const integerLike = (k: string) => {
   const c = k.charCodeAt(0);
   return c >= 48 && c <= 57;

@@ -43,9 +43,10 @@ export function findUnstorableText(value: unknown, path = "", depth = 0): string
 // walk then finds nothing — it is the exact check, this only says when it can be skipped.
 function hasSuspectEscape(jsonText: string): boolean {
   for (let i = jsonText.indexOf("\\u"); i >= 0; i = jsonText.indexOf("\\u", i + 2)) {
-    const a = jsonText.charCodeAt(i + 2);
-    const b = jsonText.charCodeAt(i + 3) | 0x20; // ASCII letters to lower case
-    if (a === 48 /* 0 */ ? jsonText.startsWith("000", i + 3) : (a | 0x20) === 100 /* d */ && (b === 56 || b === 57 || (b >= 97 && b <= 102))) return true;
+    // \u0000, or \uD800–\uDFFF: "d" then 8, 9 or a–f (letters lower-cased by | 0x20; digits keep).
+    const a = jsonText.charCodeAt(i + 2) | 0x20;
+    const b = jsonText.charCodeAt(i + 3) | 0x20;
+    if (a === 48 ? jsonText.startsWith("000", i + 3) : a === 100 && (b === 56 || b === 57 || (b >= 97 && b <= 102))) return true;
   }
   return false;
 }
