@@ -166,6 +166,25 @@ describe("toJson with the client's JSON as source (converted bodies)", () => {
     expect(toJson(body, src).toString()).toBe(JSON.stringify(body));
   });
 
+  it("tells apart long strings that share their length and sampled characters, however many", () => {
+    // 300 characters: eight sampled positions (every 37th from the end) hold "s"; the strings
+    // differ only between them, so every one has the same fingerprint.
+    const variant = (j: number) => {
+      const chars: string[] = Array.from({ length: 300 }, (_, i) => ((300 - 1 - i) % 37 === 0 ? "s" : "a"));
+      chars[1] = String.fromCharCode(98 + (j % 20));
+      chars[2] = String.fromCharCode(98 + Math.floor(j / 20));
+      return chars.join("");
+    };
+    const escaped = "\\u0061"; // "a" as the client escaped it: a copied string shows it
+    const texts = Array.from({ length: 12 }, (_, j) => escaped + variant(j));
+    const src = parse(`{"messages":[${texts.map((t) => `"${t}"`).join(",")}]}`) as { messages: string[] };
+    const body = { model: "m", messages: [...src.messages].reverse().map((content) => ({ role: "user", content })) };
+    const out = toJson(body, src).toString();
+    expect(JSON.parse(out)).toEqual(body);
+    // The first four of a fingerprint are copied (with the client's escape), the rest written by V8.
+    expect(out.split(escaped).length - 1).toBe(4);
+  });
+
   it("never takes one string's bytes for another: duplicate keys, integer-like keys, random escapes", () => {
     let seed = 11;
     const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), Math.floor((seed / 2 ** 31) * n)); // high bits: the low ones cycle

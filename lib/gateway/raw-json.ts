@@ -132,7 +132,7 @@ interface SourceIndex {
   boxes: number[];
 }
 const sources = new WeakMap<object, SourceIndex>();
-const rawStringCache = new WeakMap<object, Map<string, Buffer>>();
+const rawStringCache = new WeakMap<object, RawStrings>();
 
 /**
  * After JSON.parse(text) gave `root`: remember the source of its object and array members, as
@@ -195,13 +195,13 @@ function byteOffsets(text: string, bytes: Buffer, points: () => number[]): (char
  * duplicate key (JSON.parse keeps the last) or an integer-like key (listed first): such an
  * object's strings are left out, never mismatched.
  */
-function rawStringsOf(root: object): Map<string, Buffer> | undefined {
+function rawStringsOf(root: object): RawStrings | undefined {
   const cached = rawStringCache.get(root);
   if (cached) return cached;
   const ix = sources.get(root);
   if (!ix) return undefined;
   const { strings, boxes, bytes } = ix;
-  const map = new Map<string, Buffer>();
+  const map = new RawStrings();
   let box = 0; // the next container, in document order
   let ordinal = 0; // the next value string
   let long = 0; // the next recorded long string (× 3)
@@ -213,7 +213,7 @@ function rawStringsOf(root: object): Map<string, Buffer> | undefined {
   const walk = (v: unknown): void => {
     if (typeof v === "string") {
       if (strings[long] === ordinal) {
-        if (v.length >= LONG_STRING) map.set(v, bytes.subarray(strings[long + 1], strings[long + 2]));
+        if (v.length >= LONG_STRING) map.add(v, bytes.subarray(strings[long + 1], strings[long + 2]));
         long += 3;
       }
       ordinal++;
@@ -235,6 +235,43 @@ function rawStringsOf(root: object): Map<string, Buffer> | undefined {
   walk(root);
   rawStringCache.set(root, map);
   return map;
+}
+
+/**
+ * Long strings → their source bytes, looked up by a fingerprint (length and eight characters)
+ * then by `===`, which is a pointer comparison for the parsed strings a conversion passes on.
+ * A `Map<string, …>` would hash every character of every string (1 MB of conversation: ~1.3 ms,
+ * four times the rest of the write). A fingerprint keeps its first four strings; later ones are
+ * left to V8 to write (correct either way), so however a body was made to collide, a lookup
+ * compares at most four strings.
+ */
+class RawStrings {
+  private static readonly BUCKET = 4;
+  private readonly buckets = new Map<number, (string | Buffer)[]>(); // [string, bytes, string, bytes, …]
+  size = 0;
+
+  add(s: string, raw: Buffer): void {
+    const key = fingerprint(s);
+    const bucket = this.buckets.get(key);
+    if (!bucket) this.buckets.set(key, [s, raw]);
+    else if (bucket.length < 2 * RawStrings.BUCKET) bucket.push(s, raw);
+    else return;
+    this.size++;
+  }
+
+  get(s: string): Buffer | undefined {
+    const bucket = this.buckets.get(fingerprint(s));
+    if (bucket) for (let i = 0; i < bucket.length; i += 2) if (bucket[i] === s) return bucket[i + 1] as Buffer;
+    return undefined;
+  }
+}
+
+function fingerprint(s: string): number {
+  const n = s.length;
+  const step = n >>> 3;
+  let h = n;
+  for (let i = 0, at = n - 1; i < 8; i++, at -= step) h = (Math.imul(h, 31) + s.charCodeAt(at)) | 0;
+  return h;
 }
 
 /** Keys that may be array indexes, which an object lists before all others whatever their place in the source (any key starting with a digit: a cheap superset). */
@@ -301,7 +338,7 @@ function walkable(x: unknown): boolean {
  * written as null where JSON.stringify would. Small pieces gather in one string between the
  * copied ones.
  */
-function writeJson(parts: (string | Buffer)[], v: unknown, strings: Map<string, Buffer>): void {
+function writeJson(parts: (string | Buffer)[], v: unknown, strings: RawStrings): void {
   let pending = "";
   const write = (x: unknown): void => {
     if (typeof x === "string") {
