@@ -293,6 +293,9 @@ interface Sample {
   cpuMs?: number;
 }
 
+/** Requests sent to each target, warm-ups included: what the end-of-run check counts rows against. */
+const sentTo = new Map<Target, number>();
+
 async function run(target: Target, clients: number, stream: boolean, seconds: number): Promise<Sample> {
   const pool = new Pool(target.origin, { connections: clients, pipelining: 1, keepAliveTimeout: 60_000 });
   const body = target.body(stream);
@@ -301,6 +304,7 @@ async function run(target: Target, clients: number, stream: boolean, seconds: nu
   const ttfb: number[] = [];
   let errors = 0;
   const one = async () => {
+    sentTo.set(target, (sentTo.get(target) ?? 0) + 1);
     const t0 = performance.now();
     try {
       const res = await pool.request({ method: "POST", path: target.path, headers, body });
@@ -467,7 +471,7 @@ async function main() {
   const c = new pg.Client({ connectionString: gw.dbUrl });
   await c.connect();
   await new Promise((r) => setTimeout(r, 500));
-  const sent = [...results.entries()].filter(([k]) => k.startsWith("gateway|")).reduce((n, [, v]) => n + v.reduce((m, s) => m + s.requests, 0), 0) + rounds * clientList.reduce((n, x) => n + modes.length * x, 0);
+  const sent = sentTo.get(targets.find((t) => t.name === "gateway")!) ?? 0;
   const [logs] = (await c.query("select count(*)::int as n, count(*) filter (where status = 200)::int as ok from request_logs")).rows;
   const [ledger] = (await c.query("select count(*)::int as n from ledger_entries where kind = 'charge'")).rows;
   const [acct] = (await c.query("select a.balance_micro_usd::bigint as balance, a.held_micro_usd::bigint as held, (select sum(delta_micro_usd) from ledger_entries)::bigint as sum from accounts a")).rows;
