@@ -120,6 +120,10 @@ async function* relay(run: TextRun, route: ModelRoute, { it, first }: Opened): A
   } finally {
     signal.removeEventListener("abort", onAbort);
     void it.return?.();
-    await finish();
+    // Where the process outlives the reply, the client's last bytes go before the settlement
+    // starts, as a non-streamed reply goes before its commit: the end of the stream is not
+    // kept waiting for the log row's and the charge's bookkeeping (decision 0006).
+    if (tc.settleAfterReply) setImmediate(finish);
+    else await finish();
   }
 }

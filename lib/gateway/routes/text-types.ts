@@ -89,4 +89,9 @@ export interface TextCall {
   startedAt: number;
   /** The client's headers: a passthrough forwards vendor ones from an allow-list. */
   headers?: ClientHeaders;
+  /**
+   * A stream may end before its settlement starts: RouteContext.settleAfterReply, unless the
+   * request is traced (its span ends with the stream and must hold the settlement's span).
+   */
+  settleAfterReply?: boolean;
 }

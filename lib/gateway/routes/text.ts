@@ -37,7 +37,7 @@ export function generation(path: string, protocol: InboundProtocol, opts?: (ctx:
     if (!body || typeof body !== "object" || Array.isArray(body)) return ctx.error(errors.invalidRequest("Request body must be a JSON object."));
     const db = await getDb();
     return handleText(
-      { protocol, body, bodyBytes: raw.value.length, parseOpts: opts?.(ctx), signal: ctx.req.signal, startedAt: ctx.startedAt, headers: ctx.req.headers },
+      { protocol, body, bodyBytes: raw.value.length, parseOpts: opts?.(ctx), signal: ctx.req.signal, startedAt: ctx.startedAt, headers: ctx.req.headers, settleAfterReply: ctx.settleAfterReply && !ctx.observe.span },
       {
         resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]),
         billing: tracedBilling(textBilling(db, ctx, path), ctx.observe.span, () => raw.value.toString("utf8")),
