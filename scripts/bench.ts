@@ -14,7 +14,7 @@
  * `--warmup`: seconds each target runs each mode (and, in `--sizes`, half that per body) before
  * anything is measured, so the figures are a warm server's, as a gateway that has run for a while
  * serves: measured from its first second, a just-started Node server's compilation shows as a
- * slower 1-client p50, p99 and CPU per request (here: added p99 5.1 ms cold against 2.8–3.0 warm).
+ * slower 1-client p50, p99 and CPU per request (figures in docs/performance.md).
  *
  * `--sizes`: the added latency of one client's non-streamed request whose body is a whole agent
  * conversation of that size, passed through (chat completions to an OpenAI upstream) and
@@ -482,7 +482,7 @@ async function main() {
 
   const gatewayTarget = targets.find((t) => t.name === "gateway")!;
   const sizes = opt("sizes", "1k,100k,1m");
-  const sizeRows = sizes === "off" ? null : await bodySizes(upstream.port, gw, sizes.split(",").map(parseSize), seconds, rounds, targets.find((t) => t.name === "floor"));
+  const sizeRows = sizes === "off" ? null : await bodySizes(upstream.port, gw, sizes.split(",").map(parseSize), seconds, rounds, warmup, targets.find((t) => t.name === "floor"));
   if (sizeRows) console.table(sizeRows);
   const soakSeconds = Number(opt("soak", "60"));
   const soakResult = soakSeconds > 0 ? await soak(gatewayTarget, gw.pid, Number(opt("rate", "200")), soakSeconds) : null;
@@ -537,7 +537,7 @@ function conversation(bytes: number): { role: "user" | "assistant"; content: str
  * `--sizes`: added p50 for a passthrough and a converted request per body size, one client; with
  * `--peer floor`, also the bare proxy's (relaying the bytes, no parse: the machine's share).
  */
-async function bodySizes(upstreamPort: number, gw: Gateway, sizes: number[], seconds: number, rounds: number, floor?: Target) {
+async function bodySizes(upstreamPort: number, gw: Gateway, sizes: number[], seconds: number, rounds: number, warmup: number, floor?: Target) {
   const cells = sizes.map((bytes) => {
     const messages = conversation(bytes);
     const chat = (model: string) => () => JSON.stringify({ model, messages });
@@ -558,7 +558,6 @@ async function bodySizes(upstreamPort: number, gw: Gateway, sizes: number[], sec
     };
   });
   // Warm, as the main table is: each body through each target before anything is measured.
-  const warmup = Number(opt("warmup", "2"));
   if (warmup > 0) for (const c of cells) for (const t of c.targets) await run(t, 1, false, warmup / 2);
   const results = new Map<string, Sample[]>();
   for (let r = 0; r < rounds; r++)
