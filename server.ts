@@ -17,6 +17,7 @@ import { startInvalidationListener } from "./lib/invalidation";
 import { sharedHealth, startUpstreamHealth } from "./lib/gateway/health";
 import { logger } from "./lib/logger";
 import { API_SECURITY_HEADERS } from "./lib/security-headers";
+import { ClientSignal } from "./lib/net/client-signal";
 import { stampPeer } from "./lib/net/request-address";
 import { metrics } from "./lib/metrics";
 import { startTracing, stopTracing } from "./lib/tracing";
@@ -51,16 +52,16 @@ export async function writeGatewayResponse(res: ServerResponse, r: GatewayRespon
 }
 
 async function serveApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const ac = new AbortController();
+  const signal = new ClientSignal(); // not an AbortController: lib/net/client-signal.ts says why
   res.on("close", () => {
-    if (!res.writableFinished) ac.abort();
+    if (!res.writableFinished) signal.abort();
   });
   const r = await handleGatewayRequest({
     method: req.method ?? "GET",
     url: new URL(req.url ?? "/", URL_BASE),
     headers: req.headers,
     body: req.method === "GET" || req.method === "HEAD" ? null : req,
-    signal: ac.signal,
+    signal,
     remoteAddress: req.socket.remoteAddress,
   }, { settleAfterReply: true });
   // An oversized body is left unread; node:http discards the rest after the response, so the

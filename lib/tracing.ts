@@ -105,29 +105,7 @@ export function requestTrace(method: string, requestId: string): RequestTrace | 
       if (body && typeof body === "object" && Symbol.asyncIterator in body) {
         // A stream: the settlement (and so the usage) comes at its end; keep the request span
         // active for the body, so the settlement span is its child.
-        const inner = body as AsyncIterable<unknown>;
-        const capture = s.captureContent;
-        const wrapped = (async function* () {
-          const it = inner[Symbol.asyncIterator]();
-          let seen = "";
-          let done = false;
-          try {
-            for (;;) {
-              const n = await api.context.with(ctx, () => it.next());
-              if (n.done) break;
-              if (capture && seen.length <= CONTENT_LIMIT && typeof n.value === "string") seen += n.value;
-              yield n.value;
-            }
-            done = true;
-          } finally {
-            // A consumer that stops early (client gone) closes the inner stream too: its own
-            // cleanup settles the request, inside this span.
-            if (!done) await api.context.with(ctx, async () => void (await it.return?.()));
-            if (capture && seen) span.setAttribute("gateway.response.body", contentAttribute(seen));
-            span.end();
-          }
-        })();
-        return { ...res, body: wrapped } as R;
+        return { ...res, body: tracedBody(body as AsyncIterable<unknown>, ctx, span, s.captureContent) } as R;
       }
       if (s.captureContent && typeof body === "string") span.setAttribute("gateway.response.body", contentAttribute(body));
       span.end();
@@ -136,7 +114,39 @@ export function requestTrace(method: string, requestId: string): RequestTrace | 
   };
 }
 
-const named = new WeakSet<Span>();
+/**
+ * A streamed body inside its request span, ending the span at its end (a module-level generator
+ * and a symbol on the span rather than a WeakSet: nothing made per request that V8's young
+ * collector would keep alive; docs/performance.md, "One map per AbortSignal").
+ */
+async function* tracedBody(inner: AsyncIterable<unknown>, ctx: Context, span: Span, capture: boolean): AsyncGenerator<unknown> {
+  const { api } = state()!;
+  const it = inner[Symbol.asyncIterator]();
+  let seen = "";
+  let done = false;
+  try {
+    for (;;) {
+      const n = await api.context.with(ctx, () => it.next());
+      if (n.done) break;
+      if (capture && seen.length <= CONTENT_LIMIT && typeof n.value === "string") seen += n.value;
+      yield n.value;
+    }
+    done = true;
+  } finally {
+    // A consumer that stops early (client gone) closes the inner stream too: its own
+    // cleanup settles the request, inside this span.
+    if (!done) await api.context.with(ctx, async () => void (await it.return?.()));
+    if (capture && seen) span.setAttribute("gateway.response.body", contentAttribute(seen));
+    span.end();
+  }
+}
+
+/** Set on a request span that describeGeneration named. */
+const NAMED = Symbol("gateway.span-named");
+const named = {
+  has: (span: Span) => (span as { [NAMED]?: true })[NAMED] === true,
+  add: (span: Span) => void ((span as { [NAMED]?: true })[NAMED] = true),
+};
 
 /** Names the request span "{operation} {model}" (GenAI semantic conventions) and sets `attributes`. */
 export function describeGeneration(span: Span, operation: string, model: string | null, attributes: Attributes): void {

@@ -50,10 +50,15 @@ export function textLeases(db: DB): LeaseManager | null {
   return m;
 }
 
-/** Settling a hold twice answers the first settlement again (a retry must not charge twice). */
-const settlements = new WeakMap<Hold, Promise<Settled>>();
-
 abstract class Billing implements BillingPort {
+  /**
+   * Settling a hold twice answers the first settlement again (a retry must not charge twice).
+   * Kept here, per request, not in a module-wide WeakMap: V8's young-generation collector
+   * treats a long-lived WeakMap's young entries as live, so every request's graph reachable
+   * from its settlement would be promoted to the old generation (docs/performance.md).
+   */
+  private readonly settlements = new Map<Hold, Promise<Settled>>();
+
   constructor(
     protected readonly db: DB,
     protected readonly req: BillingRequest,
@@ -77,10 +82,10 @@ abstract class Billing implements BillingPort {
 
   settle(hold: Hold | null, s: Settlement, opts?: { early?: boolean }): Promise<Settled> {
     if (!hold) return insertRequestLog(this.db, requestLogRow(this.req, s.log)).then(() => ({ chargedMicroUsd: 0, balanceAfterMicroUsd: null }));
-    let p = settlements.get(hold);
+    let p = this.settlements.get(hold);
     if (!p) {
       p = this.charge(hold, s, opts);
-      settlements.set(hold, p);
+      this.settlements.set(hold, p);
     }
     return p;
   }

@@ -22,8 +22,13 @@
  * The rule that keeps this exact: a parsed request value is never mutated in place — anything
  * that changes a member builds a new object, which has no remembered source and is serialised.
  * Strings are values: a string equal to the client's has the client's encoding, wherever it is.
+ *
+ * What a parse remembers hangs off the parsed objects themselves, under non-enumerable symbols
+ * that JSON.stringify, spreads and Object.keys never see — not in a module-wide WeakMap: V8's
+ * young-generation collector keeps a long-lived WeakMap's young entries alive, so every
+ * request's body would be promoted to the old generation and lengthen every collection after
+ * (docs/performance.md, "Nothing per request in a WeakMap").
  */
-const sourceBytes = new WeakMap<object, Buffer>();
 
 /** Root-object members of a JSON text: key (still escaped, with quotes) → [start, end) of its value. */
 export type MemberSpans = Map<string, [number, number]>;
@@ -125,14 +130,22 @@ function stringEnd(text: string, open: number): number {
   }
 }
 
-/** A parsed body's long strings, where they lie in its bytes (`JsonScan`, offsets made byte offsets). */
-interface SourceIndex {
+/** A root member's bytes (a view of the request's buffer), on the member. */
+const RAW = Symbol("raw-json bytes");
+
+/** On the root: where its long strings lie in its bytes (`JsonScan`, offsets made byte offsets). */
+interface Source {
   bytes: Buffer;
   strings: number[];
   boxes: number[];
+  /** The long strings matched with the parsed tree, once a converted body asked (`rawStringsOf`). */
+  raw?: RawStrings;
 }
-const sources = new WeakMap<object, SourceIndex>();
-const rawStringCache = new WeakMap<object, RawStrings>();
+const SOURCE = Symbol("raw-json source");
+
+function sourceOf(root: unknown): Source | undefined {
+  return root && typeof root === "object" ? (root as { [SOURCE]?: Source })[SOURCE] : undefined;
+}
 
 /**
  * After JSON.parse(text) gave `root`: remember the source of its object and array members, as
@@ -146,14 +159,12 @@ export function rememberSource(text: string, root: unknown, scan: JsonScan, byte
     for (let i = 0; i < strings.length; i += 3) points.push(strings[i + 1]!, strings[i + 2]!);
     return points;
   });
-  if (strings.length) {
-    if (bytes.length !== text.length)
-      for (let i = 0; i < strings.length; i += 3) {
-        strings[i + 1] = at(strings[i + 1]!);
-        strings[i + 2] = at(strings[i + 2]!);
-      }
-    sources.set(root, { bytes, strings, boxes: scan.boxes });
-  }
+  if (strings.length && bytes.length !== text.length)
+    for (let i = 0; i < strings.length; i += 3) {
+      strings[i + 1] = at(strings[i + 1]!);
+      strings[i + 2] = at(strings[i + 2]!);
+    }
+  if (strings.length) Object.defineProperty(root, SOURCE, { value: { bytes, strings, boxes: scan.boxes } satisfies Source });
   if (Array.isArray(root)) return;
   const obj = root as Record<string, unknown>;
   for (const [rawKey, [a, b]] of members) {
@@ -164,7 +175,7 @@ export function rememberSource(text: string, root: unknown, scan: JsonScan, byte
       continue;
     }
     const v = obj[key];
-    if (v && typeof v === "object") sourceBytes.set(v, bytes.subarray(at(a), at(b)));
+    if (v && typeof v === "object") Object.defineProperty(v, RAW, { value: bytes.subarray(at(a), at(b)) });
   }
 }
 
@@ -195,12 +206,9 @@ function byteOffsets(text: string, bytes: Buffer, points: () => number[]): (char
  * duplicate key (JSON.parse keeps the last) or an integer-like key (listed first): such an
  * object's strings are left out, never mismatched.
  */
-function rawStringsOf(root: object): RawStrings | undefined {
-  const cached = rawStringCache.get(root);
-  if (cached) return cached;
-  const ix = sources.get(root);
-  if (!ix) return undefined;
-  const { strings, boxes, bytes } = ix;
+function rawStringsOf(root: object, source: Source): RawStrings {
+  if (source.raw) return source.raw;
+  const { strings, boxes, bytes } = source;
   const map = new RawStrings();
   let box = 0; // the next container, in document order
   let ordinal = 0; // the next value string
@@ -233,7 +241,7 @@ function rawStringsOf(root: object): RawStrings | undefined {
     for (const k of keys) walk((v as Record<string, unknown>)[k]);
   };
   walk(root);
-  rawStringCache.set(root, map);
+  source.raw = map;
   return map;
 }
 
@@ -286,11 +294,12 @@ const integerLike = (k: string) => {
  */
 export function toJson(body: unknown, source?: unknown): Buffer {
   if (!body || typeof body !== "object" || Array.isArray(body)) return Buffer.from(JSON.stringify(body) ?? "");
-  const strings = source && typeof source === "object" ? rawStringsOf(source) : undefined;
+  const src = sourceOf(source);
+  const strings = src ? rawStringsOf(source as object, src) : undefined;
   const parts: (string | Buffer)[] = [];
   let sep = "{";
   for (const [k, v] of Object.entries(body)) {
-    const raw = v && typeof v === "object" ? sourceBytes.get(v) : undefined;
+    const raw = v && typeof v === "object" ? (v as { [RAW]?: Buffer })[RAW] : undefined;
     if (raw) parts.push(`${sep}${JSON.stringify(k)}:`, raw);
     else if (strings?.size && walkable(v)) {
       parts.push(`${sep}${JSON.stringify(k)}:`);

@@ -59,7 +59,7 @@ export class TextRun {
     this.plans = i.plans;
     this.usable = i.usable;
     this.first = i.usable[0]!;
-    this.retry = { ...(i.deps.retry ?? TEXT_RETRY), signal: i.tc.signal, ...i.routePlan.hooks };
+    this.retry = Object.assign({}, i.deps.retry ?? TEXT_RETRY, { signal: i.tc.signal }, i.routePlan.hooks); // not a spread: decision 0033
   }
 
   plan(route: ModelRoute): Plan {

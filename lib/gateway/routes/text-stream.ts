@@ -25,7 +25,8 @@ export async function streamText(run: TextRun): Promise<GatewayResponse> {
   }
   const route = opened.route!;
   run.remember(route);
-  return { status: 200, headers: { ...SSE_HEADERS, ...run.servedHeaders(route) }, body: relay(run, route, opened.value) };
+  // Object.assign, not { ...SSE_HEADERS, ...served }: decision 0033.
+  return { status: 200, headers: Object.assign({}, SSE_HEADERS, run.servedHeaders(route)), body: relay(run, route, opened.value) };
 }
 
 interface Opened {

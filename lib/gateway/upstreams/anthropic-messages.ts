@@ -29,7 +29,7 @@ export const anthropicMessages: TextAdapter = {
   capabilities: { hints: new Set(["top_k", "top_p", "temperature", "parallel_tool_calls", "cache_control"]), hostedTools: new Set(["web_search"]) },
   prepare(route, req, raw, clientHeaders) {
     if (raw) {
-      const body = { ...raw, model: route.upstreamModel };
+      const body = Object.assign({}, raw, { model: route.upstreamModel }); // not a spread: decision 0033
       const headers = vendorHeaders(clientHeaders, VENDOR_HEADERS);
       return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, headers } };
     }

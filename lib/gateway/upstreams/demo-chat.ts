@@ -128,26 +128,26 @@ export const demoChat: TextAdapter = {
   async stream(call, opts) {
     if (opts.signal.aborted) return clientGone();
     const req = call.request;
-    const plan = planDemoReply(req);
-    const inputTokens = estimatePromptTokens(req);
-    async function* run(): AsyncGenerator<UpstreamChunk> {
-      yield { events: [{ type: "start", id: `demo-${randomBase62(16)}`, model: call.publicModel, inputTokens }] };
-      let out = 0;
-      for (const w of plan.words) {
-        await sleep(plan.delayMs, opts.signal);
-        out++;
-        yield { events: [{ type: "text_delta", text: w }, { type: "usage", usage: { outputTokens: out } }] };
-      }
-      if (plan.call) {
-        const events: StreamEvent[] = [
-          { type: "tool_call_start", index: 0, id: `call_${randomBase62(24)}`, name: plan.call.name },
-          { type: "tool_call_delta", index: 0, arguments: plan.call.arguments },
-        ];
-        out += callTokens(plan.call);
-        yield { events };
-      }
-      yield { events: [{ type: "done", stopReason: plan.stopReason, stopSequence: plan.stopSequence, usage: { inputTokens, outputTokens: out } }] };
-    }
-    return { ok: true, value: run() };
+    return { ok: true, value: demoStream(planDemoReply(req), estimatePromptTokens(req), call.publicModel, opts.signal) };
   },
 };
+
+/** The demo's events, paced like a model's (a module-level generator: text-http-call.ts `chunks` says why). */
+async function* demoStream(plan: DemoPlan, inputTokens: number, model: string, signal: AbortSignal): AsyncGenerator<UpstreamChunk> {
+  yield { events: [{ type: "start", id: `demo-${randomBase62(16)}`, model, inputTokens }] };
+  let out = 0;
+  for (const w of plan.words) {
+    await sleep(plan.delayMs, signal);
+    out++;
+    yield { events: [{ type: "text_delta", text: w }, { type: "usage", usage: { outputTokens: out } }] };
+  }
+  if (plan.call) {
+    const events: StreamEvent[] = [
+      { type: "tool_call_start", index: 0, id: `call_${randomBase62(24)}`, name: plan.call.name },
+      { type: "tool_call_delta", index: 0, arguments: plan.call.arguments },
+    ];
+    out += callTokens(plan.call);
+    yield { events };
+  }
+  yield { events: [{ type: "done", stopReason: plan.stopReason, stopSequence: plan.stopSequence, usage: { inputTokens, outputTokens: out } }] };
+}

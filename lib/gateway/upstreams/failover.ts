@@ -92,29 +92,29 @@ export async function failover<R, T>(
   const policy = { baseDelayMs: opts.baseDelayMs ?? TEXT_RETRY.baseDelayMs, maxDelayMs: opts.maxDelayMs ?? TEXT_RETRY.maxDelayMs };
   const signal = opts.signal;
   const list = order ? order(entries) : entries;
-  if (list.length === 0 && entries.length > 0 && unavailable) return { ...unavailable(entries), route: null, attempts: 0 };
+  if (list.length === 0 && entries.length > 0 && unavailable) return { route: null, attempts: 0, ...unavailable(entries) };
 
   let last: UpstreamFailure | null = null;
   let lastRoute: R | null = null;
   let attempts = 0;
   for (const entry of list) {
     for (let i = 0; i <= retries; i++) {
-      if (signal?.aborted) return { ...(last ?? noUpstream()), route: lastRoute, attempts };
+      if (signal?.aborted) return { route: lastRoute, attempts, ...(last ?? noUpstream()) };
       attempts++;
       const started = onOutcome ? performance.now() : 0;
       const r = await attempt(entry);
       lastRoute = entry;
       if (onOutcome) report(onOutcome, entry, r, performance.now() - started, i, signal);
-      if (r.ok) return { ...r, route: entry, attempts };
+      if (r.ok) return { route: entry, attempts, ...r };
       last = r;
       if (!r.retryable) {
         if (r.failover) break;
-        return { ...r, route: entry, attempts };
+        return { route: entry, attempts, ...r };
       }
       if (i < retries) await sleep(backoffMs(i, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, r.retryAfterMs), signal);
     }
   }
-  return { ...(last ?? noUpstream()), route: lastRoute, attempts };
+  return { route: lastRoute, attempts, ...(last ?? noUpstream()) };
 }
 
 function report<R, T>(onOutcome: NonNullable<FailoverHooks<R>["onOutcome"]>, entry: R, r: Outcome<T>, latencyMs: number, retry: number, signal?: AbortSignal) {

@@ -5,7 +5,7 @@
  * the client's abort signal wired through, and failures as values whose public error comes from
  * errors.ts `classifyFailure` / `transportFailure` — never with the upstream's URL or our key.
  */
-import { Agent, request, type Dispatcher, type FormData } from "undici";
+import { Agent, type Dispatcher, type FormData } from "undici";
 import { processSingleton } from "../../process-singleton";
 import { endSpan, upstreamSpan } from "../../tracing";
 import { badAnswer, classifyFailure, clientGone, transportFailure, type Outcome } from "../errors";
@@ -59,12 +59,16 @@ async function exchange(call: UpstreamCall): Promise<Outcome<UpstreamResponse>> 
   if (call.signal?.aborted) return clientGone();
   let res: Dispatcher.ResponseData;
   try {
-    res = await request(call.url, {
+    // The agent's own request, not undici's request(url, opts): that copies opts as
+    // `{ ...opts, origin, path }`, and such a copy gets a hidden class of its own (decision 0033).
+    const url = new URL(call.url);
+    res = await agent().request({
+      origin: url.origin,
+      path: url.pathname + url.search,
       method: call.method ?? "POST",
       headers: call.headers,
       body: call.body,
       signal: call.signal,
-      dispatcher: agent(),
       headersTimeout: call.timeoutMs,
       bodyTimeout: call.timeoutMs,
     });
@@ -93,11 +97,8 @@ export async function readJson(res: UpstreamResponse, signal?: AbortSignal, maxB
 
 /** POST JSON, read JSON: embeddings, images and the video API. */
 export async function postJson(call: Omit<UpstreamCall, "body" | "method"> & { body: unknown; maxBytes?: number }): Promise<Outcome<Record<string, unknown>>> {
-  const opened = await callUpstream({
-    ...call,
-    headers: { "content-type": "application/json", accept: "application/json", ...call.headers },
-    body: JSON.stringify(call.body),
-  });
+  // Object.assign, not { ...call, body }: decision 0033.
+  const opened = await callUpstream(Object.assign({}, call, { headers: { "content-type": "application/json", accept: "application/json", ...call.headers }, body: JSON.stringify(call.body) }));
   return opened.ok ? readJson(opened.value, call.signal, call.maxBytes) : opened;
 }
 

@@ -28,7 +28,8 @@ export const openaiChat: TextAdapter = {
   prepare(route, req, raw, clientHeaders) {
     if (raw) {
       // Same protocol in and out: the client's JSON goes on with unknown fields intact.
-      const body: Record<string, unknown> = { ...raw, model: route.upstreamModel };
+      // A copy that may gain keys: Object.assign, not { ...raw } (decision 0033).
+      const body: Record<string, unknown> = Object.assign({}, raw, { model: route.upstreamModel });
       const so = raw.stream_options as Record<string, unknown> | undefined | null;
       if (req.stream) body.stream_options = { ...(so ?? {}), include_usage: true };
       if (req.maxOutputTokens !== undefined && raw.max_completion_tokens == null && raw.max_tokens == null)

@@ -44,7 +44,8 @@ export const openaiResponses: TextAdapter = {
   capabilities: { hints: new Set(["temperature", "top_p", "parallel_tool_calls", "prompt_cache_key"]), hostedTools: new Set() },
   prepare(route, req, raw, clientHeaders) {
     if (raw) {
-      const body: Record<string, unknown> = { ...raw, model: route.upstreamModel, input: inputFor(route, raw.input) };
+      // A copy that may gain keys: Object.assign, not { ...raw } (decision 0033).
+      const body: Record<string, unknown> = Object.assign({}, raw, { model: route.upstreamModel, input: inputFor(route, raw.input) });
       // The cap bounds the hold, so it must bound the upstream too.
       if (req.maxOutputTokens !== undefined && raw.max_output_tokens == null) body.max_output_tokens = req.maxOutputTokens;
       const call: PreparedCall = { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, headers: vendorHeaders(clientHeaders, ["openai-beta"]) };

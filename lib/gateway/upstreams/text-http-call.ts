@@ -3,7 +3,7 @@ import type { CanonicalResponse } from "../canonical";
 import { badAnswer, type Outcome } from "../errors";
 import { toJson } from "../raw-json";
 import { readSse } from "./sse-reader";
-import { callUpstream, readJson } from "./http";
+import { callUpstream, readJson, type UpstreamResponse } from "./http";
 import type { CallOptions, CompleteResult, PreparedCall, UpstreamChunk } from "./text-types";
 
 export interface HttpTarget {
@@ -25,7 +25,7 @@ export async function httpComplete(
   parse: (json: Record<string, unknown>) => CanonicalResponse | null,
   rewriteModel: (json: Record<string, unknown>) => void,
 ): Promise<Outcome<CompleteResult>> {
-  const opened = await callUpstream({ ...target, body: toJson(call.body, call.source), signal: opts.signal, timeoutMs: opts.timeoutMs, secret: call.route.upstream.apiKey });
+  const opened = await callUpstream({ url: target.url, headers: target.headers, body: toJson(call.body, call.source), signal: opts.signal, timeoutMs: opts.timeoutMs, secret: call.route.upstream.apiKey });
   if (!opened.ok) return opened;
   const json = await readJson(opened.value, opts.signal);
   if (!json.ok) return json;
@@ -42,24 +42,30 @@ export async function httpStream(
   decoder: ChunkDecoder,
 ): Promise<Outcome<AsyncIterable<UpstreamChunk>>> {
   const opened = await callUpstream({
-    ...target,
-    headers: { ...target.headers, accept: "text/event-stream" },
+    url: target.url,
+    headers: Object.assign({}, target.headers, { accept: "text/event-stream" }), // not a spread: decision 0033
     body: toJson(call.body, call.source),
     signal: opts.signal,
     timeoutMs: opts.timeoutMs,
     secret: call.route.upstream.apiKey,
   });
   if (!opened.ok) return opened;
-  const body = opened.value.body;
-  async function* chunks(): AsyncGenerator<UpstreamChunk> {
-    try {
-      for await (const msg of readSse(body, opts.signal)) yield decoder.push(msg.data, msg.event);
-      const last = decoder.end();
-      if (last) yield last;
-    } finally {
-      // Stopping early (client gone, error) must release the upstream socket at once.
-      if (!body.destroyed) body.destroy();
-    }
+  return { ok: true, value: chunks(opened.value.body, opts.signal, decoder) };
+}
+
+/**
+ * A module-level generator, not one declared per call: a generator function made per request
+ * gets a hidden class (map) of its own, in the old generation, whose link back to the function
+ * kept the request's whole closure alive through every young collection (docs/performance.md,
+ * "One map per AbortSignal").
+ */
+async function* chunks(body: UpstreamResponse["body"], signal: AbortSignal, decoder: ChunkDecoder): AsyncGenerator<UpstreamChunk> {
+  try {
+    for await (const msg of readSse(body, signal)) yield decoder.push(msg.data, msg.event);
+    const last = decoder.end();
+    if (last) yield last;
+  } finally {
+    // Stopping early (client gone, error) must release the upstream socket at once.
+    if (!body.destroyed) body.destroy();
   }
-  return { ok: true, value: chunks() };
 }
