@@ -8,7 +8,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN NODE_ENV=production npx next build && npm prune --omit=dev --no-audit --no-fund
+RUN NODE_ENV=production npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
 WORKDIR /app

@@ -1,9 +1,12 @@
 /**
- * `npm run build`: `next build`, refused while a server runs from this folder's build (rebuilding
+ * `npm run build`: `next build` and the compiled server (lib/runtime/server-bundle.ts: `npm start`
+ * compiles it again at every start, but an image that cannot write its folder uses this one),
+ * refused while a server runs from this folder's build (rebuilding
  * under it makes its pages answer 500 until a restart: scripts/build-state.ts).
  */
 import { spawnSync } from "node:child_process";
 import { runningServers } from "../lib/runtime/build-state";
+import { buildServerBundle } from "../lib/runtime/server-bundle";
 
 const running = runningServers(process.cwd());
 if (running.length) {
@@ -11,4 +14,5 @@ if (running.length) {
   process.exit(1);
 }
 const r = spawnSync("npx", ["next", "build"], { stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
-process.exit(r.status ?? 1);
+if (r.status !== 0) process.exit(r.status ?? 1);
+console.error(`Compiled the server: ${await buildServerBundle(process.cwd())}`);

@@ -5,9 +5,14 @@
  * defaults. `--dev` runs Next in development mode instead. `--no-rebuild` starts a stale build as
  * it is (builds only when there is none): the test harness, whose servers run side by side
  * from one build that `npm test` or the tests' global setup made.
+ *
+ * The server itself runs compiled: server.ts and what it imports, made one JavaScript module at
+ * every start (lib/runtime/server-bundle.ts says why); `--dev` runs it from source.
  */
 import { spawnSync } from "node:child_process";
+import { pathToFileURL } from "node:url";
 import { startPlan } from "../lib/runtime/build-state";
+import { serverBundle } from "../lib/runtime/server-bundle";
 
 const dev = process.argv.includes("--dev");
 const forceBuild = process.argv.includes("--build");
@@ -27,10 +32,10 @@ if (!dev) {
   }
 }
 
-const { startServer } = await import("../server");
-const { ConfigError } = await import("../lib/config/load");
-const { EnvError } = await import("../lib/env");
-const { DataDirBusy } = await import("../lib/runtime/instance-lock");
+// Compiled to JavaScript, except in development (lib/runtime/server-bundle.ts says why).
+process.setSourceMapsEnabled(true);
+const bundle = dev ? null : await serverBundle(process.cwd(), (m) => console.error(`warning: ${m}`));
+const { startServer, ConfigError, EnvError, DataDirBusy } = (bundle ? await import(pathToFileURL(bundle).href) : await import("../server")) as typeof import("../server");
 
 try {
   const server = await startServer({ dev });
