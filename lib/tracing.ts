@@ -117,7 +117,7 @@ export function requestTrace(method: string, requestId: string): RequestTrace | 
 /**
  * A streamed body inside its request span, ending the span at its end (a module-level generator
  * and a symbol on the span rather than a WeakSet: nothing made per request that V8's young
- * collector would keep alive; docs/performance.md, "One map per AbortSignal").
+ * collector would keep alive; decision 0033).
  */
 async function* tracedBody(inner: AsyncIterable<unknown>, ctx: Context, span: Span, capture: boolean): AsyncGenerator<unknown> {
   const { api } = state()!;

@@ -27,7 +27,7 @@
  * that JSON.stringify, spreads and Object.keys never see — not in a module-wide WeakMap: V8's
  * young-generation collector keeps a long-lived WeakMap's young entries alive, so every
  * request's body would be promoted to the old generation and lengthen every collection after
- * (docs/performance.md, "Nothing per request in a WeakMap").
+ * (decision 0033).
  */
 
 /** Root-object members of a JSON text: key (still escaped, with quotes) → [start, end) of its value. */

@@ -7,7 +7,7 @@
  * request's signal, with every listener closure and request object it reaches while in flight,
  * was promoted to the old generation and stayed until the next full collection: most of what
  * each young collection copied, and those collections were the gateway's slowest requests
- * (docs/performance.md, "One map per AbortSignal"). A subclass of EventTarget shares one map.
+ * (decision 0033). A subclass of EventTarget shares one map.
  *
  * It is the part of AbortSignal that the gateway and undici use (`aborted`, `reason`, the
  * "abort" event, `onabort`, `throwIfAborted`); it is not an `instanceof AbortSignal`, so it must

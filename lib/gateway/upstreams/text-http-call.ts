@@ -56,8 +56,7 @@ export async function httpStream(
 /**
  * A module-level generator, not one declared per call: a generator function made per request
  * gets a hidden class (map) of its own, in the old generation, whose link back to the function
- * kept the request's whole closure alive through every young collection (docs/performance.md,
- * "One map per AbortSignal").
+ * kept the request's whole closure alive through every young collection (decision 0033).
  */
 async function* chunks(body: UpstreamResponse["body"], signal: AbortSignal, decoder: ChunkDecoder): AsyncGenerator<UpstreamChunk> {
   try {
