@@ -14,6 +14,8 @@ import type { ModelRoute } from "./model-route";
 import { failover } from "./upstreams/failover";
 import { openaiChat } from "./upstreams/openai-chat";
 import { openaiResponses } from "./upstreams/openai-responses";
+import { renderResponsesResponse } from "./protocols/responses/render";
+import { normalizeItem } from "./stored-responses/history";
 
 let sameMap: (a: unknown, b: unknown) => boolean;
 beforeAll(() => {
@@ -71,6 +73,16 @@ describe("hidden classes per request (decision 0033)", () => {
       return p.value.body;
     };
     expect(await sharesMap(responses)).toBe(true);
+  });
+
+  it("a Responses answer, and a stored conversation's items", async () => {
+    const answer = () =>
+      renderResponsesResponse(
+        { id: "r", model: "up-m", content: [{ type: "text", text: "hello" }], stopReason: "end", stopSequence: null, usage: { inputTokens: 3, outputTokens: 2 } },
+        { model: "m", request: req(false), costMicroUsd: 5 },
+      );
+    expect(await sharesMap(answer)).toBe(true);
+    expect(await sharesMap(() => normalizeItem({ role: "user", content: "hi" }))).toBe(true);
   });
 
   it("a parsed body's members, which carry their source bytes", async () => {

@@ -49,7 +49,7 @@ function idFor(item: Item): string {
 
 /** An input item as stored and listed: typed, with an id, string content as a text part. */
 export function normalizeItem(raw: Item): Item {
-  const item: Item = { ...raw };
+  const item: Item = Object.assign({}, raw); // it may gain keys: not a spread (decision 0033)
   if (item.type === undefined && typeof item.role === "string") item.type = "message";
   if (item.type === "message") {
     if (typeof item.content === "string")

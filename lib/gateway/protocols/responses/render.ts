@@ -105,13 +105,12 @@ export function renderResponsesResponse(resp: CanonicalResponse, ctx: RenderCont
   if (text !== "") output.splice(textAt, 0, messageItem(`msg_${protocolId.response().slice(5)}`, text, "completed"));
   for (const p of resp.content) if (p.type === "tool_call") output.push(toolItem(ctx, p.id, p.name, p.arguments, "completed"));
   const created = nowSeconds();
-  return {
-    ...baseResponse(protocolId.response(), created, ctx),
-    ...statusOf(resp.stopReason),
+  // Added onto the fresh base, not spread into a copy: decision 0033.
+  return Object.assign(baseResponse(protocolId.response(), created, ctx), statusOf(resp.stopReason), {
     completed_at: nowSeconds(),
     output,
     usage: renderUsage(resp.usage, ctx.costMicroUsd),
-  };
+  });
 }
 
 export function createResponsesStreamEncoder(ctx: RenderContext): StreamEncoder {
@@ -253,13 +252,12 @@ export function createResponsesStreamEncoder(ctx: RenderContext): StreamEncoder 
         case "done": {
           const out = [...start(), ...close()];
           const st = statusOf(e.stopReason);
-          const response = {
-            ...baseResponse(id, created, ctx),
-            ...st,
+          // Added onto the fresh base, not spread into a copy: decision 0033.
+          const response = Object.assign(baseResponse(id, created, ctx), st, {
             completed_at: nowSeconds(),
             output,
             usage: e.usage ? renderUsage(e.usage, e.costMicroUsd) : null,
-          };
+          });
           out.push(ev(st.status === "completed" ? "response.completed" : "response.incomplete", { response }));
           return out;
         }
