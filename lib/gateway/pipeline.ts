@@ -115,7 +115,7 @@ export async function runMetered<Req, Plan, Out>(ctx: RouteContext, spec: Metere
   const db = await getDb();
   const billing = routeBilling(db, ctx, spec.route);
   const logOnly = async (log: RequestLogFields, error?: ApiError) => {
-    await billing.settle(null, { costMicroUsd: 0, log: error ? { ...log, status: error.status, errorCode: error.code } : log });
+    await billing.settle(null, { costMicroUsd: 0, log: error ? Object.assign({}, log, { status: error.status, errorCode: error.code }) : log });
     return error ? ctx.error(error) : null;
   };
 
@@ -127,12 +127,12 @@ export async function runMetered<Req, Plan, Out>(ctx: RouteContext, spec: Metere
   const routes = resolved.routes;
   const base = { model: parsed.model, priceSnapshot: routes[0]!.price };
   const priced = spec.holdFor(req, routes);
-  if (!priced.ok) return (await logOnly({ ...base, status: 400, settlement: "invalid" }, priced.error))!;
+  if (!priced.ok) return (await logOnly(Object.assign({}, base, { status: 400, settlement: "invalid" as const }), priced.error))!;
 
   const claim = spec.claim ? await spec.claim(ctx, db) : NO_CLAIM;
-  if (claim.kind === "error") return (await logOnly({ ...base, status: 400, settlement: "invalid" }, claim.error))!;
+  if (claim.kind === "error") return (await logOnly(Object.assign({}, base, { status: 400, settlement: "invalid" as const }), claim.error))!;
   if (claim.kind === "answer") {
-    await logOnly({ ...base, status: claim.response.status, settlement: "replayed" });
+    await logOnly(Object.assign({}, base, { status: claim.response.status, settlement: "replayed" as const }));
     return claim.response;
   }
   try {
@@ -147,12 +147,13 @@ export async function runMetered<Req, Plan, Out>(ctx: RouteContext, spec: Metere
     });
     if (!admitted.ok) {
       await claim.abandon();
-      return (await logOnly({ ...base, status: 429, settlement: "rejected" }, admitted.error))!;
+      return (await logOnly(Object.assign({}, base, { status: 429, settlement: "rejected" as const }), admitted.error))!;
     }
 
     const routePlan = routeFor<ModelRoute>(health());
     const signal = ctx.req.signal;
-    const outcome = await failover(routes, (r) => spec.call(r, req, priced.plan, signal), { ...(spec.retry ?? NO_RETRY), signal, ...routePlan.hooks });
+    // Object.assign, not spreads into a copy that gains keys: decision 0033 (also below).
+    const outcome = await failover(routes, (r) => spec.call(r, req, priced.plan, signal), Object.assign({}, spec.retry ?? NO_RETRY, { signal }, routePlan.hooks));
     const route = outcome.route ?? routes[0]!;
     const upstream = {
       upstreamId: route.upstream.id,
@@ -166,16 +167,16 @@ export async function runMetered<Req, Plan, Out>(ctx: RouteContext, spec: Metere
     const fail = async (error: ApiError) => {
       admitted.release(0);
       await claim.abandon();
-      await billing.settle(admitted.hold, { costMicroUsd: 0, log: { ...base, ...upstream, status: error.status, errorCode: error.code, settlement: "upstream_error" } });
+      await billing.settle(admitted.hold, { costMicroUsd: 0, log: Object.assign({}, base, upstream, { status: error.status, errorCode: error.code, settlement: "upstream_error" as const }) });
       return ctx.error(error);
     };
     if (!outcome.ok) return fail(outcome.error);
     const served = spec.costOf(req, priced.plan, outcome.value, route);
     if (!served.ok) return fail(served.error);
     admitted.release(served.usedTokens);
-    const settled = await billing.settle(admitted.hold, { costMicroUsd: served.costMicroUsd, log: { ...base, ...upstream, ...served.log, status: 200, settlement: "completed" } });
+    const settled = await billing.settle(admitted.hold, { costMicroUsd: served.costMicroUsd, log: Object.assign({}, base, upstream, served.log, { status: 200, settlement: "completed" as const }) });
     // x-gateway-model: the model that served and whose price was charged (an alias's target).
-    const res = spec.render(req, priced.plan, outcome.value, route, { ...chargeHeaders(settled), ...admitted.headers, "x-gateway-model": route.modelId });
+    const res = spec.render(req, priced.plan, outcome.value, route, Object.assign(chargeHeaders(settled), admitted.headers, { "x-gateway-model": route.modelId }));
     await claim.done(res);
     return res;
   } catch (err) {
