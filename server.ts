@@ -34,13 +34,13 @@ function isApiPath(url: string): boolean {
   return url.startsWith("/v1/") || url.startsWith("/v1beta/") || url === "/v1" || url === "/v1beta" || url.startsWith("/v1?") || url.startsWith("/v1beta?");
 }
 
-/** Writes a GatewayResponse to node:http, flushing each streamed chunk as it comes. */
 // The errors scripts/start.ts reports as one line: taken from this module, so that `instanceof`
 // holds when the server runs compiled (lib/runtime/server-bundle.ts) and start.ts does not.
 export { ConfigError } from "./lib/config/load";
 export { EnvError } from "./lib/env";
 export { DataDirBusy } from "./lib/runtime/instance-lock";
 
+/** Writes a GatewayResponse to node:http, flushing each streamed chunk as it comes. */
 export async function writeGatewayResponse(res: ServerResponse, r: GatewayResponse): Promise<void> {
   res.writeHead(r.status, r.headers);
   const body = r.body;
