@@ -3,8 +3,8 @@
  * it starts (~0.2 s), not as TypeScript through tsx's loader: tsx compiles with esbuild's
  * `keepNames`, which wraps every function in `__name(fn, "name")`, so each closure a request makes
  * is redefined and turned into a slow dictionary-mode object. Compiled without it, the gateway
- * spends ~15 % less CPU per request (docs/performance.md, "Nothing per request outlives a young
- * collection"; decision 0033).
+ * spends 5–7 % less CPU per request at one client (docs/performance.md, "Nothing per request
+ * outlives a young collection"; decision 0034).
  *
  * The module goes to `.next/gateway/server.mjs` (packages stay imports, resolved from the
  * project's node_modules). Servers started side by side each write their own file and rename it
