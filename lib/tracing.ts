@@ -99,13 +99,13 @@ export function requestTrace(method: string, requestId: string): RequestTrace | 
       span.setAttribute("http.response.status_code", res.status);
       if (!span.isRecording()) return res;
       // The GenAI convention names the span "{operation} {model}"; other requests get the route.
-      if (!named.has(span)) span.updateName(`${method} ${route}`);
+      if (!(span as Marked)[NAMED]) span.updateName(`${method} ${route}`);
       if (res.status >= 500) span.setStatus({ code: api.SpanStatusCode.ERROR });
       const body = res.body;
       if (body && typeof body === "object" && Symbol.asyncIterator in body) {
         // A stream: the settlement (and so the usage) comes at its end; keep the request span
         // active for the body, so the settlement span is its child.
-        return { ...res, body: tracedBody(body as AsyncIterable<unknown>, ctx, span, s.captureContent) } as R;
+        return { ...res, body: tracedBody(body as AsyncIterable<unknown>, api, ctx, span, s.captureContent) } as R;
       }
       if (s.captureContent && typeof body === "string") span.setAttribute("gateway.response.body", contentAttribute(body));
       span.end();
@@ -119,8 +119,7 @@ export function requestTrace(method: string, requestId: string): RequestTrace | 
  * and a symbol on the span rather than a WeakSet: nothing made per request that V8's young
  * collector would keep alive; decision 0033).
  */
-async function* tracedBody(inner: AsyncIterable<unknown>, ctx: Context, span: Span, capture: boolean): AsyncGenerator<unknown> {
-  const { api } = state()!;
+async function* tracedBody(inner: AsyncIterable<unknown>, api: State["api"], ctx: Context, span: Span, capture: boolean): AsyncGenerator<unknown> {
   const it = inner[Symbol.asyncIterator]();
   let seen = "";
   let done = false;
@@ -143,14 +142,11 @@ async function* tracedBody(inner: AsyncIterable<unknown>, ctx: Context, span: Sp
 
 /** Set on a request span that describeGeneration named. */
 const NAMED = Symbol("gateway.span-named");
-const named = {
-  has: (span: Span) => (span as { [NAMED]?: true })[NAMED] === true,
-  add: (span: Span) => void ((span as { [NAMED]?: true })[NAMED] = true),
-};
+type Marked = Span & { [NAMED]?: true };
 
 /** Names the request span "{operation} {model}" (GenAI semantic conventions) and sets `attributes`. */
 export function describeGeneration(span: Span, operation: string, model: string | null, attributes: Attributes): void {
-  named.add(span);
+  (span as Marked)[NAMED] = true;
   span.updateName(model ? `${operation} ${model}` : operation);
   span.setAttributes({ "gen_ai.operation.name": operation, ...attributes });
 }

@@ -21,7 +21,7 @@ import type { GatewayResponse } from "./http";
 import type { ModelRoute } from "./model-route";
 import { tokenAdmission, type Admission, type AdmitResult } from "./token-limits";
 import type { RouteContext } from "./types";
-import { failover, NO_RETRY, type RetryPolicy } from "./upstreams/failover";
+import { failover, failoverOptions, NO_RETRY, type RetryPolicy } from "./upstreams/failover";
 
 /** A money reservation as the capability's billing answers it (the hold is opaque here). */
 export type HoldOutcome<H> = { ok: true; hold: H } | { ok: false; error: ApiError; availableMicroUsd?: number };
@@ -152,8 +152,7 @@ export async function runMetered<Req, Plan, Out>(ctx: RouteContext, spec: Metere
 
     const routePlan = routeFor<ModelRoute>(health());
     const signal = ctx.req.signal;
-    // Object.assign, not spreads into a copy that gains keys: decision 0033 (also below).
-    const outcome = await failover(routes, (r) => spec.call(r, req, priced.plan, signal), Object.assign({}, spec.retry ?? NO_RETRY, { signal }, routePlan.hooks));
+    const outcome = await failover(routes, (r) => spec.call(r, req, priced.plan, signal), failoverOptions(spec.retry ?? NO_RETRY, routePlan.hooks, signal));
     const route = outcome.route ?? routes[0]!;
     const upstream = {
       upstreamId: route.upstream.id,
@@ -163,6 +162,7 @@ export async function runMetered<Req, Plan, Out>(ctx: RouteContext, spec: Metere
       priceSnapshot: route.price,
       servedModel: route.modelId !== parsed.model ? route.modelId : null,
     };
+    // Log fields and headers below: Object.assign, not spread copies that gain keys (decision 0033).
     /** Nothing served: nothing charged, the hold and the claim released, the fault logged. */
     const fail = async (error: ApiError) => {
       admitted.release(0);

@@ -10,7 +10,7 @@ import type { TrackedRoute } from "../health/trace";
 import type { ModelRoute } from "../model-route";
 import type { Admitted } from "../pipeline";
 import { estimatePromptTokens } from "../tokens";
-import { TEXT_RETRY, type FailoverOptions } from "../upstreams/failover";
+import { failoverOptions, TEXT_RETRY, type FailoverOptions } from "../upstreams/failover";
 import type { ApiError } from "../errors";
 import { rememberAffinity } from "./text-affinity";
 import type { Plan } from "./text-plan";
@@ -59,7 +59,7 @@ export class TextRun {
     this.plans = i.plans;
     this.usable = i.usable;
     this.first = i.usable[0]!;
-    this.retry = Object.assign({}, i.deps.retry ?? TEXT_RETRY, { signal: i.tc.signal }, i.routePlan.hooks); // not a spread: decision 0033
+    this.retry = failoverOptions(i.deps.retry ?? TEXT_RETRY, i.routePlan.hooks, i.tc.signal);
   }
 
   plan(route: ModelRoute): Plan {

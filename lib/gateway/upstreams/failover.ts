@@ -57,6 +57,15 @@ export interface FailoverOptions<R> extends FailoverHooks<R>, Partial<RetryPolic
   signal?: AbortSignal;
 }
 
+/**
+ * A caller's options: its retry policy, the route plan's hooks and the client's signal, in one
+ * object built by Object.assign — a spread copy that gains keys would get a hidden class of its
+ * own per request (decision 0033).
+ */
+export function failoverOptions<R>(policy: RetryPolicy, hooks: FailoverHooks<R>, signal?: AbortSignal): FailoverOptions<R> {
+  return Object.assign({}, policy, signal ? { signal } : null, hooks);
+}
+
 export type FailoverResult<T, R> = ({ ok: true; value: T } | UpstreamFailure) & {
   /** The entry that answered last (the serving one on success); null when none was tried. */
   route: R | null;

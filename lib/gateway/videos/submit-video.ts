@@ -28,7 +28,7 @@ import type { ModelRoute } from "../model-route";
 import { admit, type HoldOutcome } from "../pipeline";
 import { tokenAdmission } from "../token-limits";
 import type { RouteContext } from "../types";
-import { failover, NO_RETRY } from "../upstreams/failover";
+import { failover, failoverOptions, NO_RETRY } from "../upstreams/failover";
 import { videoUpstreamFor } from "../upstreams/video-upstream";
 import { logVideoRequest, logVideoSubmitted } from "./video-request-log";
 import { parseSubmission } from "./video-submission";
@@ -137,7 +137,7 @@ async function sendToUpstream(db: DB, ctx: RouteContext, sub: Submission, create
       const r = await upstream.create(route, sub.job);
       return r.ok ? { ok: true as const, value: { video: r.value, pollIntervalMs: upstream.pollIntervalMs } } : r;
     },
-    { ...NO_RETRY, ...routePlan.hooks },
+    failoverOptions(NO_RETRY, routePlan.hooks),
   );
   const route = submitted.route ?? primary;
   const log = { route: ROUTE, model: primary.modelId, upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol, price: primary.price, routeTrace: routePlan.trace() };
