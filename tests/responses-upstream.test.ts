@@ -48,6 +48,12 @@ beforeEach(() => {
 });
 
 describe("openai-responses upstream", () => {
+  it("forwards the client's openai-beta header on passthrough, as chat completions does", async () => {
+    a.reset({ text: "ok", usage: { input: 5, output: 1 } });
+    await oa().responses.create({ model: "resp-a", input: "hi" }, { headers: { "openai-beta": "responses=v1-test" } });
+    expect(a.generationRequests()[0]!.headers["openai-beta"]).toBe("responses=v1-test");
+  });
+
   it("passes Responses clients through: unknown fields kept, model shown as the public id, metered", async () => {
     a.reset({ text: "Native answer.", usage: { input: 30, output: 7 } });
     const { data, response } = await oa()

@@ -90,6 +90,22 @@ it("exports a request span with the GenAI attributes and the hold, upstream and 
   expect(up.startNs <= t.child("gateway.settle")!.startNs + MS).toBe(true);
 });
 
+it("POST /v1/responses, streamed or not, makes the same spans as the other protocols (one text call for every entry)", async () => {
+  const { key } = await createAccount(server, { usd: 1 });
+  const client = new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 });
+  const plain = await client.responses.create({ model: "chat-openai", max_output_tokens: 50, input: "hi" }).withResponse();
+  const stream = await client.responses.create({ model: "chat-openai", max_output_tokens: 50, input: "hi", stream: true }).withResponse();
+  for await (const _ of stream.data) void _;
+  for (const requestId of [plain.response.headers.get("x-request-id")!, stream.response.headers.get("x-request-id")!]) {
+    await otlp.waitFor((spans) => {
+      const t = tree(spans, requestId);
+      return !!t && ["gateway.hold", "upstream POST", "gateway.settle"].every((n) => t.child(n));
+    });
+    const t = tree(otlp.spans, requestId)!;
+    expect(t.root.attributes).toMatchObject({ "gen_ai.request.model": "chat-openai", "http.route": "/v1/responses", "gateway.settlement.reason": "completed" });
+  }
+});
+
 it("a stream's span ends with the stream and carries the time to the first chunk", async () => {
   const { key } = await createAccount(server, { usd: 1 });
   const client = new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 });

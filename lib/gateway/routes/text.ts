@@ -6,19 +6,16 @@
  */
 import { getDb } from "../../../db/client";
 import { env } from "../../env";
-import { textBilling } from "../billing";
-import { tracedBilling } from "../trace-text";
 import { resolveModel } from "../catalog";
 import { errors } from "../errors";
-import { json } from "../http";
+import { json, type GatewayResponse } from "../http";
 import { chatCompletions, generateContent, messages } from "../protocols";
 import type { InboundProtocol, ParseOptions } from "../protocols/types";
 import { estimatePromptTokens } from "../tokens";
 import type { RouteContext, RouteDef } from "../types";
 import { createResponse } from "../stored-responses/create";
+import { textCall } from "./text-call";
 import { storedResponseRoutes } from "../stored-responses/routes";
-import { tokenAdmission } from "../token-limits";
-import { handleText } from "./text-handler";
 
 /**
  * Agents resend whole conversations with images and PDFs every turn: the default (32 MiB) is
@@ -26,7 +23,7 @@ import { handleText } from "./text-handler";
  */
 export const TEXT_BODY_LIMIT = () => env().TEXT_BODY_LIMIT_MB * 1024 * 1024;
 
-export function generation(path: string, protocol: InboundProtocol, opts?: (ctx: RouteContext) => ParseOptions): (ctx: RouteContext) => Promise<import("../http").GatewayResponse> {
+export function generation(path: string, protocol: InboundProtocol, opts?: (ctx: RouteContext) => ParseOptions): (ctx: RouteContext) => Promise<GatewayResponse> {
   return async (ctx) => {
     // readJson refuses invalid UTF-8 and absurd nesting; readBody is the same (memoized) bytes.
     const parsed = await ctx.readJson();
@@ -35,16 +32,7 @@ export function generation(path: string, protocol: InboundProtocol, opts?: (ctx:
     if (!raw.ok) return ctx.error(raw.error);
     const body = parsed.value;
     if (!body || typeof body !== "object" || Array.isArray(body)) return ctx.error(errors.invalidRequest("Request body must be a JSON object."));
-    const db = await getDb();
-    return handleText(
-      { protocol, body, bodyBytes: raw.value.length, parseOpts: opts?.(ctx), signal: ctx.req.signal, startedAt: ctx.startedAt, headers: ctx.req.headers, settleAfterReply: ctx.settleAfterReply && !ctx.observe.span },
-      {
-        resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]),
-        billing: tracedBilling(textBilling(db, ctx, path), ctx.observe.span, () => raw.value.toString("utf8")),
-        affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId,
-        admitTokens: tokenAdmission(ctx.principal),
-      },
-    );
+    return textCall(ctx, await getDb(), path, { protocol, body, bodyBytes: raw.value.length, parseOpts: opts?.(ctx), requestBody: () => raw.value.toString("utf8") });
   };
 }
 

@@ -5,13 +5,10 @@
  */
 import type { DB } from "../../../db/client";
 import type { StoredResponseStatus } from "../../../db/schema";
-import { textBilling } from "../billing";
-import { resolveModel } from "../catalog";
 import type { GatewayResponse } from "../http";
 import { responses } from "../protocols";
 import { protocolId } from "../protocols/ids";
-import { handleText } from "../routes/text-handler";
-import { tokenAdmission } from "../token-limits";
+import { textCall } from "../routes/text-call";
 import type { TextBilling } from "../routes/text-types";
 import type { RouteContext } from "../types";
 import type { Expanded } from "./history";
@@ -41,22 +38,18 @@ export interface RunInput {
 /** Runs one stateless Responses request through the text handler, shows and keeps what came back. */
 export async function runResponse(r: RunInput): Promise<GatewayResponse> {
   const { db, ctx, path, body, bodyBytes, expanded, previousId, store } = r;
-  const base = textBilling(db, ctx, path);
   let upstreamId: string | null = null;
   let settledNow!: () => void;
   const settled = new Promise<void>((r) => (settledNow = r));
-  const billing: TextBilling = {
+  const wrapBilling = (base: TextBilling): TextBilling => ({
     reserve: (a) => base.reserve(a),
     settle: (s, o) => {
       if (s.route) upstreamId = s.route.upstream.id;
       settledNow();
       return base.settle(expanded && r.replayedCounted ? { ...s, replayedItems: expanded.replayed } : s, o);
     },
-  };
-  const res = await handleText(
-    { protocol: responses, body, bodyBytes, signal: r.signal, startedAt: ctx.startedAt },
-    { resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]), billing, affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId, admitTokens: tokenAdmission(ctx.principal) },
-  );
+  });
+  const res = await textCall(ctx, db, path, { protocol: responses, body, bodyBytes, signal: r.signal, wrapBilling, requestBody: () => JSON.stringify(body) });
   if (res.status !== 200) return res;
 
   // Our own id always: an upstream's (passthrough) could collide with another account's.

@@ -1,0 +1,51 @@
+/** The one text call every text entry makes (decision 0024's billing port, decision 0006's order). */
+import type { DB } from "../../../db/client";
+import { textBilling } from "../billing";
+import { resolveModel } from "../catalog";
+import type { GatewayResponse } from "../http";
+import type { InboundProtocol, ParseOptions } from "../protocols/types";
+import { tokenAdmission } from "../token-limits";
+import { tracedBilling } from "../trace-text";
+import type { RouteContext } from "../types";
+import { handleText } from "./text-handler";
+import type { TextBilling } from "./text-types";
+
+export interface TextCallInput {
+  protocol: InboundProtocol;
+  body: unknown;
+  bodyBytes: number;
+  parseOpts?: ParseOptions;
+  /** The client's body as text, read only when traces capture content. */
+  requestBody?: () => string;
+  /** Defaults to the client's disconnect signal; a background run passes its own. */
+  signal?: AbortSignal;
+  /** A caller's own step around the database billing (stored Responses count replayed items). */
+  wrapBilling?: (billing: TextBilling) => TextBilling;
+}
+
+/**
+ * The one text call every entry makes (the three generation routes, Google's model methods,
+ * POST /v1/responses and background responses): the key's routes, the traced billing, the
+ * client's vendor headers, and a stream that ends before its settlement starts (decision 0006).
+ */
+export function textCall(ctx: RouteContext, db: DB, path: string, call: TextCallInput): Promise<GatewayResponse> {
+  const billing = textBilling(db, ctx, path);
+  return handleText(
+    {
+      protocol: call.protocol,
+      body: call.body,
+      bodyBytes: call.bodyBytes,
+      parseOpts: call.parseOpts,
+      signal: call.signal ?? ctx.req.signal,
+      startedAt: ctx.startedAt,
+      headers: ctx.req.headers,
+      settleAfterReply: ctx.settleAfterReply && !ctx.observe.span,
+    },
+    {
+      resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]),
+      billing: tracedBilling(call.wrapBilling ? call.wrapBilling(billing) : billing, ctx.observe.span, call.requestBody),
+      affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId,
+      admitTokens: tokenAdmission(ctx.principal),
+    },
+  );
+}
