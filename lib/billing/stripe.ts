@@ -13,10 +13,6 @@ export const TOPUP_MIN_CENTS = 500;
 export const TOPUP_MAX_CENTS = 1_000_000;
 export const TOPUP_PRESETS_CENTS = [1_000, 2_500, 5_000, 10_000];
 
-export function stripeEnabled(): boolean {
-  return Boolean(env().STRIPE_SECRET_KEY);
-}
-
 /** stripe-node config for a base URL such as `http://127.0.0.1:12111`. */
 export function stripeConnection(base: string | undefined): { host?: string; port?: number; protocol?: "http" | "https" } {
   if (!base) return {};
@@ -28,15 +24,17 @@ export function stripeConnection(base: string | undefined): { host?: string; por
 const slot = processSingleton("gateway.stripe", () => ({ current: undefined as { key: string; base?: string; client: Stripe } | undefined }));
 
 /**
- * Stripe when card payments are on: a client and its webhook secret (credits and saved cards
- * are confirmed through the webhook), else null. Top-ups and auto top-up both ask this.
+ * The one answer to "are card payments on?": a Stripe client when both the secret key and the
+ * webhook secret are set (credits and saved cards are confirmed through the webhook), else null.
+ * Checkout, the success page, auto top-up (console and worker), receipts and the webhook route
+ * all ask this, so a gateway whose console says card top-ups are off never charges a card.
  */
 export function stripePayments(): Stripe | null {
   return env().STRIPE_WEBHOOK_SECRET ? stripeClient() : null;
 }
 
-/** The process-wide Stripe client, or null when payments are off. */
-export function stripeClient(): Stripe | null {
+/** The process-wide Stripe client (kept per key and base), or null without a key. */
+function stripeClient(): Stripe | null {
   const e = env();
   if (!e.STRIPE_SECRET_KEY) return null;
   const g = slot();

@@ -4,7 +4,6 @@ import type { DB } from "../../db/client";
 import {
   checkTopupCents,
   createCheckoutSession,
-  stripeClient,
   stripePayments,
   TOPUP_MAX_CENTS,
   TOPUP_MIN_CENTS,
@@ -42,7 +41,7 @@ export async function startCheckout(user: { id: string; accountId: string; email
  * the webhook), idempotently and only for the caller's own session.
  */
 export async function checkoutStatus(db: DB, user: { accountId: string }, sessionId: string) {
-  const stripe = stripeClient();
+  const stripe = stripePayments();
   if (!stripe) throw new AppError("payments_disabled", "Card top-ups are not enabled on this gateway.");
   if (!/^cs_[A-Za-z0-9_]{1,200}$/.test(sessionId)) throw new AppError("not_found", "No such checkout session.");
   let outcome;

@@ -1,6 +1,6 @@
 /** The Billing routes' work: receipt download (Stripe's receipt or our PDF), statements, billing details. */
 import type { DB } from "../../db/client";
-import { stripeClient } from "../billing/stripe";
+import { stripePayments } from "../billing/stripe";
 import { csvResponse } from "../console/csv";
 import { AppError } from "../console/errors";
 import type { OrgRole } from "../../db/schema";
@@ -51,7 +51,7 @@ export async function receiptDownload(db: DB, accountId: string, rawId: string, 
   const receipt = /^\d{1,15}$/.test(rawId) ? await findReceipt(db, accountId, Number(rawId)) : null;
   if (!receipt) throw new AppError("not_found", "No such receipt.");
   let paymentRef: string | null = null;
-  const stripe = stripeClient();
+  const stripe = stripePayments();
   if (receipt.stripeRef && stripe) {
     paymentRef = receipt.stripeRef;
     if (format !== "pdf") {

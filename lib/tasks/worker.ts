@@ -24,7 +24,7 @@ import { runTaskTurn } from "./task-runner";
 import type { TaskUpstreamLoader } from "./task-upstream";
 import { webhookPolicy } from "./webhook-policy";
 import { chargeDueAutoTopups } from "../billing/auto-topup";
-import { stripeClient } from "../billing/stripe";
+import { stripePayments } from "../billing/stripe";
 import { dispatchAlerts } from "./alert-delivery";
 import { claimDueDeliveries, runDelivery } from "./webhook-queue";
 
@@ -139,7 +139,7 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
         // Auto top-ups wait on Stripe and alert emails on SMTP: off the loop, one pass at a time
         // per worker; the top-ups first, so their alerts go out in the same pass.
         alertsBusy = true;
-        const stripe = stripeClient();
+        const stripe = stripePayments();
         track(
           (stripe ? chargeDueAutoTopups(db, stripe) : Promise.resolve(0))
             .then(async (n) => n + (await dispatchAlerts(db)))

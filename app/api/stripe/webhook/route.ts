@@ -1,5 +1,5 @@
 import { getDb } from "@/db/client";
-import { stripeClient } from "@/lib/billing/stripe";
+import { stripePayments } from "@/lib/billing/stripe";
 import { handleStripeWebhook } from "@/lib/billing/stripe-webhook";
 import { env } from "@/lib/env";
 import { logger } from "@/lib/logger";
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 
 /** Stripe → us. No session and no Origin check: the signature is the authentication. */
 export async function POST(req: Request): Promise<Response> {
-  const stripe = stripeClient();
+  const stripe = stripePayments();
   const secret = env().STRIPE_WEBHOOK_SECRET;
   if (!stripe || !secret) return Response.json({ error: { message: "Stripe is not configured on this gateway." } }, { status: 404 });
   // Stripe events are a few KiB; refuse anything far larger before reading it.
