@@ -10,6 +10,7 @@ import { Dialog } from "../ui/dialog";
 import { FormError, SelectField, TextField } from "../ui/field";
 import { Empty, QueryState } from "../ui/states";
 import { Mono, Table, Td, Th } from "../ui/table";
+import { PER_IMAGE_KEY, PER_IMAGE_KEY_HINT } from "../../lib/validate/prices";
 import { microInput, priceText } from "./price-text";
 
 /** What a prompt may hold, as `/v1/models` lists it (db/schema.ts INPUT_MODALITIES). */
@@ -123,7 +124,7 @@ export function buildPrice(f: Form): { price?: Record<string, unknown>; error?: 
     const rows = f.images.filter((r) => r.key.trim() || r.usd.trim());
     if (!rows.length) return { error: "Add at least one per-image price." };
     for (const r of rows) {
-      if (!/^(\*|[a-z]+:\d+x\d+|\d+x\d+|[a-z]+)$/.test(r.key.trim())) return { error: `“${r.key}” is not quality:WIDTHxHEIGHT (e.g. high:1024x1024) or *.` };
+      if (!PER_IMAGE_KEY.test(r.key.trim())) return { error: `“${r.key}”: ${PER_IMAGE_KEY_HINT}` };
       if (!money(r.usd)) return { error: `Enter a USD price for ${r.key}.` };
     }
     return { price: { perImage: Object.fromEntries(rows.map((r) => [r.key.trim(), Number(r.usd)])) } };

@@ -1,6 +1,7 @@
 /** The gateway config file (GATEWAY_CONFIG): format in the README and DESIGN.md. Prices in USD here. */
 import { z } from "zod";
 import { INPUT_MODALITIES } from "../../db/schema";
+import { PER_IMAGE_KEY, PER_IMAGE_KEY_HINT } from "../validate/prices";
 
 export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"] as const;
 export const KINDS = ["text", "embedding", "image", "video"] as const;
@@ -31,18 +32,43 @@ export const upstreamSchema = z.strictObject({
   enabled: z.boolean().optional(),
 });
 
-export const priceSchema = z.strictObject({
-  inputPerMTok: usd.optional(),
-  outputPerMTok: usd.optional(),
-  /** Text models: token classes priced apart (docs/billing.md); absent = the input (or output) price. */
-  cacheReadPerMTok: usd.optional(),
-  cacheWrite5mPerMTok: usd.optional(),
-  cacheWrite1hPerMTok: usd.optional(),
-  reasoningPerMTok: usd.optional(),
-  perImage: z.record(z.string().regex(/^(\*|[a-z]+:\d+x\d+|\*:\d+x\d+|[a-z]+:\*)$/, 'keys are "quality:WxH" or "*"'), usd).optional(),
-  perVideo: usd.optional(),
-  perSecond: usd.optional(),
-});
+/** The price shape, with the amount's own parser (the config file takes numbers, the admin API strings too). */
+export function priceShape(amount: z.ZodType<number>) {
+  return z.strictObject({
+    inputPerMTok: amount.optional(),
+    outputPerMTok: amount.optional(),
+    /** Text models: token classes priced apart (docs/billing.md); absent = the input (or output) price. */
+    cacheReadPerMTok: amount.optional(),
+    cacheWrite5mPerMTok: amount.optional(),
+    cacheWrite1hPerMTok: amount.optional(),
+    reasoningPerMTok: amount.optional(),
+    perImage: z.record(z.string().regex(PER_IMAGE_KEY, PER_IMAGE_KEY_HINT), amount).optional(),
+    perVideo: amount.optional(),
+    perSecond: amount.optional(),
+  });
+}
+
+export const priceSchema = priceShape(usd);
+
+type PriceFields = Partial<Record<keyof z.infer<typeof priceSchema>, unknown>>;
+
+/**
+ * What a model of `kind` must and must not be priced with. The config file and the admin editor
+ * both ask this, so every price a model can be given is one the engine charges (a text model
+ * without an output price would bill output at $0).
+ */
+export function priceProblems(kind: (typeof KINDS)[number], p: PriceFields): { field?: string; message: string }[] {
+  const out: { field?: string; message: string }[] = [];
+  const need = (field: keyof PriceFields) => {
+    if (p[field] === undefined) out.push({ field, message: `required for ${kind} models` });
+  };
+  if (kind === "text") (need("inputPerMTok"), need("outputPerMTok"));
+  else for (const f of TEXT_CLASS_PRICES) if (p[f] !== undefined) out.push({ field: f, message: "only text models have token-class prices" });
+  if (kind === "embedding") need("inputPerMTok");
+  if (kind === "image" && (!p.perImage || Object.keys(p.perImage as object).length === 0)) need("perImage");
+  if (kind === "video" && p.perVideo === undefined && p.perSecond === undefined) out.push({ message: "video models need perVideo or perSecond" });
+  return out;
+}
 
 export const modelSchema = z.strictObject({
   id: slug,
@@ -106,20 +132,8 @@ export const configSchema = z
       const pair = `${m.id}\u0000${m.upstream}`;
       if (pairs.has(pair)) ctx.addIssue({ code: "custom", path: at("id"), message: `model "${m.id}" is listed twice for upstream "${m.upstream}"` });
       pairs.add(pair);
-      const p = m.price;
-      const need = (field: keyof typeof p) => {
-        if (p[field] === undefined) ctx.addIssue({ code: "custom", path: at("price", field), message: `required for ${m.kind} models` });
-      };
-      if (m.kind === "text") (need("inputPerMTok"), need("outputPerMTok"));
-      else
-        for (const f of TEXT_CLASS_PRICES)
-          if (p[f] !== undefined) ctx.addIssue({ code: "custom", path: at("price", f), message: "only text models have token-class prices" });
-      if (m.kind === "embedding") need("inputPerMTok");
-      if (m.kind === "image") {
-        if (!p.perImage || Object.keys(p.perImage).length === 0) need("perImage");
-      }
-      if (m.kind === "video" && p.perVideo === undefined && p.perSecond === undefined)
-        ctx.addIssue({ code: "custom", path: at("price"), message: "video models need perVideo or perSecond" });
+      for (const problem of priceProblems(m.kind, m.price))
+        ctx.addIssue({ code: "custom", path: problem.field ? at("price", problem.field) : at("price"), message: problem.message });
       if (m.maxOutputTokens !== undefined && m.defaultMaxTokens !== undefined && m.maxOutputTokens !== m.defaultMaxTokens)
         ctx.addIssue({ code: "custom", path: at("defaultMaxTokens"), message: "is the older name of maxOutputTokens: give one of them" });
       for (const f of ["maxOutputTokens", "defaultMaxTokens", "contextWindow"] as const)

@@ -9,16 +9,12 @@ import type { DB } from "../../db/client";
 import { INPUT_MODALITIES, models, upstreams, type ModelPrice } from "../../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { priceToMicro } from "../config/apply";
-import { TEXT_CLASS_PRICES } from "../config/schema";
+import { FAMILIES, KINDS, PROTOCOL_KINDS, PROTOCOLS, priceProblems, priceShape } from "../config/schema";
 import { invalidateCatalog } from "../gateway/catalog";
 import type { Actor } from "./admin-users";
 import { auditDiff, recordAudit } from "./audit";
 import { AppError, pgErrorCode } from "./errors";
 import { newId } from "../ids";
-
-const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"] as const;
-const KINDS = ["text", "embedding", "image", "video"] as const;
-const FAMILIES = ["t2v", "i2v", "r2v", "extend", "second", "third"] as const;
 
 export async function listUpstreams(db: DB) {
   const rows = await db.select().from(upstreams).orderBy(asc(upstreams.id));
@@ -139,33 +135,19 @@ export async function listModels(db: DB) {
 
 const usd = z.coerce.number().min(0, "Prices cannot be negative.").max(1_000_000);
 
-/** Prices as USD numbers in the API (per million tokens, per image, per video, per second). */
-export const priceSchema = z.object({
-  inputPerMTok: usd.optional(),
-  outputPerMTok: usd.optional(),
-  cacheReadPerMTok: usd.optional(),
-  cacheWrite5mPerMTok: usd.optional(),
-  cacheWrite1hPerMTok: usd.optional(),
-  reasoningPerMTok: usd.optional(),
-  perImage: z.record(z.string().regex(/^(\*|[a-z]+:\d+x\d+|\d+x\d+|[a-z]+)$/, "Use quality:WIDTHxHEIGHT, e.g. high:1024x1024, or *."), usd).optional(),
-  perVideo: usd.optional(),
-  perSecond: usd.optional(),
-});
+/** Prices as USD numbers in the API (per million tokens, per image, per video, per second): the config file's shape. */
+export const priceSchema = priceShape(usd);
 
-function checkPrice(kind: string, price: ModelPrice) {
-  const problem =
-    kind === "text" && price.inputPerMTok === undefined && price.outputPerMTok === undefined
-      ? "A text model needs input and output prices per million tokens."
-      : kind === "embedding" && price.inputPerMTok === undefined
-        ? "An embedding model needs an input price per million tokens."
-        : kind === "image" && !Object.keys(price.perImage ?? {}).length
-          ? "An image model needs at least one per-image price."
-          : kind === "video" && price.perVideo === undefined && price.perSecond === undefined
-            ? "A video model needs a per-video or per-second price."
-            : kind !== "text" && TEXT_CLASS_PRICES.some((f) => price[f] !== undefined)
-              ? "Only text models have cache and reasoning prices."
-              : null;
-  if (problem) throw new AppError("invalid_request", problem, { field: "price" });
+/** The config file's rules (lib/config/schema.ts `priceProblems`), answered as the console's 400. */
+export function checkPrice(kind: (typeof KINDS)[number], price: ModelPrice) {
+  const [problem] = priceProblems(kind, price);
+  if (problem) throw new AppError("invalid_request", `Price${problem.field ? ` ${problem.field}` : ""}: ${problem.message}.`, { field: "price" });
+}
+
+/** Which kinds an upstream's protocol serves (the same table the config file is checked with). */
+export function checkServes(protocol: string, kind: (typeof KINDS)[number]) {
+  const kinds = PROTOCOL_KINDS[protocol as (typeof PROTOCOLS)[number]] ?? [];
+  if (!kinds.includes(kind)) throw new AppError("invalid_request", `A ${protocol} upstream cannot serve ${kind} models (it serves ${kinds.join(", ") || "none"}).`, { field: "kind" });
 }
 
 export const createModelSchema = z.object({
@@ -191,8 +173,9 @@ export const createModelSchema = z.object({
 export const updateModelSchema = createModelSchema.omit({ modelId: true, upstreamId: true, kind: true }).partial();
 
 export async function createModel(db: DB, actor: Actor, body: z.infer<typeof createModelSchema>) {
-  const [u] = await db.select({ id: upstreams.id }).from(upstreams).where(eq(upstreams.id, body.upstreamId));
+  const [u] = await db.select({ id: upstreams.id, protocol: upstreams.protocol }).from(upstreams).where(eq(upstreams.id, body.upstreamId));
   if (!u) throw new AppError("invalid_request", "No such upstream.", { field: "upstreamId" });
+  checkServes(u.protocol, body.kind);
   const price = priceToMicro(body.price);
   checkPrice(body.kind, price);
   const siblings = await db.select({ kind: models.kind, priority: models.priority }).from(models).where(eq(models.modelId, body.modelId));
@@ -250,7 +233,7 @@ export async function updateModel(db: DB, actor: Actor, rowId: string, body: z.i
   let price: ModelPrice | undefined;
   if (body.price !== undefined) {
     price = priceToMicro(body.price);
-    checkPrice(row.kind, price);
+    checkPrice(row.kind as (typeof KINDS)[number], price);
   }
   await db.transaction(async (tx) => {
     await tx.update(models).set(set).where(eq(models.id, rowId));
