@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { ConfigError, parseConfig } from "./load";
 
 const base: { upstreams: Record<string, unknown>[]; models: Record<string, any>[] } = {
@@ -91,4 +92,15 @@ describe("gateway config validation", () => {
   it("reports invalid JSON with the file name", () => {
     expect(() => parseConfig("{", "gw.json")).toThrow(/^Invalid gateway config gw.json: not valid JSON/);
   });
+});
+
+describe("the config files the docs show", () => {
+  const env = { ANTHROPIC_API_KEY: "a", OPENAI_API_KEY: "o", GEMINI_API_KEY: "g", VIDEO_API_KEY: "v" };
+  for (const doc of ["README.md", "docs/configuration.md"]) {
+    it(`${doc}'s first JSON block is a valid config file`, () => {
+      const text = readFileSync(new URL(`../../${doc}`, import.meta.url), "utf8");
+      const block = /```json\n([\s\S]*?)```/.exec(text)![1]!;
+      expect(() => parseConfig(block, doc, env)).not.toThrow();
+    });
+  }
 });
