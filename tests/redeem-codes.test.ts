@@ -52,7 +52,7 @@ async function balance(accountId: string) {
   return row!.b;
 }
 const batch = (o: Partial<Parameters<typeof createBatch>[1]> = {}) =>
-  createBatch(db, { amountMicroUsd: 5_000_000, count: 1, maxRedemptions: 1, expiresAt: null, note: null, actor, ...o });
+  createBatch(db, { amountMicroUsd: 5_000_000, count: 1, maxRedemptions: 1, oncePerUser: true, expiresAt: null, note: null, actor, ...o });
 
 describe("redeem codes", () => {
   it("a single-use code raced by 30 accounts credits exactly one", async () => {
