@@ -31,16 +31,16 @@ export const SIGN_UP_RULE: LimitRule = { limit: 20, windowS: 60 * 60 };
 /** Failed API-key authentications per address per minute (unknown-key floods, issue 12 item 12). */
 export const FAILED_KEY_RULE: LimitRule = { limit: 30, windowS: 60 };
 
-const limiters = processSingleton("gateway.authLimiters", () => new Map<string, RateLimiterAbstract>());
+// Promises, so that parallel first attempts share one limiter (and one count) instead of each making its own.
+const limiters = processSingleton("gateway.authLimiters", () => new Map<string, Promise<RateLimiterAbstract>>());
 
-async function limiter(name: string, rule: LimitRule): Promise<RateLimiterAbstract> {
+function limiter(name: string, rule: LimitRule): Promise<RateLimiterAbstract> {
   let l = limiters().get(name);
   if (!l) {
     const opts = { points: rule.limit, duration: rule.windowS, keyPrefix: `gw_auth_${name}` };
-    const redis = await sharedRedis();
-    l = redis
-      ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
-      : new RateLimiterMemory(opts);
+    l = sharedRedis().then((redis) =>
+      redis ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) }) : new RateLimiterMemory(opts),
+    );
     limiters().set(name, l);
   }
   return l;
