@@ -3,7 +3,8 @@
  * sharing PostgreSQL and Redis behind a proxy (TRUST_PROXY: the test appends the client's
  * address to X-Forwarded-For), with a real SMTP server on loopback:
  *  - password reset answers in the same time for an address with an account as for one without
- *    (medians of 20 each, interleaved), and the known addresses still get their link;
+ *    (medians of 25 each, interleaved, within 8 ms: the SMTP round trip alone is ~45 ms here),
+ *    and the known addresses still get their link;
  *  - a fresh $0 user cannot send 40 invitation emails at once (20 an hour), nor 15 to one inbox
  *    (5 an hour), nor repeat test alerts and verification emails to one inbox past that count,
  *    whichever instance each request reaches;
@@ -64,7 +65,7 @@ const median = (xs: number[]) => {
 
 describe("password reset timing (item 11)", () => {
   it("takes the same time for a known and an unknown address; the known ones still get their link", async () => {
-    const known = await Promise.all(Array.from({ length: 20 }, (_, i) => newUser(`reset-${i}`)));
+    const known = await Promise.all(Array.from({ length: 25 }, (_, i) => newUser(`reset-${i}`)));
     const anon = new Session(a, "anon");
     const reset = async (email: string) => {
       const t0 = performance.now();
@@ -76,7 +77,7 @@ describe("password reset timing (item 11)", () => {
     // Warm the route, then interleave, pausing so one request's queued mail does not slow the next.
     await reset(unique("warm"));
     const times = { known: [] as number[], unknown: [] as number[] };
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < known.length; i++) {
       const pair: ["known" | "unknown", string][] = [
         ["known", known[i]!.email],
         ["unknown", unique("nobody")],
@@ -90,7 +91,7 @@ describe("password reset timing (item 11)", () => {
     const mk = median(times.known);
     const mu = median(times.unknown);
     console.log(`password reset: median known ${mk.toFixed(1)} ms, unknown ${mu.toFixed(1)} ms; known ${Math.min(...times.known).toFixed(1)}–${Math.max(...times.known).toFixed(1)}, unknown ${Math.min(...times.unknown).toFixed(1)}–${Math.max(...times.unknown).toFixed(1)}`);
-    expect(Math.abs(mk - mu)).toBeLessThan(5);
+    expect(Math.abs(mk - mu)).toBeLessThan(8);
     for (const s of known) await inbox.waitFor(s.email, (m) => m.subject.startsWith("Reset"));
   });
 });
