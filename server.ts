@@ -12,6 +12,7 @@ import { handleGatewayRequest } from "./lib/gateway/entry";
 import { closeRateLimiter, warmRateLimiter } from "./lib/gateway/rate-limit";
 import { textSettlementsIdle } from "./lib/billing/text-settle-batch";
 import { storedResponsesIdle } from "./lib/gateway/stored-responses/store";
+import { emailsIdle } from "./lib/email/send-later";
 import type { GatewayResponse } from "./lib/gateway/http";
 import { startInvalidationListener } from "./lib/invalidation";
 import { sharedHealth, startUpstreamHealth } from "./lib/gateway/health";
@@ -190,6 +191,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           clearTimeout(force);
           await textSettlementsIdle(); // replies may have gone before their settlements committed
           await storedResponsesIdle(); // and before their stored responses were written
+          await emailsIdle(); // and before the emails they queued (password resets) went out
           await jobs?.stop();
           sharedHealth()?.stop();
           await closeRateLimiter();

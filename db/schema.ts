@@ -75,8 +75,13 @@ export const accounts = pgTable("accounts", {
   /** Signed alert webhook (same SSRF rules and signing as task webhooks); null = none. */
   alertWebhookUrl: text("alert_webhook_url"),
   alertWebhookSecretEncrypted: text("alert_webhook_secret_encrypted"),
+  /** Who created it from the console (null: personal, or made before migration 0016); deleted ones still count. */
+  createdByUserId: text("created_by_user_id"),
   createdAt: createdAt(),
-});
+}, (t) => [
+  // An unverified user's organisations are counted at each creation (lib/orgs/manage.ts createOrg).
+  index("accounts_created_by_idx").on(t.createdByUserId).where(sql`${t.createdByUserId} is not null`),
+]);
 
 /** Console users; next-auth reads these through lib/auth. */
 export const users = pgTable("users", {
@@ -658,6 +663,8 @@ export const redeemBatches = pgTable("redeem_batches", {
   createdByUserId: text("created_by_user_id"),
   /** Codes of a disabled batch are refused. */
   disabled: boolean("disabled").notNull().default(false),
+  /** A person (user) redeems each code once, whichever of their organisations they redeem it for. */
+  oncePerUser: boolean("once_per_user").notNull().default(true),
   createdAt: createdAt(),
 });
 
@@ -694,7 +701,12 @@ export const redemptions = pgTable(
     ledgerEntryId: bigint("ledger_entry_id", { mode: "number" }),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("redemptions_code_account_idx").on(t.codeId, t.accountId), index("redemptions_account_idx").on(t.accountId)],
+  (t) => [
+    uniqueIndex("redemptions_code_account_idx").on(t.codeId, t.accountId),
+    index("redemptions_account_idx").on(t.accountId),
+    // "Once per person": looked up under the code's row lock (lib/redeem/redeem.ts).
+    index("redemptions_code_user_idx").on(t.codeId, t.userId),
+  ],
 );
 
 /** Circuit changes of upstream entries (lib/gateway/health), written once by the instance that announced them. */

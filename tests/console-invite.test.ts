@@ -75,25 +75,76 @@ describe("SIGNUP=invite", () => {
 });
 
 describe("SIGNUP=invite and organisation invitations", () => {
-  it("an organisation invitation also lets its address (only it) sign up, then join", async () => {
+  it("an admin's pending organisation invitation lets its address (only it) sign up, then join", async () => {
     const email = unique("org-invitee");
     const inv = await admin.json("/api/console/orgs/invites", { method: "POST", body: { email, role: "member" } });
     expect(inv.status).toBe(200);
     const url = new URL(inv.body.invite.url);
     const orgToken = url.searchParams.get("token")!;
-    const signupToken = url.searchParams.get("signup")!;
-    expect(signupToken).toMatch(/^inv_/);
-    // The accept page sends a signed-out visitor to sign up with the sign-up invite.
+    expect(url.searchParams.get("signup")).toBeNull(); // no separate, unrevocable sign-up token
+    // The accept page sends a signed-out visitor to sign up with the invitation itself.
     const page = await (await fetch(`${server.url}/join?${url.searchParams}`)).text();
     expect(page).toContain("join-signup");
-    expect(page).toContain("invite=inv_");
-    expect((await signUp({ email: unique("someone-else"), password: PASSWORD, invite: signupToken })).status).toBe(403);
+    expect(page).toContain("invite=oinv_");
+    expect((await signUp({ email: unique("someone-else"), password: PASSWORD, invite: orgToken })).status).toBe(403);
     const s = new Session(server, email);
-    expect((await s.json("/api/signup", { method: "POST", body: { email, password: PASSWORD, invite: signupToken } })).status).toBe(201);
+    expect((await s.json("/api/signup", { method: "POST", body: { email, password: PASSWORD, invite: orgToken } })).status).toBe(201);
     expect(await s.signIn(PASSWORD)).toBeNull();
     const joined = await s.json("/api/console/join", { method: "POST", body: { token: orgToken } });
     expect(joined.status).toBe(200);
     expect((await s.json("/api/console/me")).body.org).toMatchObject({ role: "member" });
     expect((await s.json("/api/console/me")).body.org.id).toBe((await admin.json("/api/console/me")).body.org.id);
+  });
+
+  /** Every token an invitation's link carries. */
+  const ticketsIn = (link: string) => {
+    const u = new URL(link);
+    return [u.searchParams.get("signup"), u.searchParams.get("token")].filter((t): t is string => !!t);
+  };
+
+  it("another user's invitation is not a sign-up ticket (issue 32, item 10)", async () => {
+    const ownerEmail = unique("plain-owner");
+    expect((await server.admin("user", "create", "--email", ownerEmail, "--password", PASSWORD)).exitCode).toBe(0);
+    const owner = new Session(server, ownerEmail);
+    expect(await owner.signIn(PASSWORD)).toBeNull();
+    const email = unique("friend");
+    const inv = await owner.json("/api/console/orgs/invites", { method: "POST", body: { email, role: "member" } });
+    expect(inv.status).toBe(200);
+    const tickets = ticketsIn(inv.body.invite.url);
+    expect(tickets.length).toBeGreaterThan(0);
+    for (const invite of tickets) {
+      const r = await signUp({ email, password: PASSWORD, invite });
+      expect(r.status, invite.slice(0, 5)).toBe(403);
+      expect(r.body.error.code).toBe("signup_closed");
+      expect(r.body.error.message).toMatch(/administrator/);
+    }
+    // The accept page offers no sign-up ticket either.
+    const page = await (await fetch(`${server.url}/join?${new URL(inv.body.invite.url).searchParams}`)).text();
+    expect(page).not.toContain("invite=");
+  });
+
+  it("an admin's invitation, once withdrawn, is not a sign-up ticket", async () => {
+    const email = unique("withdrawn");
+    const inv = await admin.json("/api/console/orgs/invites", { method: "POST", body: { email, role: "member" } });
+    expect(inv.status).toBe(200);
+    expect((await admin.json(`/api/console/orgs/invites/${inv.body.invite.id}`, { method: "DELETE" })).status).toBe(200);
+    for (const invite of ticketsIn(inv.body.invite.url)) {
+      const r = await signUp({ email, password: PASSWORD, invite });
+      expect(r.status, invite.slice(0, 5)).toBe(403);
+      expect(r.body.error.message).toMatch(/withdrawn/);
+    }
+  });
+
+  it("an admin's invitation, once used, is not a sign-up ticket for anyone else", async () => {
+    const email = unique("used");
+    const inv = await admin.json("/api/console/orgs/invites", { method: "POST", body: { email, role: "member" } });
+    const token = new URL(inv.body.invite.url).searchParams.get("token")!;
+    const s = new Session(server, email);
+    expect((await s.json("/api/signup", { method: "POST", body: { email, password: PASSWORD, invite: token } })).status).toBe(201);
+    expect(await s.signIn(PASSWORD)).toBeNull();
+    expect((await s.json("/api/console/join", { method: "POST", body: { token } })).status).toBe(200);
+    const again = await signUp({ email: unique("late"), password: PASSWORD, invite: token });
+    expect(again.status).toBe(403);
+    expect(again.body.error.message).toMatch(/already been used/);
   });
 });

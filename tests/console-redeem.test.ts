@@ -98,4 +98,25 @@ describe("redeem codes over HTTP", () => {
     expect(w.body.error.message).toMatch(/withdrawn/);
     expect((await server.admin("code", "create", "--usd", "-1")).exitCode).not.toBe(0);
   });
+
+  it("a multi-use code is once per person across their organisations unless the admin says per organisation (issue 32, item 8)", async () => {
+    const perPerson = await admin.json("/api/admin/redeem-codes", { method: "POST", body: { amountUsd: "2", maxRedemptions: 50 } });
+    expect(perPerson.body.batch.oncePerUser).toBe(true);
+    const perOrg = await admin.json("/api/admin/redeem-codes", { method: "POST", body: { amountUsd: "3", maxRedemptions: 50, oncePerUser: false } });
+    expect(perOrg.body.batch.oncePerUser).toBe(false);
+    const cli = await server.admin("code", "create", "--usd", "4", "--max-uses", "50", "--per-organisation");
+    expect(cli.exitCode).toBe(0);
+    const cliBatch = cli.stdout.find((l) => l.startsWith("GW-"))!.split(",").at(-1)!;
+    expect(await server.query("select once_per_user from redeem_batches where id = $1", [cliBatch])).toEqual([{ once_per_user: false }]);
+
+    const u = await signUp(server);
+    expect((await redeem(u, perPerson.body.codes[0])).status).toBe(200);
+    expect((await redeem(u, perOrg.body.codes[0])).status).toBe(200);
+    expect((await u.json("/api/console/orgs", { method: "POST", body: { name: "Second" } })).status).toBe(200); // now active
+    const again = await redeem(u, perPerson.body.codes[0]);
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toBe("You have already redeemed this code for another organisation; it works once per person.");
+    expect((await redeem(u, perOrg.body.codes[0])).status).toBe(200);
+    expect(await balance(u)).toBe(3_000_000);
+  });
 });

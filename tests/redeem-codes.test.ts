@@ -9,12 +9,13 @@ import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDb, getDb, migrate, type DB } from "../db/client";
-import { accounts, ledgerEntries, redeemCodes, redemptions } from "../db/schema";
+import { accounts, ledgerEntries, redeemCodes, redemptions, users } from "../db/schema";
 import { createUser } from "../lib/auth/users";
 import { ledgerSum } from "../lib/billing/ledger";
 import { resetEnvCache } from "../lib/env";
 import { batchCsv, createBatch, setBatchDisabled } from "../lib/redeem/batches";
-import { applyCode } from "../lib/redeem/redeem";
+import { applyCode, redeemForUser } from "../lib/redeem/redeem";
+import { createOrg, UNVERIFIED_ORG_LIMIT } from "../lib/orgs/manage";
 import { basePostgresUrl, createDatabase } from "./support/postgres";
 
 let db: DB;
@@ -52,7 +53,7 @@ async function balance(accountId: string) {
   return row!.b;
 }
 const batch = (o: Partial<Parameters<typeof createBatch>[1]> = {}) =>
-  createBatch(db, { amountMicroUsd: 5_000_000, count: 1, maxRedemptions: 1, expiresAt: null, note: null, actor, ...o });
+  createBatch(db, { amountMicroUsd: 5_000_000, count: 1, maxRedemptions: 1, oncePerUser: true, expiresAt: null, note: null, actor, ...o });
 
 describe("redeem codes", () => {
   it("a single-use code raced by 30 accounts credits exactly one", async () => {
@@ -130,5 +131,76 @@ describe("batch list", () => {
     await applyCode(db, { accountId: u.accountId, userId: u.id, code: codes[0]! });
     const rows = await listBatches(db);
     expect(rows.find((r) => r.id === b.id)).toMatchObject({ redeemed: 1, creditedMicroUsd: 5_000_000, codeCount: 2, maxRedemptions: 3 });
+  });
+});
+
+describe("once per person (issue 32, item 8)", () => {
+  const verify = (id: string) => db.update(users).set({ emailVerified: new Date() }).where(eq(users.id, id));
+  const orgsOf = async (u: { id: string; email: string; accountId: string }, n: number) => [
+    u.accountId,
+    ...(await Promise.all(Array.from({ length: n - 1 }, (_, i) => createOrg(db, u, `Org ${i}`)))).map((o) => o.id),
+  ];
+
+  it("one person redeeming a 100-use code through 10 of their organisations at once is credited once", async () => {
+    const { codes } = await batch({ maxRedemptions: 100 });
+    const u = await newAccount();
+    await verify(u.id);
+    const orgs = await orgsOf(u, 10);
+    const results = await Promise.all(orgs.map((accountId) => applyCode(db, { accountId, userId: u.id, code: codes[0]! })));
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    expect(results.filter((r) => !r.ok && r.reason === "redeemed_by_you")).toHaveLength(9);
+    const total = (await Promise.all(orgs.map(balance))).reduce((a, x) => a + x, 0);
+    expect(total).toBe(5_000_000);
+    // Another person still can.
+    const other = await newAccount();
+    expect(await applyCode(db, { accountId: other.accountId, userId: other.id, code: codes[0]! })).toMatchObject({ ok: true });
+  });
+
+  it("a batch the admin made once per organisation lets one person redeem it in each", async () => {
+    const { batch: b, codes } = await batch({ maxRedemptions: 100, oncePerUser: false });
+    expect(b.oncePerUser).toBe(false);
+    const u = await newAccount();
+    await verify(u.id);
+    const orgs = await orgsOf(u, 3);
+    const results = await Promise.all(orgs.map((accountId) => applyCode(db, { accountId, userId: u.id, code: codes[0]! })));
+    expect(results.every((r) => r.ok)).toBe(true);
+  });
+
+  it(`an unverified account creates at most ${UNVERIFIED_ORG_LIMIT} organisations, in parallel too; verified, more`, async () => {
+    const u = await newAccount();
+    const tries = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => createOrg(db, u, `Try ${i}`)));
+    expect(tries.filter((t) => t.status === "fulfilled")).toHaveLength(UNVERIFIED_ORG_LIMIT);
+    const refused = tries.filter((t): t is PromiseRejectedResult => t.status === "rejected").map((t) => t.reason as { code: string; message: string });
+    expect(refused).toHaveLength(8 - UNVERIFIED_ORG_LIMIT);
+    for (const e of refused) {
+      expect(e.code).toBe("forbidden");
+      expect(e.message).toMatch(/Verify your email address to create more than 3 organisations/);
+    }
+    await verify(u.id);
+    await expect(createOrg(db, u, "After verifying")).resolves.toMatchObject({ name: "After verifying" });
+  });
+});
+
+describe("redeem attempts reserved before the code is checked (issue 32, item 13)", () => {
+  const guess = () => `GW-${Array.from({ length: 4 }, () => Math.random().toString(36).slice(2, 6).toUpperCase().replace(/[ILOU]/g, "A").padEnd(4, "A")).join("-")}`;
+  const ip = () => `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.7`;
+  const outcome = (p: Promise<unknown>) => p.then(() => "ok", (e: { code?: string }) => e.code ?? "thrown");
+
+  it("40 parallel wrong guesses by one person: at most 10 are evaluated, the rest refused with 429", async () => {
+    const u = await newAccount();
+    const from = ip();
+    const out = await Promise.all(Array.from({ length: 40 }, () => outcome(redeemForUser(db, u, guess(), from))));
+    const evaluated = out.filter((o) => o === "invalid_request").length;
+    expect(evaluated).toBe(10);
+    expect(out.filter((o) => o === "rate_limited")).toHaveLength(30);
+  });
+
+  it("a code that works gives its attempt back: 10 good codes then 10 wrong ones are all evaluated", async () => {
+    const u = await newAccount();
+    const from = ip();
+    const { codes } = await batch({ count: 10 });
+    for (const c of codes) expect(await outcome(redeemForUser(db, u, c, from))).toBe("ok");
+    const out = await Promise.all(Array.from({ length: 12 }, () => outcome(redeemForUser(db, u, guess(), from))));
+    expect(out.filter((o) => o === "invalid_request")).toHaveLength(10);
   });
 });

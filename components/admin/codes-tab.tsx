@@ -1,5 +1,5 @@
 "use client";
-/** Admin → Redeem codes: make a batch (amount, count, uses per code, expiry, note), export CSV, withdraw. */
+/** Admin → Redeem codes: make a batch (amount, count, uses per code, once per person, expiry, note), export CSV, withdraw. */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { api, ApiError } from "../console/api";
@@ -16,6 +16,7 @@ interface Batch {
   id: string;
   amountMicroUsd: number;
   maxRedemptions: number;
+  oncePerUser: boolean;
   codeCount: number;
   expiresAt: string | null;
   note: string | null;
@@ -30,7 +31,7 @@ const KEY = ["admin", "redeem-codes"];
 export function CodesTab() {
   const qc = useQueryClient();
   const batches = useQuery({ queryKey: KEY, queryFn: () => api<{ batches: Batch[] }>("/api/admin/redeem-codes") });
-  const [form, setForm] = useState({ amountUsd: "10", count: "10", maxRedemptions: "1", expiresAt: "", note: "" });
+  const [form, setForm] = useState({ amountUsd: "10", count: "10", maxRedemptions: "1", expiresAt: "", note: "", oncePerUser: true });
   const [made, setMade] = useState<{ batch: Batch; codes: string[] } | null>(null);
   const create = useMutation({
     mutationFn: () =>
@@ -49,7 +50,7 @@ export function CodesTab() {
   });
   const err = create.error instanceof ApiError ? create.error : null;
   const fieldError = (f: string) => (err?.field === f ? err.message : undefined);
-  const set = (k: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+  const set = (k: Exclude<keyof typeof form, "oncePerUser">) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
   function submit(e: FormEvent) {
     e.preventDefault();
     create.mutate();
@@ -57,7 +58,7 @@ export function CodesTab() {
   return (
     <div className="space-y-6">
       <Card>
-        <CardHeader title="New batch of redeem codes" description="Each code credits its amount once per account; with more than one use, that many accounts can redeem it. Users redeem on Billing." />
+        <CardHeader title="New batch of redeem codes" description="Each code credits its amount once per organisation, and once per person unless you untick it; with more than one use, that many can redeem it. Users redeem on Billing." />
         <CardBody>
           <form onSubmit={submit} className="grid gap-3 sm:grid-cols-5" data-testid="code-batch-form">
             <TextField label="Amount per code (USD)" name="amountUsd" inputMode="decimal" value={form.amountUsd} onChange={set("amountUsd")} error={fieldError("amount")} />
@@ -65,6 +66,10 @@ export function CodesTab() {
             <TextField label="Uses per code" name="maxRedemptions" inputMode="numeric" value={form.maxRedemptions} onChange={set("maxRedemptions")} error={fieldError("maxRedemptions")} hint="1 = single use" />
             <TextField label="Expires" name="expiresAt" type="date" optional value={form.expiresAt} onChange={set("expiresAt")} error={fieldError("expiresAt")} />
             <TextField label="Note" name="note" optional value={form.note} onChange={set("note")} error={fieldError("note")} />
+            <label className="flex items-center gap-2 text-sm text-zinc-700 sm:col-span-5">
+              <input type="checkbox" name="oncePerUser" checked={form.oncePerUser} onChange={(e) => setForm({ ...form, oncePerUser: e.target.checked })} />
+              Once per person (a person cannot redeem a code again for another organisation of theirs)
+            </label>
             <div className="sm:col-span-5">
               {err && !err.field && <p className="mb-2 text-sm text-red-600">{err.message}</p>}
               <Button type="submit" loading={create.isPending}>
@@ -121,6 +126,7 @@ export function CodesTab() {
                   </Td>
                   <Td label="Codes × uses" className="text-right tabular-nums">
                     {b.codeCount} × {b.maxRedemptions}
+                    {b.maxRedemptions > 1 && !b.oncePerUser && <span className="block text-xs text-zinc-500">per organisation</span>}
                   </Td>
                   <Td label="Redeemed" className="text-right tabular-nums">
                     {b.redeemed} ({usd(b.creditedMicroUsd)})

@@ -36,8 +36,9 @@ export const USAGE = `Usage: npm run admin -- <command>
   account limits --email E [--rpm N|off] [--tpm N|off] [--concurrency N|off]
                                            (the user's organisation, across all its keys; no flag = show)
   invite create [--email E] [--days N]     (SIGNUP=invite: prints a one-use sign-up link)
-  code create --usd AMOUNT [--count N] [--max-uses M] [--expires ISO-8601] [--note TEXT]
-                                           (redeem codes: prints the batch as CSV)
+  code create --usd AMOUNT [--count N] [--max-uses M] [--per-organisation] [--expires ISO-8601] [--note TEXT]
+                                           (redeem codes: prints the batch as CSV; a person redeems
+                                           each code once, or once per organisation with --per-organisation)
   code export --batch ID                   (the batch's codes and their uses as CSV)
   key revoke KEY_OR_ID
   key list --email E
@@ -249,7 +250,7 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
       out.push(`invite${bound ? ` for ${bound}` : ""}, valid until ${inv.expiresAt}, one sign-up:`);
       out.push(inv.url);
     } else if (two === "code create") {
-      const { values } = parse(rest, { usd: { type: "string" }, count: { type: "string" }, "max-uses": { type: "string" }, expires: { type: "string" }, note: { type: "string" } });
+      const { values } = parse(rest, { usd: { type: "string" }, count: { type: "string" }, "max-uses": { type: "string" }, "per-organisation": { type: "boolean" }, expires: { type: "string" }, note: { type: "string" } });
       const whole = (name: string, dflt: number) => {
         const v = values[name] === undefined ? dflt : Number(values[name]);
         if (!Number.isInteger(v) || v < 1) throw new CommandError(`--${name} must be a whole number from 1, got "${values[name]}"`);
@@ -260,7 +261,7 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
         expiresAt = new Date(String(values.expires));
         if (Number.isNaN(expiresAt.getTime())) throw new CommandError(`--expires must be an ISO-8601 date, got "${values.expires}"`);
       }
-      const input = { amountMicroUsd: usd(values, "usd"), count: whole("count", 1), maxRedemptions: whole("max-uses", 1), expiresAt, note: typeof values.note === "string" ? values.note : null };
+      const input = { amountMicroUsd: usd(values, "usd"), count: whole("count", 1), maxRedemptions: whole("max-uses", 1), oncePerUser: !values["per-organisation"], expiresAt, note: typeof values.note === "string" ? values.note : null };
       const problem = batchProblem(input);
       if (problem) throw new CommandError(problem.message);
       const { batch } = await createBatch(db, { ...input, actor: { userId: null, label: "cli" } });

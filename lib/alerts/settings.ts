@@ -11,6 +11,8 @@ import { AppError } from "../app-error";
 import { encryptSecret } from "../crypto";
 import { emailAvailable } from "../email";
 import { randomBase62 } from "../ids";
+import { countEmailSend } from "../auth/rate-limit";
+import { alertRecipients } from "../tasks/alert-delivery";
 import { checkOperatorWebhookUrl } from "../tasks/operator-events";
 import { raiseAlert, recentAlerts } from "./raise";
 
@@ -70,7 +72,10 @@ export async function setAlertSettings(db: DB, accountId: string, input: z.infer
 }
 
 /** Raises a `test` alert (delivered like a real one: email and webhook). */
+/** Counted against the sender's and each recipient's email limits first (lib/auth/rate-limit.ts). */
 export async function sendTestAlert(db: DB, accountId: string, byUserId: string): Promise<{ id: string }> {
+  const [org] = await db.select({ email: accounts.alertEmail }).from(accounts).where(eq(accounts.id, accountId));
+  await countEmailSend(byUserId, org?.email && emailAvailable() ? await alertRecipients(db, accountId) : []);
   const id = await raiseAlert(db, { accountId, kind: "test", dedupeKey: `test:${accountId}:${Date.now()}:${randomBase62(8)}`, data: { requested_by: byUserId } });
   return { id: id! };
 }

@@ -9,11 +9,11 @@ import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../db/client";
 import { auditLog, emailTokens, users } from "../../db/schema";
 import { AppError } from "../app-error";
-import { emailAvailable, passwordResetEmail, sendEmail, verifyEmailEmail } from "../email";
+import { emailAvailable, passwordResetEmail, sendEmail, sendLater, verifyEmailEmail } from "../email";
 import { env } from "../env";
 import { logger } from "../logger";
 import { hashPassword, passwordProblem } from "./password";
-import { emailLinkBlockedFor, recordEmailLinkFailure, resetRequestAttempt, verifySendAttempt } from "./rate-limit";
+import { countEmailSend, emailLinkBlockedFor, recordEmailLinkFailure, resetRequestAttempt } from "./rate-limit";
 import { authSecret } from "./secret";
 import { findUserByEmail, findUserById, normalizeEmail } from "./users";
 
@@ -50,24 +50,24 @@ async function spend(tx: DbOrTx, token: string, purpose: LinkPurpose) {
 export const RESET_SENT_MESSAGE = "If an account uses this email, a link to choose a new password is on its way. It works once, for 30 minutes.";
 
 /**
- * Sends a reset link when the address has an account. Answers the same either way (no
- * enumeration); SMTP failures are logged, not shown.
+ * Sends a reset link when the address has an account. Answers the same either way, and in the
+ * same time: the request path only counts the request; looking the address up, storing the link
+ * and the SMTP round trip happen after the answer (decision 0040). SMTP failures are logged.
  */
 export async function requestPasswordReset(db: DB, rawEmail: string, ip: string): Promise<{ message: string }> {
   if (!emailAvailable()) throw new AppError("email_disabled", "This gateway does not send email. Ask its administrator to set a new password.");
   const email = normalizeEmail(rawEmail);
   const wait = await resetRequestAttempt(email, ip);
   if (wait > 0) throw new AppError("rate_limited", "Too many reset requests. Try again later.", { retryAfterS: wait });
-  const user = await findUserByEmail(db, email);
-  if (user && !user.disabled) {
-    const url = await issueLink(db, user, "password_reset");
-    try {
-      await sendEmail(passwordResetEmail(user.email, url, RESET_TTL_MIN));
-    } catch (err) {
-      logger().error({ err, userId: user.id }, "password reset email failed");
-    }
-  }
+  sendLater("password_reset", () => sendResetLink(db, email));
   return { message: RESET_SENT_MESSAGE };
+}
+
+async function sendResetLink(db: DB, email: string): Promise<void> {
+  const user = await findUserByEmail(db, email);
+  if (!user || user.disabled) return;
+  const url = await issueLink(db, user, "password_reset");
+  await sendEmail(passwordResetEmail(user.email, url, RESET_TTL_MIN));
 }
 
 const BAD_LINK = "This link is not valid any more: it was used, it expired, or it was copied incompletely. Ask for a new one.";
@@ -117,8 +117,7 @@ export async function sendVerification(db: DB, userId: string): Promise<{ messag
   const user = await findUserById(db, userId);
   if (!user) throw new AppError("not_found", "No such user.");
   if (user.emailVerified) return { message: "Your email is already verified." };
-  const wait = await verifySendAttempt(user.id);
-  if (wait > 0) throw new AppError("rate_limited", "Too many verification emails. Try again later.", { retryAfterS: wait });
+  await countEmailSend(user.id, [user.email]);
   const url = await issueLink(db, user, "verify_email");
   try {
     await sendEmail(verifyEmailEmail(user.email, url, VERIFY_TTL_H));

@@ -7,6 +7,7 @@
  * Decision 0010.
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { AppError } from "../app-error";
 import { addressBucket } from "../trust-proxy";
 import { sharedRedis } from "../redis";
 import { processSingleton } from "../process-singleton";
@@ -30,16 +31,16 @@ export const SIGN_UP_RULE: LimitRule = { limit: 20, windowS: 60 * 60 };
 /** Failed API-key authentications per address per minute (unknown-key floods, issue 12 item 12). */
 export const FAILED_KEY_RULE: LimitRule = { limit: 30, windowS: 60 };
 
-const limiters = processSingleton("gateway.authLimiters", () => new Map<string, RateLimiterAbstract>());
+// Promises, so that parallel first attempts share one limiter (and one count) instead of each making its own.
+const limiters = processSingleton("gateway.authLimiters", () => new Map<string, Promise<RateLimiterAbstract>>());
 
-async function limiter(name: string, rule: LimitRule): Promise<RateLimiterAbstract> {
+function limiter(name: string, rule: LimitRule): Promise<RateLimiterAbstract> {
   let l = limiters().get(name);
   if (!l) {
     const opts = { points: rule.limit, duration: rule.windowS, keyPrefix: `gw_auth_${name}` };
-    const redis = await sharedRedis();
-    l = redis
-      ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) })
-      : new RateLimiterMemory(opts);
+    l = sharedRedis().then((redis) =>
+      redis ? new RateLimiterRedis({ ...opts, storeClient: redis, insuranceLimiter: new RateLimiterMemory(opts) }) : new RateLimiterMemory(opts),
+    );
     limiters().set(name, l);
   }
   return l;
@@ -52,15 +53,20 @@ export async function blockedFor(name: string, rule: LimitRule, id: string): Pro
   return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
 }
 
-/** Counts one attempt; returns the seconds to wait when this attempt went over the limit, else 0. */
-export async function hit(name: string, rule: LimitRule, id: string): Promise<number> {
+/** Counts `points` attempts; returns the seconds to wait when this went over the limit, else 0. */
+export async function hit(name: string, rule: LimitRule, id: string, points = 1): Promise<number> {
   try {
-    await (await limiter(name, rule)).consume(id);
+    await (await limiter(name, rule)).consume(id, points);
     return 0;
   } catch (err) {
     if (err instanceof RateLimiterRes) return Math.max(1, Math.ceil(err.msBeforeNext / 1000));
     throw err;
   }
+}
+
+/** Gives back one point `hit` counted: an attempt reserved up front that turned out not to count. */
+export async function giveBack(name: string, rule: LimitRule, id: string): Promise<void> {
+  await (await limiter(name, rule)).reward(id, 1);
 }
 
 async function clear(name: string, rule: LimitRule, id: string): Promise<void> {
@@ -135,23 +141,49 @@ export async function recordFailedKey(ip: string, now = Date.now()): Promise<num
   return wait;
 }
 
-/** Password-reset emails per address and per client address (an inbox is not a spam target). */
-export const RESET_REQUEST_RULES = {
-  email: { limit: 5, windowS: 60 * 60 },
-  ip: { limit: 20, windowS: 60 * 60 },
+/**
+ * Email a user can make the gateway send (organisation invitations, test alerts, verification
+ * links, password resets): per sender and per recipient inbox, counted across instances, so that
+ * neither a fresh account nor a stranger can use the gateway as a mailer. A sender is a user id
+ * (a password reset's is the client address, under `resetIp`). The verification email sent at
+ * sign-up is not counted: sign-ups have their own limit.
+ */
+export const EMAIL_SEND_RULES = {
+  sender: { limit: 20, windowS: 60 * 60 },
+  recipient: { limit: 5, windowS: 60 * 60 },
+  resetIp: { limit: 20, windowS: 60 * 60 },
 } satisfies Record<string, LimitRule>;
+
+const minutes = (s: number) => `${Math.ceil(s / 60)} minute${s > 60 ? "s" : ""}`;
+
+/**
+ * Counts the emails `senderUserId` is about to send, one per recipient (at least one: a test
+ * alert with no email recipient still posts its webhook), and throws a 429 naming the limit
+ * when one is passed. Counted before sending, so parallel requests cannot all slip under it.
+ * Recipients are normalized addresses (lib/auth/users.ts normalizeEmail), as stored.
+ */
+export async function countEmailSend(senderUserId: string, recipients: string[]): Promise<void> {
+  const [sender, ...each] = await Promise.all([
+    hit("em_s", EMAIL_SEND_RULES.sender, senderUserId, Math.max(1, recipients.length)),
+    ...recipients.map((r) => hit("em_r", EMAIL_SEND_RULES.recipient, r)),
+  ]);
+  if (sender! > 0) {
+    throw new AppError("rate_limited", `You have sent too many emails (${EMAIL_SEND_RULES.sender.limit} an hour). Try again in ${minutes(sender!)}.`, { retryAfterS: sender });
+  }
+  const i = each.findIndex((w) => w > 0);
+  if (i >= 0) {
+    throw new AppError("rate_limited", `Too many emails to ${recipients[i]} lately (${EMAIL_SEND_RULES.recipient.limit} an hour). Try again in ${minutes(each[i]!)}.`, { retryAfterS: each[i], field: "email" });
+  }
+}
+
+/** Counts a password-reset request (per inbox, shared with the rule above, and per client address); the seconds to wait, else 0. */
+export async function resetRequestAttempt(email: string, ip: string): Promise<number> {
+  const waits = await Promise.all([hit("em_r", EMAIL_SEND_RULES.recipient, email), hit("rs_i", EMAIL_SEND_RULES.resetIp, addressBucket(ip))]);
+  return Math.max(...waits);
+}
 
 /** Rejected email-link tokens per client address (tokens are 256-bit; this only keeps noise down). */
 export const EMAIL_LINK_FAILURE_RULE: LimitRule = { limit: 20, windowS: 15 * 60 };
-
-/** Verification emails a signed-in user may ask for per hour. */
-export const VERIFY_SEND_RULE: LimitRule = { limit: 5, windowS: 60 * 60 };
-
-/** Counts a reset request; the seconds to wait when over either limit, else 0. */
-export async function resetRequestAttempt(email: string, ip: string): Promise<number> {
-  const waits = await Promise.all([hit("rs_e", RESET_REQUEST_RULES.email, email), hit("rs_i", RESET_REQUEST_RULES.ip, addressBucket(ip))]);
-  return Math.max(...waits);
-}
 
 export async function emailLinkBlockedFor(ip: string): Promise<number> {
   return blockedFor("el_i", EMAIL_LINK_FAILURE_RULE, addressBucket(ip));
@@ -159,8 +191,4 @@ export async function emailLinkBlockedFor(ip: string): Promise<number> {
 
 export async function recordEmailLinkFailure(ip: string): Promise<void> {
   await hit("el_i", EMAIL_LINK_FAILURE_RULE, addressBucket(ip));
-}
-
-export async function verifySendAttempt(userId: string): Promise<number> {
-  return hit("vs_u", VERIFY_SEND_RULE, userId);
 }

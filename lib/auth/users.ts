@@ -45,7 +45,7 @@ export interface CreateUserInput {
   actorUserId?: string | null;
 }
 
-export type CreateUserResult = { ok: true; user: UserRow } | { ok: false; reason: "email_taken" | "invite_used" };
+export type CreateUserResult = { ok: true; user: UserRow } | { ok: false; reason: "email_taken" | "invite_used" | "invite_unknown" };
 
 // Serialises "is this the first user?" across concurrent sign-ups (PostgreSQL and PGlite).
 const FIRST_USER_LOCK = 7_246_114;
@@ -58,13 +58,14 @@ export async function createUser(db: DB, input: CreateUserInput): Promise<Create
     const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
     if (taken) return { ok: false, reason: "email_taken" } as const;
     if (input.inviteNonce) {
-      // Under the lock above, so two sign-ups cannot both spend one invite.
-      const [used] = await tx
-        .select({ id: auditLog.id })
+      // Under the lock above, so two sign-ups cannot both spend one invite. Only an invite an
+      // admin made (recorded `invite.create`) counts: a signed token from anywhere else does not.
+      const seen = await tx
+        .select({ action: auditLog.action })
         .from(auditLog)
-        .where(sql`${auditLog.action} = 'invite.use' and ${auditLog.targetId} = ${input.inviteNonce}`)
-        .limit(1);
-      if (used) return { ok: false, reason: "invite_used" } as const;
+        .where(sql`${auditLog.action} in ('invite.create', 'invite.use') and ${auditLog.targetId} = ${input.inviteNonce}`);
+      if (seen.some((r) => r.action === "invite.use")) return { ok: false, reason: "invite_used" } as const;
+      if (!seen.length) return { ok: false, reason: "invite_unknown" } as const;
     }
     const [{ n }] = (await tx.select({ n: sql<number>`count(*)::int` }).from(users)) as [{ n: number }];
     const role = input.admin || n === 0 || isAdminEmail(email) ? "admin" : "user";

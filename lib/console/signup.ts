@@ -1,4 +1,7 @@
-/** Email + password sign-up: SIGNUP (open, closed, or invite with a valid unused invite), per-address rate limit, then createUser. */
+/**
+ * Email + password sign-up: SIGNUP (open, closed, or invite with an admin's valid unused invite,
+ * or an admin's pending organisation invitation for that address), per-address rate limit, then createUser.
+ */
 import { z } from "zod";
 import type { DB } from "../../db/client";
 import { AppError } from "./errors";
@@ -7,6 +10,7 @@ import { env } from "../env";
 import { checkInvite } from "../auth/invites";
 import { signUpAttempt } from "../auth/rate-limit";
 import { createUser, type UserRow } from "../auth/users";
+import { signupTicket } from "../orgs/invites";
 
 export const signUpSchema = z.object({
   email: z.string().trim().max(254).email("Enter a valid email address."),
@@ -29,14 +33,20 @@ export async function signUp(db: DB, input: z.infer<typeof signUpSchema>, ip: st
   let inviteNonce: string | undefined;
   if (mode === "invite") {
     if (!input.invite) throw new AppError("signup_closed", SIGNUP_INVITE_MESSAGE, { field: "invite" });
-    const inv = checkInvite(input.invite, input.email);
-    if (!inv.ok) throw new AppError("signup_closed", inv.message, { field: inv.message.includes("email") ? "email" : "invite" });
-    inviteNonce = inv.nonce;
+    if (input.invite.startsWith("oinv_")) {
+      const ticket = await signupTicket(db, input.invite, input.email);
+      if (!ticket.ok) throw new AppError("signup_closed", ticket.message, { field: ticket.field });
+    } else {
+      const inv = checkInvite(input.invite, input.email);
+      if (!inv.ok) throw new AppError("signup_closed", inv.message, { field: inv.message.includes("email") ? "email" : "invite" });
+      inviteNonce = inv.nonce;
+    }
   }
   const wait = await signUpAttempt(ip);
   if (wait > 0) throw new AppError("rate_limited", "Too many sign-ups from this address. Try again later.", { retryAfterS: wait });
   const result = await createUser(db, { email: input.email, password: input.password, name: input.name || null, via: "signup", inviteNonce });
   if (!result.ok && result.reason === "invite_used") throw new AppError("signup_closed", "This invite has already been used. Ask an administrator for a new one.", { field: "invite" });
+  if (!result.ok && result.reason === "invite_unknown") throw new AppError("signup_closed", "This invite link is not valid. Ask an administrator for a new one.", { field: "invite" });
   if (!result.ok) throw new AppError("conflict", "An account with this email already exists. Sign in instead.", { field: "email" });
   return result.user;
 }

@@ -1,2 +1,3 @@
 export { emailAvailable, emailDelivery, emailFrom, sendEmail, type EmailDelivery, type EmailMessage, type SendResult } from "./send";
+export { emailsIdle, sendLater } from "./send-later";
 export { passwordResetEmail, renderEmail, verifyEmailEmail, type EmailContent } from "./templates";

@@ -10,7 +10,7 @@ import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../db/client";
 import { accounts, memberships, orgInvites, users, type OrgRole } from "../../db/schema";
 import { authSecret } from "../auth/secret";
-import { createInvite } from "../auth/invites";
+import { countEmailSend } from "../auth/rate-limit";
 import { normalizeEmail } from "../auth/users";
 import { AppError } from "../app-error";
 import { recordAudit } from "../audit/record";
@@ -84,13 +84,14 @@ export async function createOrgInvite(db: DB, actor: Actor, input: { email: stri
     .innerJoin(users, eq(users.id, memberships.userId))
     .where(and(eq(memberships.accountId, actor.accountId), eq(users.email, email)));
   if (member) throw new AppError("conflict", `${email} is already a member of this organisation.`, { field: "email" });
+  await countEmailSend(actor.id, [email]);
   const id = randomBase62(24);
   const expiresAt = new Date(Date.now() + ORG_INVITE_DAYS * 86_400_000);
   await db.transaction(async (tx) => {
     await tx.insert(orgInvites).values({ id, accountId: actor.accountId, email, role: input.role, monthlyCapMicroUsd: input.monthlyCapMicroUsd, invitedByUserId: actor.id, expiresAt });
     await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: "org.invite", targetType: "org_invite", targetId: id, details: { accountId: actor.accountId, role: input.role } });
   });
-  const url = joinUrl(id, email);
+  const url = joinUrl(id);
   const [org] = await db.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, actor.accountId));
   let emailed = false;
   if (emailAvailable()) {
@@ -115,11 +116,10 @@ export async function createOrgInvite(db: DB, actor: Actor, input: { email: stri
   return { id, email, role: input.role, expiresAt: expiresAt.toISOString(), emailed, url: emailed ? null : url };
 }
 
-/** The accept page's link; under SIGNUP=invite it also carries a sign-up invite bound to the email. */
-function joinUrl(id: string, email: string): string {
+/** The accept page's link. It opens sign-up (SIGNUP=invite) only while it is pending and its inviter is an admin (signupTicket). */
+function joinUrl(id: string): string {
   const u = new URL("/join", env().publicBaseUrl);
   u.searchParams.set("token", inviteToken(id));
-  if (env().SIGNUP === "invite") u.searchParams.set("signup", createInvite({ email, days: ORG_INVITE_DAYS }).token);
   return u.toString();
 }
 
@@ -139,16 +139,32 @@ export async function describeInvite(db: DbOrTx, token: string) {
   const id = inviteIdFromToken(token);
   if (!id) return { ok: false as const, message: "This invitation link is not valid." };
   const [row] = await db
-    .select({ invite: orgInvites, orgName: accounts.name })
+    .select({ invite: orgInvites, orgName: accounts.name, inviterRole: users.role, inviterDisabled: users.disabled })
     .from(orgInvites)
     .innerJoin(accounts, eq(accounts.id, orgInvites.accountId))
+    .leftJoin(users, eq(users.id, orgInvites.invitedByUserId))
     .where(eq(orgInvites.id, id));
   if (!row) return { ok: false as const, message: "This invitation link is not valid." };
   const i = row.invite;
   if (i.acceptedAt) return { ok: false as const, message: "This invitation has already been used." };
   if (i.revokedAt) return { ok: false as const, message: "This invitation was withdrawn. Ask for a new one." };
   if (i.expiresAt <= new Date()) return { ok: false as const, message: "This invitation has expired. Ask for a new one." };
-  return { ok: true as const, orgName: row.orgName, email: i.email, role: i.role };
+  // Under SIGNUP=invite only an admin's invitation lets a new address sign up (issue 32, item 10).
+  const opensSignup = env().SIGNUP === "invite" && row.inviterRole === "admin" && !row.inviterDisabled;
+  return { ok: true as const, orgName: row.orgName, email: i.email, role: i.role, opensSignup };
+}
+
+/**
+ * SIGNUP=invite with an organisation invitation's token: a sign-up ticket for its address while
+ * the invitation is pending (not withdrawn, accepted or expired) and was made by a gateway admin.
+ * Anyone else's invitation is not: sign-up stays the admins' decision.
+ */
+export async function signupTicket(db: DbOrTx, token: string, email: string): Promise<{ ok: true } | { ok: false; message: string; field: "invite" | "email" }> {
+  const d = await describeInvite(db, token);
+  if (!d.ok) return { ok: false, message: d.message, field: "invite" };
+  if (!d.opensSignup) return { ok: false, message: "Sign-up on this gateway is by an administrator's invitation. Ask an administrator for an invite link.", field: "invite" };
+  if (d.email !== normalizeEmail(email)) return { ok: false, message: "This invite is for another email address.", field: "email" };
+  return { ok: true };
 }
 
 /** Accepts for the signed-in user; returns the organisation joined. */

@@ -13,6 +13,7 @@ import { recordAudit } from "../audit/record";
 import { AppError } from "../app-error";
 import { waitForSpendable } from "../billing/admin-debit";
 import { askLeasesBack } from "../billing/text-lease";
+import { emailAvailable } from "../email";
 import { notifyInvalidation } from "../invalidation";
 import { newId } from "../ids";
 import type { Actor } from "./invites";
@@ -55,10 +56,33 @@ export const inviteSchema = z.object({
 
 export const capFromUsd = (v: string | null | undefined): number | null => (v ? parseUsd(v) : null);
 
+/** Organisations a user may belong to. */
+export const MAX_ORGS_PER_USER = 50;
+/**
+ * Organisations a user whose email is not verified may create (deleted ones count): enough to
+ * try the product, too few to farm per-organisation offers. Verifying lifts it. Not applied
+ * where the gateway sends no email, since nobody could verify there. Decision 0039.
+ */
+export const UNVERIFIED_ORG_LIMIT = 3;
+
+/**
+ * Creates an organisation owned by `user`. The user's row is locked while the limits are
+ * checked, so parallel creations by one user are counted one after another.
+ */
 export async function createOrg(db: DB, user: { id: string; email: string }, name: string) {
   const id = newId("account");
   await db.transaction(async (tx) => {
-    await tx.insert(accounts).values({ id, name, personal: false });
+    const [me] = await tx.select({ verified: users.emailVerified, role: users.role }).from(users).where(eq(users.id, user.id)).for("update");
+    if (!me) throw new AppError("not_found", "No such user.");
+    const [{ n }] = (await tx.select({ n: sql<number>`count(*)::int` }).from(memberships).where(eq(memberships.userId, user.id))) as [{ n: number }];
+    if (n >= MAX_ORGS_PER_USER) throw new AppError("conflict", `At most ${MAX_ORGS_PER_USER} organisations per user.`);
+    if (!me.verified && me.role !== "admin" && emailAvailable()) {
+      const [{ made }] = (await tx.select({ made: sql<number>`count(*)::int` }).from(accounts).where(eq(accounts.createdByUserId, user.id))) as [{ made: number }];
+      if (made >= UNVERIFIED_ORG_LIMIT) {
+        throw new AppError("forbidden", `Verify your email address to create more than ${UNVERIFIED_ORG_LIMIT} organisations: open the link we emailed you, or send a new one from Billing.`);
+      }
+    }
+    await tx.insert(accounts).values({ id, name, personal: false, createdByUserId: user.id });
     await tx.insert(memberships).values({ accountId: id, userId: user.id, role: "owner" });
     await recordAudit(tx, { actorUserId: user.id, actor: user.email, action: "org.create", targetType: "account", targetId: id, details: { name } });
   });

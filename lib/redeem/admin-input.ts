@@ -8,6 +8,8 @@ export const batchSchema = z.object({
   amountUsd: z.union([z.string(), z.number()]).transform((v) => String(v)),
   count: z.coerce.number().int("Whole codes only.").default(1),
   maxRedemptions: z.coerce.number().int("A whole number of uses.").default(1),
+  /** false: one person may redeem a multi-use code once in each of their organisations. */
+  oncePerUser: z.boolean().default(true),
   expiresAt: z.union([z.literal(""), z.null(), z.string().max(40)]).optional(),
   note: z.string().trim().max(500).optional(),
 });
@@ -20,7 +22,7 @@ export function batchInput(body: z.infer<typeof batchSchema>, actor: BatchInput[
     expiresAt = new Date(body.expiresAt);
     if (Number.isNaN(expiresAt.getTime())) throw new AppError("invalid_request", "Enter the expiry as a date.", { field: "expiresAt" });
   }
-  const input = { amountMicroUsd: amount, count: body.count, maxRedemptions: body.maxRedemptions, expiresAt, note: body.note || null, actor };
+  const input = { amountMicroUsd: amount, count: body.count, maxRedemptions: body.maxRedemptions, oncePerUser: body.oncePerUser, expiresAt, note: body.note || null, actor };
   const problem = batchProblem(input);
   if (problem) throw new AppError("invalid_request", problem.message, { field: problem.field });
   return input;

@@ -1,5 +1,6 @@
 /**
- * Admin side of redeem codes: make a batch (amount, count, uses per code, expiry, note), list
+ * Admin side of redeem codes: make a batch (amount, count, uses per code, once per person or
+ * once per organisation, expiry, note), list
  * batches with their use, export a batch as CSV, withdraw one. Each code is stored as a hash
  * (what redemption looks up) and sealed with ENCRYPTION_KEY (so the batch can be exported again).
  */
@@ -21,6 +22,8 @@ export interface BatchInput {
   count: number;
   /** 1 = single use; N = up to N accounts, each once. */
   maxRedemptions: number;
+  /** Also once per person across their organisations (the default); false = once per organisation. */
+  oncePerUser: boolean;
   expiresAt: Date | null;
   note: string | null;
   actor: { userId: string | null; label: string };
@@ -48,7 +51,7 @@ export async function createBatch(db: DB, input: BatchInput): Promise<{ batch: B
   const batch = await db.transaction(async (tx) => {
     const [b] = await tx
       .insert(redeemBatches)
-      .values({ id: batchId, amountMicroUsd: input.amountMicroUsd, maxRedemptions: input.maxRedemptions, codeCount: input.count, expiresAt: input.expiresAt, note: input.note, createdByUserId: input.actor.userId })
+      .values({ id: batchId, amountMicroUsd: input.amountMicroUsd, maxRedemptions: input.maxRedemptions, oncePerUser: input.oncePerUser, codeCount: input.count, expiresAt: input.expiresAt, note: input.note, createdByUserId: input.actor.userId })
       .returning();
     for (let i = 0; i < codes.length; i += 500) {
       await tx.insert(redeemCodes).values(codes.slice(i, i + 500).map((c) => ({ id: newId("redeemCode"), batchId, codeHash: codeHash(normalizeCode(c)!), codeSealed: encryptSecret(c) })));
@@ -59,7 +62,7 @@ export async function createBatch(db: DB, input: BatchInput): Promise<{ batch: B
       action: "redeem_batch.create",
       targetType: "redeem_batch",
       targetId: batchId,
-      details: { micro_usd: input.amountMicroUsd, count: input.count, maxRedemptions: input.maxRedemptions, expiresAt: input.expiresAt?.toISOString() ?? null, note: input.note },
+      details: { micro_usd: input.amountMicroUsd, count: input.count, maxRedemptions: input.maxRedemptions, oncePerUser: input.oncePerUser, expiresAt: input.expiresAt?.toISOString() ?? null, note: input.note },
     });
     return b!;
   });

@@ -1,33 +1,36 @@
 /**
  * A user redeems a code on Billing. One transaction: the code row is locked (FOR UPDATE), so
- * redemptions of one code run one at a time and a code with N uses credits at most N accounts;
- * the (code, account) unique index and the ledger idempotency key `redeem:<code>:<account>`
- * each make a second credit to one account impossible. The credit is the ledger's ordinary
- * applyLedgerChange. Failed attempts are counted per account and per address (brute force).
+ * redemptions of one code run one at a time and a code with N uses credits at most N accounts,
+ * and (by default) each person once, whichever of their organisations they redeem it for
+ * (decision 0039); the (code, account) unique index and the ledger idempotency key
+ * `redeem:<code>:<account>` each make a second credit to one account impossible. The credit is
+ * the ledger's ordinary applyLedgerChange. Attempts are limited per person and per address
+ * (brute force), each reserved before the code is looked at.
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
 import { redeemBatches, redeemCodes, redemptions } from "../../db/schema";
-import { blockedFor, hit, type LimitRule } from "../auth/rate-limit";
+import { giveBack, hit, type LimitRule } from "../auth/rate-limit";
 import { applyLedgerChange } from "../billing/ledger";
 import { formatUsd } from "../billing/money";
 import { AppError } from "../app-error";
 import { addressBucket } from "../trust-proxy";
 import { codeHash, normalizeCode } from "./code";
 
-/** Failed redemptions allowed per account and per client address in 15 minutes. */
+/** Failed redemptions allowed per person (user) and per client address in 15 minutes. */
 export const REDEEM_FAILURE_RULES = {
-  account: { limit: 10, windowS: 15 * 60 },
+  user: { limit: 10, windowS: 15 * 60 },
   ip: { limit: 30, windowS: 15 * 60 },
 } satisfies Record<string, LimitRule>;
 
-export type RedeemFailure = "unknown" | "expired" | "used_up" | "already_redeemed" | "withdrawn";
+export type RedeemFailure = "unknown" | "expired" | "used_up" | "already_redeemed" | "redeemed_by_you" | "withdrawn";
 
 export const REDEEM_MESSAGES: Record<RedeemFailure, string> = {
   unknown: "This code does not exist. Check it for typos.",
   expired: "This code has expired.",
   used_up: "This code has already been used.",
   already_redeemed: "Your account has already redeemed this code.",
+  redeemed_by_you: "You have already redeemed this code for another organisation; it works once per person.",
   withdrawn: "This code has been withdrawn by the gateway's administrators.",
 };
 
@@ -51,6 +54,11 @@ export async function applyCode(db: DB, input: { accountId: string; userId: stri
     if (batch.expiresAt && batch.expiresAt.getTime() <= Date.now()) return { ok: false, reason: "expired", expiredAt: batch.expiresAt } as const;
     const [mine] = await tx.select({ id: redemptions.id }).from(redemptions).where(and(eq(redemptions.codeId, code.id), eq(redemptions.accountId, input.accountId)));
     if (mine) return { ok: false, reason: "already_redeemed" } as const;
+    if (batch.oncePerUser && input.userId) {
+      // Under the code's row lock: parallel redemptions through several organisations see each other.
+      const [theirs] = await tx.select({ id: redemptions.id }).from(redemptions).where(and(eq(redemptions.codeId, code.id), eq(redemptions.userId, input.userId))).limit(1);
+      if (theirs) return { ok: false, reason: "redeemed_by_you" } as const;
+    }
     if (code.redemptions >= batch.maxRedemptions) return { ok: false, reason: "used_up" } as const;
     const credit = await applyLedgerChange(tx, {
       accountId: input.accountId,
@@ -68,16 +76,21 @@ export async function applyCode(db: DB, input: { accountId: string; userId: stri
   });
 }
 
-/** The console's redemption: rate limits, then applyCode; a refusal is a 400 with a clear message. */
+/**
+ * The console's redemption: rate limits, then applyCode; a refusal is a 400 with a clear message.
+ * The attempt is counted before the code is checked, so parallel guesses cannot all pass a limit
+ * that none of them has hit yet; a code that works gives its points back (only failures count).
+ */
 export async function redeemForUser(db: DB, user: { id: string; accountId: string }, code: string, ip: string) {
   const bucket = addressBucket(ip);
-  const wait = Math.max(await blockedFor("rd_a", REDEEM_FAILURE_RULES.account, user.accountId), await blockedFor("rd_i", REDEEM_FAILURE_RULES.ip, bucket));
+  const wait = Math.max(...(await Promise.all([hit("rd_u", REDEEM_FAILURE_RULES.user, user.id), hit("rd_i", REDEEM_FAILURE_RULES.ip, bucket)])));
   if (wait > 0) throw new AppError("rate_limited", `Too many codes that did not work. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? "s" : ""}.`, { retryAfterS: wait, field: "code" });
   const r = await applyCode(db, { accountId: user.accountId, userId: user.id, code });
   if (!r.ok) {
-    await Promise.all([hit("rd_a", REDEEM_FAILURE_RULES.account, user.accountId), hit("rd_i", REDEEM_FAILURE_RULES.ip, bucket)]);
     const message = r.reason === "expired" && r.expiredAt ? `This code expired on ${r.expiredAt.toISOString().slice(0, 10)}.` : REDEEM_MESSAGES[r.reason];
-    throw new AppError(r.reason === "already_redeemed" || r.reason === "used_up" ? "conflict" : "invalid_request", message, { field: "code" });
+    const conflict = r.reason === "already_redeemed" || r.reason === "redeemed_by_you" || r.reason === "used_up";
+    throw new AppError(conflict ? "conflict" : "invalid_request", message, { field: "code" });
   }
+  await Promise.all([giveBack("rd_u", REDEEM_FAILURE_RULES.user, user.id), giveBack("rd_i", REDEEM_FAILURE_RULES.ip, bucket)]);
   return { amountMicroUsd: r.amountMicroUsd, balanceAfterMicroUsd: r.balanceAfterMicroUsd, message: `${formatUsd(r.amountMicroUsd)} USD added to your balance.` };
 }

@@ -53,7 +53,7 @@ export async function queueAlertWebhooks(db: DB, limit = 20): Promise<number> {
 }
 
 /** Owners and billing members of the organisation: who gets alert emails. */
-async function recipients(db: DB, accountId: string): Promise<string[]> {
+export async function alertRecipients(db: DB, accountId: string): Promise<string[]> {
   const rows = await db
     .select({ email: users.email })
     .from(memberships)
@@ -130,7 +130,7 @@ export async function sendAlertEmails(db: DB, limit = 10, now = new Date()): Pro
       else {
         const target = await alertTarget(db, a.data);
         const named = target ? { ...a, data: { ...a.data, target } } : a;
-        for (const to of await recipients(db, a.accountId)) await sendEmail(alertEmail(to, org.name, named));
+        for (const to of await alertRecipients(db, a.accountId)) await sendEmail(alertEmail(to, org.name, named));
         sent++;
       }
     } catch (err) {

@@ -30,8 +30,9 @@ export default async function JoinPage({ searchParams }: { searchParams: Promise
   }
   const jar = await cookies();
   const user = await userFromCookies(jar.getAll().map((c) => `${c.name}=${c.value}`).join("; "));
-  const here = `/join?${new URLSearchParams({ token, ...(sp.signup ? { signup: sp.signup } : {}) }).toString()}`;
-  const signupHref = `/signup?${new URLSearchParams({ callbackUrl: here, ...(sp.signup ? { invite: sp.signup } : {}) }).toString()}`;
+  const here = `/join?${new URLSearchParams({ token }).toString()}`;
+  // SIGNUP=invite: an admin's pending invitation is itself the sign-up invite (lib/orgs/invites.ts signupTicket).
+  const signupHref = `/signup?${new URLSearchParams({ callbackUrl: here, ...(invite.opensSignup ? { invite: token } : {}) }).toString()}`;
   return (
     <AuthCard title={`Join ${invite.orgName}`} subtitle={`You are invited as ${ROLE_LABELS[invite.role].toLowerCase()} (${invite.email}).`}>
       {user ? (

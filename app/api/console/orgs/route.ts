@@ -1,5 +1,4 @@
 import { getDb } from "@/db/client";
-import { AppError } from "@/lib/console/errors";
 import { consoleRoute, readBody } from "@/lib/console/route";
 import { withActiveOrg } from "@/lib/orgs/cookie";
 import { createOrg, orgNameSchema } from "@/lib/orgs/manage";
@@ -12,13 +11,9 @@ export const dynamic = "force-dynamic";
 /** The caller's organisations (for the switcher) and which one is active. */
 export const GET = consoleRoute(async ({ user }) => ({ items: await listUserOrgs(await getDb(), user.id), activeId: user.accountId }));
 
-const MAX_ORGS_PER_USER = 50;
-
-/** Creates an organisation owned by the caller and makes it active. */
+/** Creates an organisation owned by the caller (within their limits) and makes it active. */
 export const POST = consoleRoute(async ({ req, user }) => {
   const { name } = await readBody(req, z.object({ name: orgNameSchema }));
-  const db = await getDb();
-  if ((await listUserOrgs(db, user.id)).length >= MAX_ORGS_PER_USER) throw new AppError("conflict", `At most ${MAX_ORGS_PER_USER} organisations per user.`);
-  const org = await createOrg(db, user, name);
+  const org = await createOrg(await getDb(), user, name);
   return withActiveOrg({ org }, org.id);
 });
