@@ -62,7 +62,7 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   const affinity = several && deps.affinityScope ? affinityKey(deps.affinityScope, req) : null;
   const sticky = affinity ? orderByAffinity(affinity, usable) : null;
   const prefer = sticky?.routing === "sticky" ? sticky.routes[0]! : null;
-  const routePlan = routeFor<ModelRoute>(health(), { prefer });
+  const routePlan = routeFor<ModelRoute>(health(), { prefer, caller: deps.caller, wholeAnswer: !req.stream });
 
   // Token and concurrency limits reserve the same worst case as the money; the settlement gives back the rest.
   const hold = textHold(req, usable, bound);

@@ -42,6 +42,7 @@ export function generation(path: string, protocol: InboundProtocol, opts?: (ctx:
         resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]),
         billing: tracedBilling(textBilling(db, ctx, path), ctx.observe.span, () => raw.value.toString("utf8")),
         affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId,
+        caller: ctx.principal.accountId,
         admitTokens: tokenAdmission(ctx.principal),
       },
     );

@@ -55,7 +55,7 @@ export async function runResponse(r: RunInput): Promise<GatewayResponse> {
   };
   const res = await handleText(
     { protocol: responses, body, bodyBytes, signal: r.signal, startedAt: ctx.startedAt },
-    { resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]), billing, affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId, admitTokens: tokenAdmission(ctx.principal) },
+    { resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]), billing, affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId, caller: ctx.principal.accountId, admitTokens: tokenAdmission(ctx.principal) },
   );
   if (res.status !== 200) return res;
 
