@@ -19,6 +19,8 @@ export interface FaultUpstream {
   fault: Fault;
   /** A fault for one request by its body (a poison input, a max_tokens over a per-request limit); `fault` when it gives none. */
   choose?: (body: Record<string, unknown> | null) => Fault | undefined;
+  /** Wait this long before answering a generation (holds stay in flight meanwhile). */
+  delayMs: number;
   /** Paths of the generation requests received since the last reset (GET polls excluded). */
   hits: string[];
   reset(fault?: Fault): void;
@@ -38,6 +40,7 @@ export async function startFaultUpstream(key: string): Promise<FaultUpstream> {
     host: "",
     key,
     fault: { kind: "ok" },
+    delayMs: 0,
     hits: [],
     reset(fault = { kind: "ok" }) {
       state.fault = fault;
@@ -56,6 +59,7 @@ export async function startFaultUpstream(key: string): Promise<FaultUpstream> {
     state.hits.push(path);
     const body = safeJson(raw);
     const f = state.choose?.(body) ?? state.fault;
+    if (state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
     if (f.kind === "hang") return; // the socket stays open until the gateway gives up
     if (f.kind === "reset") return req.socket.destroy();
     if (f.kind === "status") {
