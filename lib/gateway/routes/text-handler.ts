@@ -1,6 +1,7 @@
 /**
  * One text-generation request, whatever the inbound protocol: parse → routes → plans → hold →
- * upstream (retries and failover before the first byte) → settle → render. Framework-free and
+ * upstream (retries and failover before the first byte) → settle → render (the hold before the
+ * plans when planning would download media: decision 0036). Framework-free and
  * database-free: the catalog and the money come in through TextDeps. The steps live beside it:
  * text-plan (what each entry is sent), text-hold (the worst case), text-run (the admitted
  * request's shared rules), text-complete and text-stream (the two ways of answering).
