@@ -40,6 +40,8 @@ type Listener = (t: Transition, origin: "local" | "shared") => void;
 
 /** Counts not yet pushed to the shared store: key → slot → [ok, failed]. */
 export type PendingCounts = Map<string, Map<number, [number, number]>>;
+/** Failing callers not yet pushed: key → slot → callers (a few per slot: the window counts up to minCallers). */
+export type PendingCallers = Map<string, Map<number, Set<string>>>;
 
 export class Health {
   readonly circuits = new Map<string, Circuit>();
@@ -55,8 +57,7 @@ export class Health {
   /** Called when a request wanted a probe right this instance lacks (the shared store runs a round). */
   onProbeWanted: (() => void) | null = null;
   pending: PendingCounts = new Map();
-  /** Failing callers not yet pushed: key → slot → callers (a few per slot: circuit.ts counts up to minCallers). */
-  pendingCallers = new Map<string, Map<number, Set<string>>>();
+  pendingCallers: PendingCallers = new Map();
   pendingErrors: { key: string; sample: ErrorSample }[] = [];
 
   constructor(
@@ -196,7 +197,7 @@ export class Health {
   }
 
   /** Takes the counts, failing callers and errors recorded since the last call (for the shared store). */
-  drainPending(): { counts: PendingCounts; callers: Map<string, Map<number, Set<string>>>; errors: { key: string; sample: ErrorSample }[] } {
+  drainPending(): { counts: PendingCounts; callers: PendingCallers; errors: { key: string; sample: ErrorSample }[] } {
     const out = { counts: this.pending, callers: this.pendingCallers, errors: this.pendingErrors };
     this.pending = new Map();
     this.pendingCallers = new Map();
@@ -205,7 +206,7 @@ export class Health {
   }
 
   /** Puts back counts a failed push took (they are pushed with the next round). */
-  restorePending(counts: PendingCounts, errors: { key: string; sample: ErrorSample }[], callers = new Map<string, Map<number, Set<string>>>()): void {
+  restorePending(counts: PendingCounts, errors: { key: string; sample: ErrorSample }[], callers: PendingCallers = new Map()): void {
     for (const [key, slots] of callers) for (const [slot, set] of slots) for (const c of set) this.addPendingCaller(key, slot, c);
     for (const [key, slots] of counts)
       for (const [slot, [ok, failed]] of slots) {
