@@ -84,6 +84,7 @@ const envSchema = z.object({
   UPSTREAM_HEALTH_MIN_REQUESTS: int(10),
   UPSTREAM_HEALTH_ERROR_PERCENT: int(50),
   UPSTREAM_HEALTH_COOLDOWN_S: int(30),
+  UPSTREAM_HEALTH_MIN_CALLERS: int(3),
   WEBHOOK_ALLOW_HOSTS: list.transform((l) => l.map((h) => h.toLowerCase())),
   /** Cap on an image or document URL the gateway downloads for an upstream that needs the bytes inline (Gemini). */
   MEDIA_URL_MAX_MB: int(20),

@@ -88,6 +88,17 @@ describe("Stripe top-ups through the console routes", () => {
     expect(await balance(u)).toBe(0);
   });
 
+  it("acknowledges (200) an event for a Checkout session Stripe does not know, instead of a 500 Stripe retries for days", async () => {
+    for (const type of ["checkout.session.completed", "checkout.session.async_payment_succeeded"]) {
+      const before = fake.requests.length;
+      const r = await fake.deliver(fake.event(type, { id: `cs_test_unknown_${type.length}`, object: "checkout.session", mode: "payment" }));
+      expect(r.status, type).toBe(200);
+      expect(await r.json(), type).toMatchObject({ received: true, reason: "unknown to Stripe" });
+      // Stripe was asked (and answered 404): the event was checked, not trusted.
+      expect(fake.requests.slice(before).some((q) => q.path.startsWith("/v1/checkout/sessions/cs_test_unknown"))).toBe(true);
+    }
+  });
+
   it("shows a session only to its own account on the success page", async () => {
     const owner = await signUp(server);
     const intruder = await signUp(server);

@@ -4,13 +4,14 @@
  * credits checked in the ledger (PGlite, or PostgreSQL when DATABASE_URL is set).
  */
 import { and, eq, like } from "drizzle-orm";
+import { createRequire } from "node:module";
 import type Stripe from "stripe";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { DB } from "../db/client";
 import { accounts, ledgerEntries, stripeEvents } from "../db/schema";
 import { createUser } from "../lib/auth/users";
 import { ledgerSum } from "../lib/billing/ledger";
-import { createCheckoutSession } from "../lib/billing/stripe";
+import { createCheckoutSession, stripeConnection } from "../lib/billing/stripe";
 import { fulfillCheckoutSession } from "../lib/billing/stripe-fulfill";
 import { handleStripeWebhook } from "../lib/billing/stripe-webhook";
 import type { FakeStripe } from "./fakes/stripe-api";
@@ -236,6 +237,12 @@ describe("webhook edge cases (issue 12, item 10)", () => {
       ["charge.dispute.created", { id: "dp_unknown", amount: 100, currency: "usd", payment_intent: "pi_does_not_exist" }],
       ["customer.created", { id: "cus_1" }],
     ];
+    // The server's Next bundle and its own modules load two copies of stripe-node (ESM and CJS
+    // here): a 404 from the other copy's client must be recognised too, not answered 500.
+    const otherCopy = createRequire(import.meta.url)("stripe") as typeof Stripe;
+    const foreign = new otherCopy("sk_test_fake", { ...stripeConnection(fake.url), maxNetworkRetries: 0 });
+    const viaForeign = await handleStripeWebhook(db, foreign, signed({ ...base, id: `evt_unknown_foreign_${n++}`, data: { object: { id: "cs_unknown_to_stripe", mode: "payment" } } }));
+    expect(viaForeign).toMatchObject({ status: 200, body: { received: true, reason: "unknown to Stripe" } });
     for (const [type, object] of unknown) {
       const event = { ...base, id: `evt_unknown_${type}_${Math.random().toString(36).slice(2)}`, type, data: { object } };
       const r = await handleStripeWebhook(db, stripe, signed(event));

@@ -58,6 +58,8 @@ beforeAll(async () => {
     UPSTREAM_HEALTH_MIN_REQUESTS: "6",
     UPSTREAM_HEALTH_ERROR_PERCENT: "50",
     UPSTREAM_HEALTH_COOLDOWN_S: "1",
+    // One test account plays every caller here (several callers: tests/reliability/caller-faults.test.ts).
+    UPSTREAM_HEALTH_MIN_CALLERS: "1",
     WEBHOOK_ALLOW_HOSTS: receiver.hostPort,
     WEBHOOK_RETRY_SCHEDULE_S: "1,1,1",
   };

@@ -18,6 +18,7 @@ import { logger } from "../logger";
 import { metrics } from "../metrics";
 import { processSingleton } from "../process-singleton";
 import { reserveHold } from "./holds";
+import { overLimit } from "./lock-order";
 import { raiseLimitAlert } from "./limit-alerts";
 import type { BillingPort, BillingRequest, Hold, Reservation, Settled, Settlement } from "./port";
 import { insertRequestLog, requestLogRow } from "./request-log";
@@ -69,15 +70,30 @@ abstract class Billing implements BillingPort {
   protected afterCharge(_hold: Hold, _chargedMicroUsd: number): void {}
 
   async reserve(amountMicroUsd: number, opts?: { ttlMs?: number }): Promise<Reservation> {
-    const r = await this.take(amountMicroUsd, opts?.ttlMs);
+    let r = await this.take(amountMicroUsd, opts?.ttlMs);
+    if (!r.ok && r.reason === "insufficient_balance") r = await this.shortOf(amountMicroUsd, opts);
     if (r.ok) return r;
     if (r.reason === "budget_exceeded" || r.reason === "member_cap_exceeded") {
       // Told once per window (raiseLimitAlert's dedupe key); the 402 does not wait for it.
       raiseLimitAlert(this.db, this.req.accountId, this.req.keyId, r).catch((err) => logger().warn({ err, requestId: this.req.requestId }, "limit alert not raised"));
     }
-    if (r.reason !== "insufficient_balance") return r;
-    // Off the hot path: only a refused request reads what it could have had.
-    return { ...r, availableMicroUsd: await spendable(this.db, this.req.accountId) };
+    return r;
+  }
+
+  /**
+   * A refusal for the balance, checked off the hot path (only a refused request gets here): what
+   * it could have had, and whether the balance is what bound. It may not be: at a budget's edge,
+   * claims for money the budget refused take a lease's room back while a request grows it, and
+   * that request ran out of rounds with $39 of balance free. The refusal then names the limit
+   * that binds (budget, member's cap), or the request tries once more.
+   */
+  private async shortOf(amountMicroUsd: number, opts?: { ttlMs?: number }): Promise<Reservation> {
+    const availableMicroUsd = await spendable(this.db, this.req.accountId);
+    if (availableMicroUsd < amountMicroUsd || !this.req.keyId) return { ok: false, reason: "insufficient_balance", availableMicroUsd };
+    const binding = await overLimit(this.db, this.req.keyId, amountMicroUsd);
+    if (binding) return { ok: false, ...binding };
+    const again = await this.take(amountMicroUsd, opts?.ttlMs);
+    return again.ok || again.reason !== "insufficient_balance" ? again : { ...again, availableMicroUsd };
   }
 
   settle(hold: Hold | null, s: Settlement, opts?: { early?: boolean }): Promise<Settled> {

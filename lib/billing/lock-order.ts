@@ -125,26 +125,27 @@ export async function moveMoney(tx: DbOrTx, m: MoneyMove): Promise<MoveResult> {
 }
 
 /**
- * The key's member's cap or a budget covering the key when the charge has taken it past its
- * limit, else null. Reads the rows the api_keys trigger (migrations 0008, 0013) has just
- * updated, and so locked, in this transaction.
+ * The key's member's cap or a budget covering the key that is past its limit — or would be with
+ * `extra` more held — else null. After a charge (extra 0) it reads the rows the api_keys trigger
+ * (migrations 0008, 0013) has just updated, and so locked, in this transaction; with `extra` it
+ * tells which limit binds when a reservation was refused for another reason (billing.ts).
  */
-async function overLimit(tx: DbOrTx, keyId: string): Promise<Refusal | null> {
+export async function overLimit(tx: DbOrTx, keyId: string, extra = 0): Promise<Refusal | null> {
   const r = (await tx.execute(sql`
-    select 'cap' as kind, m.monthly_cap_micro_usd as lim, null as id, null as scope, null as period, null as win
+    select 'cap' as kind, m.monthly_cap_micro_usd as lim, null as id, null as scope, null as period, null as win, 0 as left
       from memberships m join api_keys k on k.account_id = m.account_id and k.created_by_user_id = m.user_id
-     where k.id = ${keyId} and m.monthly_cap_micro_usd is not null and m.month_spent_micro_usd + m.held_micro_usd > m.monthly_cap_micro_usd
+     where k.id = ${keyId} and m.monthly_cap_micro_usd is not null and m.month_spent_micro_usd + m.held_micro_usd + ${extra} > m.monthly_cap_micro_usd
     union all
-    select 'budget', b.limit_micro_usd, b.id, b.scope, b.period, b."window"
+    select 'budget', b.limit_micro_usd, b.id, b.scope, b.period, b."window", greatest(0, b.limit_micro_usd - b.spent_micro_usd - b.held_micro_usd)
       from budgets b join api_keys k on k.account_id = b.account_id
-     where k.id = ${keyId} and b.limit_micro_usd is not null and b.spent_micro_usd + b.held_micro_usd > b.limit_micro_usd
+     where k.id = ${keyId} and b.limit_micro_usd is not null and b.spent_micro_usd + b.held_micro_usd + ${extra} > b.limit_micro_usd
        and (b.scope = 'organisation' or (b.scope = 'member' and b.user_id = k.created_by_user_id) or (b.scope = 'key' and b.key_id = k.id))
-     limit 1`)) as unknown as { rows: { kind: string; lim: string | number; id: string; scope: BudgetScope; period: BudgetPeriod; win: string }[] };
+     limit 1`)) as unknown as { rows: { kind: string; lim: string | number; id: string; scope: BudgetScope; period: BudgetPeriod; win: string; left: string | number }[] };
   const row = r.rows[0];
   if (!row) return null;
   if (row.kind === "cap") return { reason: "member_cap_exceeded", capMicroUsd: Number(row.lim) };
-  // The charge has already happened in this transaction (and will roll back): nothing was left.
-  return { reason: "budget_exceeded", budget: { id: row.id, scope: row.scope, period: row.period, limitMicroUsd: Number(row.lim), window: row.win, leftMicroUsd: 0 } };
+  // After a charge (it will roll back) nothing was left; before a hold, what is left of it.
+  return { reason: "budget_exceeded", budget: { id: row.id, scope: row.scope, period: row.period, limitMicroUsd: Number(row.lim), window: row.win, leftMicroUsd: extra > 0 ? Number(row.left) : 0 } };
 }
 
 /** The key's side of a move (after the account's); false when its limit does not cover `require`. */

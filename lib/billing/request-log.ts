@@ -8,6 +8,7 @@ import { getTableColumns } from "drizzle-orm";
 import { performance } from "node:perf_hooks";
 import type { DbOrTx } from "../../db/client";
 import { requestLogs } from "../../db/schema";
+import { MODEL_ID_MAX_CHARS } from "../validate/text";
 import type { BillingRequest, RequestLogFields } from "./port";
 
 export type RequestLogRow = typeof requestLogs.$inferInsert;
@@ -21,7 +22,8 @@ export function requestLogRow(req: BillingRequest, f: RequestLogFields, costMicr
     source: req.source,
     method: req.method,
     route: req.route,
-    model: f.model,
+    // A refused over-long id is logged clipped: the row names it, it does not store a megabyte.
+    model: f.model === null ? null : f.model.slice(0, MODEL_ID_MAX_CHARS),
     upstreamId: f.upstreamId ?? null,
     inboundProtocol: f.inboundProtocol ?? "openai",
     upstreamProtocol: f.upstreamProtocol ?? null,

@@ -68,9 +68,14 @@ function checkShape(event: Stripe.Event): Shape {
   return { ok: true };
 }
 
-/** Stripe answered 404 for an object the event names: no retry will make it exist. */
+/**
+ * Stripe answered 404 for an object the event names: no retry will make it exist. Told by the
+ * error's fields, not `instanceof`: the Next bundle and the server load two copies of stripe-node,
+ * and an error from one is no instance of the other's class (that answered 500 for days).
+ */
 function isMissingObject(err: unknown): boolean {
-  return err instanceof Stripe.errors.StripeInvalidRequestError && (err.statusCode === 404 || err.code === "resource_missing");
+  const e = err as { type?: unknown; statusCode?: unknown; code?: unknown } | null;
+  return e?.type === "StripeInvalidRequestError" && (e.statusCode === 404 || e.code === "resource_missing");
 }
 
 export function verifyStripeEvent(stripe: Stripe, input: WebhookInput): { ok: true; event: Stripe.Event } | { ok: false; message: string } {

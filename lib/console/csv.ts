@@ -1,15 +1,18 @@
 /**
  * CSV for exports (RFC 4180 quoting). Text cells that a spreadsheet would run as a formula
- * (leading = + - @ tab CR) get a leading apostrophe; numbers are written as numbers.
+ * (leading = + - @ tab CR) get a leading apostrophe; numbers are written as numbers, and so is
+ * a plain decimal string (usdCell's `-0.025000`): a spreadsheet reads it as a number, never a formula.
  */
 export type CsvCell = string | number | boolean | null | undefined | Date;
+
+const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 function cell(v: CsvCell): string {
   if (v === null || v === undefined) return "";
   if (v instanceof Date) return v.toISOString();
   if (typeof v === "number" || typeof v === "boolean") return String(v);
   let s = v;
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  if (/^[=+\-@\t\r]/.test(s) && !DECIMAL.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

@@ -14,8 +14,8 @@ export interface Alias {
 
 export interface AliasTable {
   exact: Map<string, Alias>;
-  /** Most specific first. */
-  patterns: { alias: Alias; re: RegExp }[];
+  /** Most specific first; `parts` is the pattern split at its stars. */
+  patterns: { alias: Alias; parts: string[] }[];
   /** Requested id → its pattern match (null = none); bounded. */
   memo: Map<string, Alias | null>;
 }
@@ -24,12 +24,26 @@ const MEMO_MAX = 4096;
 
 export const isPattern = (id: string) => id.includes("*");
 
-function patternRe(id: string): RegExp {
-  const body = id
-    .split("*")
-    .map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, "\\$&"))
-    .join(".*");
-  return new RegExp(`^${body}$`);
+/**
+ * Whether `id` matches a pattern split at its stars: the first part is a prefix, the last a
+ * suffix, and each middle part is found after the one before (its leftmost place is always the
+ * best, as `*` takes any run). One pass over the id, never backtracking: a regular expression of
+ * several `.*` is quadratic (cubic with three) on a long id that almost matches.
+ */
+export function matchesPattern(parts: readonly string[], id: string): boolean {
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  if (parts.length === 1) return id === first;
+  if (id.length < first.length + last.length || !id.startsWith(first) || !id.endsWith(last)) return false;
+  const end = id.length - last.length;
+  let at = first.length;
+  for (let i = 1; i < parts.length - 1; i++) {
+    const part = parts[i]!;
+    const k = id.indexOf(part, at);
+    if (k < 0 || k + part.length > end) return false;
+    at = k + part.length;
+  }
+  return true;
 }
 
 /** Orders patterns from the most specific to the least. */
@@ -43,7 +57,7 @@ export function aliasTable(list: Alias[]): AliasTable {
   const exact = new Map<string, Alias>();
   const patterns: AliasTable["patterns"] = [];
   for (const a of list) {
-    if (isPattern(a.id)) patterns.push({ alias: a, re: patternRe(a.id) });
+    if (isPattern(a.id)) patterns.push({ alias: a, parts: a.id.split("*") });
     else exact.set(a.id, a);
   }
   patterns.sort((x, y) => comparePatterns(x.alias.id, y.alias.id));
@@ -57,7 +71,7 @@ export function matchAlias(t: AliasTable, id: string): Alias | null {
   if (!t.patterns.length) return null;
   const known = t.memo.get(id);
   if (known !== undefined) return known;
-  const hit = t.patterns.find((p) => p.re.test(id))?.alias ?? null;
+  const hit = t.patterns.find((p) => matchesPattern(p.parts, id))?.alias ?? null;
   if (t.memo.size >= MEMO_MAX) t.memo.clear();
   t.memo.set(id, hit);
   return hit;

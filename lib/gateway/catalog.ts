@@ -14,6 +14,7 @@ import { notifyInvalidation, onInvalidation } from "../invalidation";
 import type { ModelRoute } from "./model-route";
 import type { Principal } from "./types";
 import { processSingleton } from "../process-singleton";
+import { MODEL_ID_MAX_CHARS } from "../validate/text";
 
 export type { ModelRoute, UpstreamInfo } from "./model-route";
 
@@ -158,6 +159,16 @@ export function isAllowed(principal: Principal, modelId: string): boolean {
 
 const A_KIND: Record<ModelKind, string> = { text: "a text", embedding: "an embedding", image: "an image", video: "a video" };
 
+/** A model id the gateway will look up: a non-empty string of at most MODEL_ID_MAX_CHARS. */
+export const isModelId = (modelId: unknown): modelId is string =>
+  typeof modelId === "string" && modelId.length > 0 && modelId.length <= MODEL_ID_MAX_CHARS;
+
+/** Why `modelId` is not one (a 400 naming `model`). */
+export function modelIdError(modelId: unknown): ApiError {
+  if (typeof modelId !== "string" || modelId.length === 0) return errors.invalidRequest("`model` is required and must be a string.", "model");
+  return errors.invalidRequest(`\`model\` is ${modelId.length} characters long; model ids are at most ${MODEL_ID_MAX_CHARS}.`, "model");
+}
+
 /**
  * A public model id → its routes in failover order, for this principal and this route's kinds.
  * Unknown and not-allowed look the same (model_not_found); a model of another kind is
@@ -168,9 +179,7 @@ export async function resolveModel(
   modelId: unknown,
   kinds: ModelKind[],
 ): Promise<{ ok: true; routes: ModelRoute[]; alias?: Alias } | { ok: false; error: ApiError }> {
-  if (typeof modelId !== "string" || modelId.length === 0) {
-    return { ok: false, error: errors.invalidRequest("`model` is required and must be a string.", "model") };
-  }
+  if (!isModelId(modelId)) return { ok: false, error: modelIdError(modelId) };
   const catalog = await getCatalog();
   let routes = catalog.routes.get(modelId);
   let alias: Alias | undefined;

@@ -150,7 +150,7 @@ export async function runMetered<Req, Plan, Out>(ctx: RouteContext, spec: Metere
       return (await logOnly(Object.assign({}, base, { status: 429, settlement: "rejected" as const }), admitted.error))!;
     }
 
-    const routePlan = routeFor<ModelRoute>(health());
+    const routePlan = routeFor<ModelRoute>(health(), { caller: ctx.principal.accountId });
     const signal = ctx.req.signal;
     const outcome = await failover(routes, (r) => spec.call(r, req, priced.plan, signal), failoverOptions(spec.retry ?? NO_RETRY, routePlan.hooks, signal));
     const route = outcome.route ?? routes[0]!;

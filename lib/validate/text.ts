@@ -60,3 +60,9 @@ export function findUnstorableInJson(jsonText: string, value: unknown): string |
 export function unstorableMessage(field: string): string {
   return `${field ? `\`${field}\`` : "The body"} contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored.`;
 }
+
+/**
+ * The longest model id the gateway looks up (the longest vendor id is under 100 characters).
+ * Longer ids are refused before any lookup, and a log row never keeps more.
+ */
+export const MODEL_ID_MAX_CHARS = 256;

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo, Socket } from "node:net";
 import { PNG } from "pngjs";
 
-export type Fault = { kind: "ok" } | { kind: "status"; status: number } | { kind: "hang" } | { kind: "reset" } | { kind: "midstream" };
+export type Fault = { kind: "ok" } | { kind: "status"; status: number } | { kind: "hang" } | { kind: "reset" } | { kind: "midstream" } | { kind: "too-large" };
 
 export interface FaultUpstream {
   /** The root URL (Anthropic's base); OpenAI-style bases add `/v1`. */
@@ -17,6 +17,10 @@ export interface FaultUpstream {
   host: string;
   key: string;
   fault: Fault;
+  /** A fault for one request by its body (a poison input, a max_tokens over a per-request limit); `fault` when it gives none. */
+  choose?: (body: Record<string, unknown> | null) => Fault | undefined;
+  /** Wait this long before answering a generation (holds stay in flight meanwhile). */
+  delayMs: number;
   /** Paths of the generation requests received since the last reset (GET polls excluded). */
   hits: string[];
   reset(fault?: Fault): void;
@@ -36,6 +40,7 @@ export async function startFaultUpstream(key: string): Promise<FaultUpstream> {
     host: "",
     key,
     fault: { kind: "ok" },
+    delayMs: 0,
     hits: [],
     reset(fault = { kind: "ok" }) {
       state.fault = fault;
@@ -52,14 +57,20 @@ export async function startFaultUpstream(key: string): Promise<FaultUpstream> {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     if (req.method === "GET" && path.startsWith("/v1/videos/")) return send(res, 200, video(path.split("/")[3]!, "in_progress"));
     state.hits.push(path);
-    const f = state.fault;
+    const body = safeJson(raw);
+    const f = state.choose?.(body) ?? state.fault;
+    if (state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
     if (f.kind === "hang") return; // the socket stays open until the gateway gives up
     if (f.kind === "reset") return req.socket.destroy();
     if (f.kind === "status") {
       const message = `Incorrect API key provided: ${key}. See ${state.url}/v1/docs or ask ${state.host} (also http://${state.host}/help).`;
       return send(res, f.status, { error: { message, type: "invalid_request_error", code: null } }, f.status === 429 ? { "retry-after-ms": "10" } : {});
     }
-    const body = safeJson(raw);
+    // OpenAI's answer to one request above the per-request token limit (a 429, yet not a rate limit).
+    if (f.kind === "too-large") {
+      const message = `Request too large for gpt-4o in organization org-fake on tokens per min (TPM): Limit 30000, Requested ${Number(body?.max_tokens ?? 0) + 20}. The input or output tokens must be reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits to learn more.`;
+      return send(res, 429, { error: { message, type: "tokens", param: null, code: "rate_limit_exceeded" } });
+    }
     const stream = body?.stream === true;
     if (path === "/v1/chat/completions") return stream ? chatStream(res, f.kind === "midstream") : send(res, 200, chat());
     if (path === "/v1/messages") return stream ? messagesStream(res, f.kind === "midstream") : send(res, 200, message());

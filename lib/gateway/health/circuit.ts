@@ -63,7 +63,7 @@ export class Circuit {
     readonly key: string,
     private readonly policy: HealthPolicy,
   ) {
-    this.window = new SlidingWindow(policy.windowMs);
+    this.window = new SlidingWindow(policy.windowMs, 10, policy.minCallers);
     this.cooldownMs = policy.cooldownMs;
   }
 
@@ -95,12 +95,15 @@ export class Circuit {
     return { rate: attempts ? c.failed / attempts : 0, attempts };
   }
 
-  /** One attempt's outcome; a transition when this one changed the state. `null` result = the client left (frees the probe slot only). */
-  record(now: number, ok: boolean | null, error?: ErrorSample): Transition | null {
+  /**
+   * One attempt's outcome, and whose it was; a transition when this one changed the state.
+   * `null` result = not counted (the client left): frees the probe slot only.
+   */
+  record(now: number, ok: boolean | null, error?: ErrorSample, caller?: string): Transition | null {
     const before = this.state(now);
     if (before === "half_open") this.probeUntil = 0;
     if (ok === null) return null;
-    this.window.add(now, ok ? 1 : 0, ok ? 0 : 1);
+    this.window.add(now, ok ? 1 : 0, ok ? 0 : 1, caller);
     if (error) {
       this.lastErrors.unshift(error);
       if (this.lastErrors.length > LAST_ERRORS) this.lastErrors.length = LAST_ERRORS;
@@ -113,10 +116,13 @@ export class Circuit {
     if (before !== "closed" || ok || this.policy.errorRate <= 0) return null;
     const { rate, attempts } = this.errorRate(now);
     if (attempts < this.policy.minRequests || rate < this.policy.errorRate) return null;
+    const several = this.policy.minCallers > 1;
+    if (several && this.window.failingCallers(now) < this.policy.minCallers) return null;
     const failed = Math.round(rate * attempts);
+    const from = several ? ` from at least ${this.policy.minCallers} callers` : "";
     return this.open(
       now,
-      `${failed} of ${attempts} attempts failed in the last ${Math.round(this.policy.windowMs / 1000)} s (${Math.round(rate * 100)} %)${error ? `; last: ${describe(error)}` : ""}`,
+      `${failed} of ${attempts} attempts failed in the last ${Math.round(this.policy.windowMs / 1000)} s (${Math.round(rate * 100)} %)${from}${error ? `; last: ${describe(error)}` : ""}`,
       before,
     );
   }

@@ -6,7 +6,7 @@ import { weightedOrder, type Routable } from "./routing";
 import { trackRoute } from "./trace";
 import { failover } from "../upstreams/failover";
 
-const policy: HealthPolicy = { ...DEFAULT_POLICY, windowMs: 10_000, minRequests: 4, errorRate: 0.5, cooldownMs: 1000, maxCooldownMs: 4000, probeLeaseMs: 500 };
+const policy: HealthPolicy = { ...DEFAULT_POLICY, windowMs: 10_000, minRequests: 4, errorRate: 0.5, minCallers: 1, cooldownMs: 1000, maxCooldownMs: 4000, probeLeaseMs: 500 };
 const entry = (upstream: string, priority = 0, weight = 1): Routable => ({ modelId: "m", upstream: { id: upstream }, priority, weight });
 const fail502: UpstreamFailure = { ok: false, retryable: true, error: errors.upstream("The upstream failed with status 502.") };
 
@@ -105,6 +105,52 @@ describe("circuit", () => {
     const a = entry("a");
     for (let i = 0; i < 50; i++) expect(h.record(a, "upstream", fail502)).toBeNull();
     expect(h.order([a]).entries).toEqual([a]);
+  });
+});
+
+describe("one caller cannot open a circuit for everyone (decision 0035)", () => {
+  const several: HealthPolicy = { ...policy, minCallers: 3 };
+
+  it("stays closed on any number of one caller's failures; opens when a third caller fails too", () => {
+    const h = new Health(several, clock().now);
+    const a = entry("a");
+    for (let i = 0; i < 50; i++) expect(h.record(a, "upstream", fail502, "org-attacker")).toBeNull();
+    expect(h.record(a, "upstream", fail502, "org-2")).toBeNull();
+    const t = h.record(a, "upstream", fail502, "org-3");
+    expect(t).toMatchObject({ to: "open" });
+    expect(t!.reason).toContain("from at least 3 callers");
+  });
+
+  it("a failure without a caller never opens a circuit that needs several", () => {
+    const h = new Health(several, clock().now);
+    for (let i = 0; i < 20; i++) expect(h.record(entry("a"), "upstream", fail502)).toBeNull();
+  });
+
+  it("counts callers over the window only: old callers age out with their slot", () => {
+    const c = clock();
+    const h = new Health(several, c.now);
+    const a = entry("a");
+    h.record(a, "upstream", fail502, "org-1");
+    h.record(a, "upstream", fail502, "org-2");
+    c.t += 11_000;
+    for (let i = 0; i < 10; i++) expect(h.record(a, "upstream", fail502, "org-3")).toBeNull();
+    expect(h.record(a, "upstream", fail502, "org-4")).toBeNull();
+    expect(h.record(a, "upstream", fail502, "org-5")).toMatchObject({ to: "open" });
+  });
+
+  it("a 429 'request too large' and a non-streamed generation's timeout are not the upstream's fault", async () => {
+    const h = new Health(policy, clock().now);
+    const a = entry("a");
+    const tooLarge: UpstreamFailure = { ok: false, retryable: true, error: errors.upstream("The upstream is rate limiting: Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Requested 90000.") };
+    const timeout: UpstreamFailure = { ok: false, retryable: true, error: errors.upstreamTimeout() };
+    for (let i = 0; i < 10; i++) {
+      await failover([a], async () => tooLarge, trackRoute(h, { caller: "org-1" }).hooks);
+      await failover([a], async () => timeout, trackRoute(h, { caller: "org-1", wholeAnswer: true }).hooks);
+    }
+    expect(h.snapshot()[0]).toMatchObject({ state: "closed", failed: 0, attempts: 10 });
+    // A streamed request's timeout is the upstream's (its first event comes at once when healthy).
+    for (let i = 0; i < 4; i++) await failover([a], async () => timeout, trackRoute(h, { caller: "org-1" }).hooks);
+    expect(h.snapshot()[0]).toMatchObject({ failed: 4 });
   });
 });
 

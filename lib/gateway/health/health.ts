@@ -40,6 +40,8 @@ type Listener = (t: Transition, origin: "local" | "shared") => void;
 
 /** Counts not yet pushed to the shared store: key → slot → [ok, failed]. */
 export type PendingCounts = Map<string, Map<number, [number, number]>>;
+/** Failing callers not yet pushed: key → slot → callers (a few per slot: the window counts up to minCallers). */
+export type PendingCallers = Map<string, Map<number, Set<string>>>;
 
 export class Health {
   readonly circuits = new Map<string, Circuit>();
@@ -55,6 +57,7 @@ export class Health {
   /** Called when a request wanted a probe right this instance lacks (the shared store runs a round). */
   onProbeWanted: (() => void) | null = null;
   pending: PendingCounts = new Map();
+  pendingCallers: PendingCallers = new Map();
   pendingErrors: { key: string; sample: ErrorSample }[] = [];
 
   constructor(
@@ -120,8 +123,11 @@ export class Health {
     return { entries: probeTaken ? out : promote(out, prefer), skipped };
   }
 
-  /** One attempt's outcome. Only `upstream` faults count against the entry; a caller's 4xx proves it answers. */
-  record(entry: { modelId: string; upstream: { id: string } }, fault: AttemptFault, failure?: UpstreamFailure): Transition | null {
+  /**
+   * One attempt's outcome and its caller (the organisation). Only `upstream` faults count against
+   * the entry; a caller's 4xx proves it answers. The circuit opens only on failures of several callers.
+   */
+  record(entry: { modelId: string; upstream: { id: string } }, fault: AttemptFault, failure?: UpstreamFailure, caller?: string): Transition | null {
     const key = entryKey(entry);
     const now = this.now();
     const c = this.circuit(key, { modelId: entry.modelId, upstreamId: entry.upstream.id });
@@ -131,10 +137,11 @@ export class Health {
     }
     const ok = fault !== "upstream";
     const sample = !ok && failure ? { at: now, status: failure.error.status, code: failure.error.code, message: failure.error.message.slice(0, 300) } : undefined;
-    const t = c.record(now, ok, sample);
+    const t = c.record(now, ok, sample, caller);
     if (sample && this.failureListener) this.failureListener(key, sample.code);
     if (this.sharing) {
       this.addPending(key, c.window.slotOf(now), ok);
+      if (!ok && caller) this.addPendingCaller(key, c.window.slotOf(now), caller);
       if (sample && this.pendingErrors.length < 100) this.pendingErrors.push({ key, sample });
     }
     if (t) this.emit(t, "local");
@@ -189,16 +196,18 @@ export class Health {
     });
   }
 
-  /** Takes the counts and errors recorded since the last call (for the shared store). */
-  drainPending(): { counts: PendingCounts; errors: { key: string; sample: ErrorSample }[] } {
-    const out = { counts: this.pending, errors: this.pendingErrors };
+  /** Takes the counts, failing callers and errors recorded since the last call (for the shared store). */
+  drainPending(): { counts: PendingCounts; callers: PendingCallers; errors: { key: string; sample: ErrorSample }[] } {
+    const out = { counts: this.pending, callers: this.pendingCallers, errors: this.pendingErrors };
     this.pending = new Map();
+    this.pendingCallers = new Map();
     this.pendingErrors = [];
     return out;
   }
 
   /** Puts back counts a failed push took (they are pushed with the next round). */
-  restorePending(counts: PendingCounts, errors: { key: string; sample: ErrorSample }[]): void {
+  restorePending(counts: PendingCounts, errors: { key: string; sample: ErrorSample }[], callers: PendingCallers = new Map()): void {
+    for (const [key, slots] of callers) for (const [slot, set] of slots) for (const c of set) this.addPendingCaller(key, slot, c);
     for (const [key, slots] of counts)
       for (const [slot, [ok, failed]] of slots) {
         let m = this.pending.get(key);
@@ -207,6 +216,14 @@ export class Health {
         m.set(slot, [v[0] + ok, v[1] + failed]);
       }
     this.pendingErrors = [...errors, ...this.pendingErrors].slice(-100);
+  }
+
+  private addPendingCaller(key: string, slot: number, caller: string) {
+    let m = this.pendingCallers.get(key);
+    if (!m) this.pendingCallers.set(key, (m = new Map()));
+    const set = m.get(slot) ?? new Set<string>();
+    if (set.size < this.policy.minCallers) set.add(caller);
+    m.set(slot, set);
   }
 
   private addPending(key: string, slot: number, ok: boolean) {

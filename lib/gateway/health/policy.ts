@@ -1,7 +1,8 @@
 /**
  * When a circuit opens and for how long (README, "Upstream health"). Defaults: judged over the
- * last 60 s once an entry has had 10 attempts in it, open at 50 % failures, first cool-down
- * 30 s, doubled after each failed probe up to 16×.
+ * last 60 s once an entry has had 10 attempts in it, open at 50 % failures from at least 3
+ * callers (organisations; decision 0035), first cool-down 30 s, doubled after each failed probe
+ * up to 16×.
  */
 import { env } from "../../env";
 
@@ -11,6 +12,11 @@ export interface HealthPolicy {
   minRequests: number;
   /** Failed share (0–1] at or above which the circuit opens; 0 = circuits off (routing still by tier and weight). */
   errorRate: number;
+  /**
+   * Distinct callers (organisations) whose attempts failed in the window before it opens: one
+   * caller's requests (a poison input, a long generation) must not close an upstream for everyone.
+   */
+  minCallers: number;
   /** Open → half-open after this; doubled after each failed probe, up to maxCooldownMs. */
   cooldownMs: number;
   maxCooldownMs: number;
@@ -22,6 +28,7 @@ export const DEFAULT_POLICY: HealthPolicy = {
   windowMs: 60_000,
   minRequests: 10,
   errorRate: 0.5,
+  minCallers: 3,
   cooldownMs: 30_000,
   maxCooldownMs: 16 * 30_000,
   probeLeaseMs: 10_000,
@@ -34,6 +41,7 @@ export function policyFromEnv(): HealthPolicy {
     windowMs: Math.max(1, e.UPSTREAM_HEALTH_WINDOW_S) * 1000,
     minRequests: Math.max(1, e.UPSTREAM_HEALTH_MIN_REQUESTS),
     errorRate: Math.min(100, e.UPSTREAM_HEALTH_ERROR_PERCENT) / 100,
+    minCallers: Math.max(1, e.UPSTREAM_HEALTH_MIN_CALLERS),
     cooldownMs,
     maxCooldownMs: 16 * cooldownMs,
     probeLeaseMs: DEFAULT_POLICY.probeLeaseMs,

@@ -10,7 +10,7 @@ import { DEFAULT_POLICY, type HealthPolicy } from "./policy";
 import type { Routable } from "./routing";
 import { SharedHealth } from "./shared-store";
 
-const policy: HealthPolicy = { ...DEFAULT_POLICY, windowMs: 10_000, minRequests: 4, errorRate: 0.5, cooldownMs: 2000, maxCooldownMs: 8000, probeLeaseMs: 300 };
+const policy: HealthPolicy = { ...DEFAULT_POLICY, windowMs: 10_000, minRequests: 4, errorRate: 0.5, minCallers: 1, cooldownMs: 2000, maxCooldownMs: 8000, probeLeaseMs: 300 };
 const a: Routable = { modelId: "m-probe", upstream: { id: "a" }, priority: 0, weight: 1 };
 const fail502: UpstreamFailure = { ok: false, retryable: true, error: errors.upstream("The upstream failed with status 502.") };
 
@@ -66,6 +66,22 @@ describe("shared health", () => {
     await (other === h1 ? s2 : s1).sync();
     expect(holder.order([a]).entries).toEqual([a]);
   }, 10_000);
+
+  it("counts distinct failing callers over both instances (decision 0035)", async () => {
+    const several: HealthPolicy = { ...policy, minCallers: 3 };
+    const b: Routable = { modelId: "m-callers", upstream: { id: "b" }, priority: 0, weight: 1 };
+    const h1 = new Health(several);
+    const h2 = new Health(several);
+    const s1 = new SharedHealth(redis, h1);
+    const s2 = new SharedHealth(redis, h2);
+    h1.sharing = h2.sharing = true;
+    for (let i = 0; i < 6; i++) h1.record(b, "upstream", fail502, "org-1");
+    h2.record(b, "upstream", fail502, "org-2");
+    await s2.sync();
+    await s1.sync();
+    // Instance 1 now knows of org-2's failure: a third caller's failure opens it there.
+    expect(h1.record(b, "upstream", fail502, "org-3")).toMatchObject({ to: "open" });
+  });
 
   it("without a working shared store, each instance probes on its own judgement", () => {
     const clock = { t: Date.now() };

@@ -115,7 +115,7 @@ export class SharedHealth {
   }
 
   private async round(): Promise<void> {
-    const { counts, errors } = this.health.drainPending();
+    const { counts, callers, errors } = this.health.drainPending();
     const windowMs = this.health.policy.windowMs;
     const ttlMs = windowMs * 2 + 10_000;
     try {
@@ -126,6 +126,12 @@ export class SharedHealth {
           if (ok) p.hincrby(h, `${key}|ok`, ok);
           if (failed) p.hincrby(h, `${key}|f`, failed);
           p.pexpire(h, ttlMs);
+        }
+      // Failing callers per slot (decision 0035), apart from the counts: a field per (entry, caller).
+      for (const [key, slots] of callers)
+        for (const [slot, set] of slots) {
+          for (const c of set) p.hset(`${PREFIX}c:${slot}`, `${key}|${c}`, 1);
+          p.pexpire(`${PREFIX}c:${slot}`, ttlMs);
         }
       for (const { key, sample } of errors) {
         p.lpush(`${PREFIX}err:${key}`, JSON.stringify(sample));
@@ -140,11 +146,13 @@ export class SharedHealth {
       }
       const pushed = p.length;
       for (const s of slots) p.hgetall(`${PREFIX}w:${s}`);
+      for (const s of slots) p.hgetall(`${PREFIX}c:${s}`);
       p.hgetall(STATE);
       const res = (await p.exec()) ?? [];
       const read = res.slice(pushed).map((r) => (r?.[1] ?? {}) as Record<string, string>);
       slots.forEach((slot, i) => this.mergeSlot(slot, read[i] ?? {}));
-      const states = read[slots.length] ?? {};
+      slots.forEach((slot, i) => this.mergeCallers(slot, read[slots.length + i] ?? {}));
+      const states = read[2 * slots.length] ?? {};
       for (const [key, json] of Object.entries(states)) {
         try {
           this.health.apply(key, JSON.parse(json) as SharedState);
@@ -156,7 +164,7 @@ export class SharedHealth {
       this.health.probesClaimed = true;
     } catch (err) {
       // Not pushed: count it again next round. Probes go back to each instance's own judgement.
-      this.health.restorePending(counts, errors);
+      this.health.restorePending(counts, errors, callers);
       this.health.probesClaimed = false;
       this.warn(err);
     }
@@ -192,6 +200,15 @@ export class SharedHealth {
       if (slot < c.countFrom) continue;
       const since = this.health.pending.get(key)?.get(slot) ?? [0, 0];
       c.window.set(slot, ok + since[0], failed + since[1]);
+    }
+  }
+
+  /** Adds the failing callers other instances saw (those before a circuit's last close are ignored, as its counts are). */
+  private mergeCallers(slot: number, fields: Record<string, string>) {
+    for (const field of Object.keys(fields)) {
+      const bar = field.lastIndexOf("|");
+      const c = this.health.circuits.get(field.slice(0, bar));
+      if (c && slot >= c.countFrom) c.window.addCaller(slot, field.slice(bar + 1));
     }
   }
 

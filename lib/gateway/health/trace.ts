@@ -7,6 +7,7 @@ import type { RouteTraceEntry } from "../../../db/schema";
 import { errors, type UpstreamFailure } from "../errors";
 import type { AttemptReport, FailoverHooks } from "../upstreams/failover";
 import type { Health, Skip } from "./health";
+import { healthFault } from "./provoked";
 import { tierOf, weightOf, type Routable } from "./routing";
 
 export type { RouteTraceEntry };
@@ -27,7 +28,16 @@ export interface TrackedRoute<R> {
   first(): R | undefined;
 }
 
-export function trackRoute<R extends Routable>(health: Health, opts: { prefer?: R | null } = {}): TrackedRoute<R> {
+export interface RouteOptions<R> {
+  /** Prompt-cache affinity: the entry that holds this prefix goes first when admitted. */
+  prefer?: R | null;
+  /** Whose request this is (the organisation): a circuit opens only on failures of several callers. */
+  caller?: string;
+  /** A non-streamed generation: its timeout is the caller's doing, not counted (provoked.ts). */
+  wholeAnswer?: boolean;
+}
+
+export function trackRoute<R extends Routable>(health: Health, opts: RouteOptions<R> = {}): TrackedRoute<R> {
   let all: readonly R[] = [];
   let tried: readonly R[] = [];
   let skipped: Skip<R>[] = [];
@@ -46,7 +56,7 @@ export function trackRoute<R extends Routable>(health: Health, opts: { prefer?: 
         return o.entries;
       },
       onOutcome(r: AttemptReport<R>) {
-        health.record(r.entry, r.fault, r.failure);
+        health.record(r.entry, healthFault(r, opts.wholeAnswer === true), r.failure, opts.caller);
         let i = seenEntries.indexOf(r.entry);
         if (i < 0) {
           i = seenEntries.push(r.entry) - 1;

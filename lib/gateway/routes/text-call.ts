@@ -45,6 +45,7 @@ export function textCall(ctx: RouteContext, db: DB, path: string, call: TextCall
       resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]),
       billing: tracedBilling(call.wrapBilling ? call.wrapBilling(billing) : billing, ctx.observe.span, call.requestBody),
       affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId,
+      caller: ctx.principal.accountId,
       admitTokens: tokenAdmission(ctx.principal),
     },
   );

@@ -6,7 +6,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { setMediaFetcher } from "../upstreams/inline-media";
+import { MEDIA_URLS_PER_REQUEST, setMediaFetcher } from "../upstreams/inline-media";
 import { startFourTextFakes, UPS, type FourTextFakes, type Up } from "../../../tests/fakes/four-text-upstreams";
 import { startTestHost, type TestHost } from "./text-test-server";
 
@@ -164,6 +164,7 @@ const files: Record<string, { type: string; body: Buffer; status?: number }> = {
   "/notes.txt": { type: "text/plain; charset=utf-8", body: Buffer.from("The notes.") },
   "/page.html": { type: "text/html", body: Buffer.from("<html></html>") },
   "/big.png": { type: "image/png", body: Buffer.alloc(4096) },
+  "/large.png": { type: "image/png", body: Buffer.alloc(12 * 1024 * 1024) },
   "/moved.png": { type: "image/png", body: Buffer.alloc(0), status: 302 },
 };
 let web: Server;
@@ -174,7 +175,7 @@ describe("URLs the target cannot take are downloaded (SSRF-guarded, capped, type
   beforeAll(async () => {
     web = createServer((req, res) => {
       hits.push(req.url ?? "");
-      const f = files[req.url ?? ""];
+      const f = files[(req.url ?? "").split("?")[0]!];
       if (!f) return void res.writeHead(404).end();
       res.writeHead(f.status ?? 200, { "content-type": f.type, ...(f.status === 302 ? { location: "/cat.png" } : {}) });
       res.end(f.body);
@@ -243,6 +244,54 @@ describe("URLs the target cannot take are downloaded (SSRF-guarded, capped, type
     }
     const gone = await post("/v1/messages", { model: "m-gemini", max_tokens: 50, messages: [{ role: "user", content: [{ type: "image", source: { type: "url", url: "http://127.0.0.1:9/x.png" } }] }] });
     expect(gone.status).toBe(400);
+  });
+
+  it("a balance that cannot cover the text hold is a 402 before any download (decision 0036)", async () => {
+    reset();
+    hits.length = 0;
+    const before = host.balance.available;
+    host.balance.available = 10;
+    try {
+      const r = await post("/v1/chat/completions", { model: "m-gemini", messages: [{ role: "user", content: [{ type: "text", text: "x" }, { type: "image_url", image_url: { url: `${webUrl}/cat.png` } }] }] });
+      expect(r.status).toBe(402);
+      expect(hits).toEqual([]);
+      expect(fakes.gemini.generationRequests()).toHaveLength(0);
+    } finally {
+      host.balance.available = before;
+    }
+    // Funded: the hold came first, then the download; a failed download gives the hold back.
+    const holds = host.holds.length;
+    const r = await post("/v1/chat/completions", { model: "m-gemini", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: `${webUrl}/missing.png` } }] }] });
+    expect(r.status).toBe(400);
+    expect(host.holds.length).toBe(holds + 1);
+    expect(host.settlements.at(-1)).toMatchObject({ costMicroUsd: 0, status: 400 });
+    expect(host.settlements.at(-1)!.hold).not.toBeNull();
+    expect(host.balance.available).toBe(before);
+  });
+
+  it("more URLs than a request may download is a 400 naming the limit, and nothing is fetched", async () => {
+    reset();
+    hits.length = 0;
+    const images = Array.from({ length: MEDIA_URLS_PER_REQUEST + 1 }, (_, i) => ({ type: "image_url", image_url: { url: `${webUrl}/cat.png?${i}` } }));
+    const r = await post("/v1/chat/completions", { model: "m-gemini", messages: [{ role: "user", content: images }] });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as any).error.message).toMatch(new RegExp(`${MEDIA_URLS_PER_REQUEST + 1} image or document URLs .* at most ${MEDIA_URLS_PER_REQUEST} per request`));
+    expect(hits).toEqual([]);
+  });
+
+  it("the files of one request together stop at the target's inline limit (Gemini's 20 MB), naming it", async () => {
+    setMediaFetcher({ allowHosts: [webUrl.slice("http://".length)], maxBytes: 15 * 1024 * 1024 });
+    try {
+      reset();
+      hits.length = 0;
+      const images = ["a", "b"].map((x) => ({ type: "image_url", image_url: { url: `${webUrl}/large.png?${x}` } }));
+      const r = await post("/v1/chat/completions", { model: "m-gemini", messages: [{ role: "user", content: images }] });
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as any).error.message).toMatch(/^messages\[0\]\.content\[1\]: the files of this request are larger than Gemini's 20 MB inline request limit allows/);
+      expect(fakes.gemini.generationRequests()).toHaveLength(0);
+    } finally {
+      setMediaFetcher({ allowHosts: [webUrl.slice("http://".length)], maxBytes: 2048 });
+    }
   });
 
   it("the same URL to an upstream that takes URLs goes as a URL (no download)", async () => {

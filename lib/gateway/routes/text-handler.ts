@@ -1,21 +1,23 @@
 /**
  * One text-generation request, whatever the inbound protocol: parse → routes → plans → hold →
- * upstream (retries and failover before the first byte) → settle → render. Framework-free and
+ * upstream (retries and failover before the first byte) → settle → render (the hold before the
+ * plans when planning would download media: decision 0036). Framework-free and
  * database-free: the catalog and the money come in through TextDeps. The steps live beside it:
  * text-plan (what each entry is sent), text-hold (the worst case), text-run (the admitted
  * request's shared rules), text-complete and text-stream (the two ways of answering).
  */
+import type { Hold } from "../../billing/port";
 import { errorResponse, errors, type ApiError } from "../errors";
 import type { GatewayResponse } from "../http";
 import { health, routeFor } from "../health";
 import type { ModelRoute } from "../model-route";
-import { admit } from "../pipeline";
+import { admit, type Admitted } from "../pipeline";
 import type { ParseOptions } from "../protocols/types";
 import { promptTokenBound, rawBodyTokenBound } from "../tokens";
 import { affinityKey, orderByAffinity } from "./text-affinity";
 import { completeText } from "./text-complete";
 import { outputTokenCap, textHold, whatWouldFit } from "./text-hold";
-import { defaultOutputCap, planRoutes } from "./text-plan";
+import { defaultOutputCap, downloadsMedia, mayPassThrough, planRoutes } from "./text-plan";
 import { TextRun } from "./text-run";
 import { streamText } from "./text-stream";
 import type { SettlementReason, TextCall, TextDeps } from "./text-types";
@@ -29,9 +31,10 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   const { protocol } = tc;
   const base = { inboundProtocol: protocol.name, stream: tc.parseOpts?.stream ?? (tc.body as { stream?: unknown } | null)?.stream === true };
   /** A request refused before any upstream call: its log row, and the client's error. */
-  const reject = async (err: ApiError, reason: SettlementReason, model: string | null, route: ModelRoute | null = null) => {
+  const reject = async (err: ApiError, reason: SettlementReason, model: string | null, route: ModelRoute | null = null, held: Admitted<Hold> | null = null) => {
     const latencyMs = Math.round(performance.now() - tc.startedAt);
-    await deps.billing.settle({ ...base, hold: null, costMicroUsd: 0, reason, status: err.status, errorCode: err.code, model, route, inputTokens: 0, outputTokens: 0, usageEstimated: false, priceSnapshot: route?.price ?? null, latencyMs, ttftMs: null });
+    held?.release(0);
+    await deps.billing.settle({ ...base, hold: held?.hold ?? null, costMicroUsd: 0, reason, status: err.status, errorCode: err.code, model, route, inputTokens: 0, outputTokens: 0, usageEstimated: false, priceSnapshot: route?.price ?? null, latencyMs, ttftMs: null });
     return errorResponse(err, protocol.errorStyle);
   };
 
@@ -46,8 +49,23 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   if (!routes.length) return reject(errors.modelNotFound(req.model), "rejected", req.model);
   defaultOutputCap(req, routes);
 
+  // Token and concurrency limits reserve the same worst case as the money; the settlement gives back the rest.
+  const admitFor = async (entries: readonly ModelRoute[], bound: number) => {
+    const hold = textHold(req, entries, bound);
+    const admitted = await admit({ tokens: bound + outputTokenCap(req), admitTokens: deps.admitTokens, reserve: () => deps.billing.reserve(hold) });
+    if (admitted.ok) return { admitted, hold, refused: null };
+    const first = entries[0]!;
+    const err = admitted.stage === "money" && admitted.availableMicroUsd !== undefined ? whatWouldFit(admitted.error, protocol, bound, req.maxOutputTokens!, hold, admitted.availableMicroUsd, first.price) : admitted.error;
+    return { refused: await reject(err, "rejected", req.model, first) } as const;
+  };
+  // Media an entry needs downloaded: the key's limits and the money are taken first, at every
+  // entry's worst case (at least what the planned ones need), so a request that cannot pay
+  // makes the gateway download nothing (decision 0036).
+  const early = downloadsMedia(tc, req, routes) ? await admitFor(routes, mayPassThrough(tc, routes) ? rawBodyTokenBound(tc.bodyBytes, req) : promptTokenBound(req)) : null;
+  if (early?.refused) return early.refused;
+
   const planned = await planRoutes(tc, req, routes);
-  if (!planned.ok) return reject(planned.error, planned.reason, req.model, routes[0]!);
+  if (!planned.ok) return reject(planned.error, planned.reason, req.model, routes[0]!, early?.admitted);
   let usable = planned.usable;
   const bound = usable.some((r) => planned.plans.get(r)!.call.passthrough) ? rawBodyTokenBound(tc.bodyBytes, req) : promptTokenBound(req);
   // An alias with context fallback skips targets whose window the prompt bound exceeds (none fit: all are tried).
@@ -62,16 +80,11 @@ export async function handleText(tc: TextCall, deps: TextDeps): Promise<GatewayR
   const affinity = several && deps.affinityScope ? affinityKey(deps.affinityScope, req) : null;
   const sticky = affinity ? orderByAffinity(affinity, usable) : null;
   const prefer = sticky?.routing === "sticky" ? sticky.routes[0]! : null;
-  const routePlan = routeFor<ModelRoute>(health(), { prefer });
+  const routePlan = routeFor<ModelRoute>(health(), { prefer, caller: deps.caller, wholeAnswer: !req.stream });
 
-  // Token and concurrency limits reserve the same worst case as the money; the settlement gives back the rest.
-  const hold = textHold(req, usable, bound);
-  const admitted = await admit({ tokens: bound + outputTokenCap(req), admitTokens: deps.admitTokens, reserve: () => deps.billing.reserve(hold) });
-  if (!admitted.ok) {
-    const first = usable[0]!;
-    const err = admitted.stage === "money" && admitted.availableMicroUsd !== undefined ? whatWouldFit(admitted.error, protocol, bound, req.maxOutputTokens!, hold, admitted.availableMicroUsd, first.price) : admitted.error;
-    return reject(err, "rejected", req.model, first);
-  }
+  const money = early ?? (await admitFor(usable, bound));
+  if (money.refused) return money.refused;
+  const { admitted, hold } = money;
 
   const run = new TextRun({ tc, deps, req, plans: planned.plans, usable, holdMicroUsd: hold, admitted, routePlan, ordering: several ? "order" : null, prefer, affinity, base });
   return req.stream ? streamText(run) : completeText(run);

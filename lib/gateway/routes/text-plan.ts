@@ -9,6 +9,7 @@ import { applyConversionPolicy } from "../conversion/policy";
 import type { CanonicalRequest } from "../canonical";
 import { errors, type ApiError } from "../errors";
 import type { ModelRoute } from "../model-route";
+import { inlineUrls, MEDIA_URLS_PER_REQUEST, mediaUrlCount } from "../upstreams/inline-media";
 import { textAdapterFor } from "../upstreams/text-adapters";
 import type { Inexpressible, PreparedCall, TextAdapter } from "../upstreams/text-types";
 import type { TextCall } from "./text-types";
@@ -34,6 +35,22 @@ export function defaultOutputCap(req: CanonicalRequest, routes: readonly ModelRo
   const budget = req.reasoning?.enabled ? req.reasoning.budgetTokens : undefined;
   if (budget !== undefined && budget >= req.maxOutputTokens) req.maxOutputTokens = budget + FALLBACK_MAX_OUTPUT_TOKENS;
 }
+
+/**
+ * Whether planning would download media for some entry (a converted one whose target takes no
+ * URL, with at most MEDIA_URLS_PER_REQUEST of them): the handler then admits the request first.
+ */
+export function downloadsMedia(tc: TextCall, req: CanonicalRequest, routes: readonly ModelRoute[]): boolean {
+  return routes.some((r) => {
+    const adapter = textAdapterFor(r.upstream.protocol);
+    if (!adapter?.inlineMedia || adapter.passthrough?.inbound === tc.protocol.name) return false;
+    const n = mediaUrlCount(req, adapter.inlineMedia);
+    return n > 0 && n <= MEDIA_URLS_PER_REQUEST;
+  });
+}
+
+/** Whether some entry may get the client's own JSON (its prompt bound then counts every body byte). */
+export const mayPassThrough = (tc: TextCall, routes: readonly ModelRoute[]) => routes.some((r) => textAdapterFor(r.upstream.protocol)?.passthrough?.inbound === tc.protocol.name);
 
 export async function planRoutes(tc: TextCall, req: CanonicalRequest, routes: readonly ModelRoute[]): Promise<Plans> {
   const { protocol } = tc;
@@ -65,7 +82,7 @@ async function planOne(tc: TextCall, req: CanonicalRequest, route: ModelRoute, a
   const policy = applyConversionPolicy(req, { caps: adapter.capabilities, upstreamModel: route.upstreamModel, strict: route.strict });
   if (!policy.ok) return policy;
   // Media the target cannot take by URL is fetched first (once per request, for every entry).
-  const media = adapter.inlineMedia ? await adapter.inlineMedia(policy.request) : null;
+  const media = adapter.inlineMedia ? await inlineUrls(policy.request, adapter.inlineMedia) : null;
   if (media && !media.ok) return media;
   const prepared = adapter.prepare(route, media ? media.value : policy.request);
   if (!prepared.ok) return prepared;

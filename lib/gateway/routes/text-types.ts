@@ -73,6 +73,8 @@ export interface TextDeps {
   retry?: RetryPolicy;
   /** Whose prompt-cache affinity this request shares (the API key, or the user in the playground); none = no affinity. */
   affinityScope?: string;
+  /** Whose failures these are for upstream health (the organisation; decision 0035). */
+  caller?: string;
   /** Default upstream timeout when the route sets none. */
   defaultTimeoutMs?: number;
 }

@@ -5,6 +5,7 @@
  * after the reply (store.ts says why that is safe).
  */
 import { getDb } from "../../../db/client";
+import { isModelId, modelIdError } from "../catalog";
 import { errors } from "../errors";
 import type { GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
@@ -20,6 +21,9 @@ export async function createResponse(ctx: RouteContext, path: string): Promise<G
   if (!raw.ok) return ctx.error(raw.error);
   let body = parsed.value as Record<string, unknown>;
   if (!body || typeof body !== "object" || Array.isArray(body)) return ctx.error(errors.invalidRequest("Request body must be a JSON object."));
+  // An over-long id is refused before any lookup (a previous response, a stored row); the text
+  // handler refuses the other bad models with their log row.
+  if (typeof body.model === "string" && !isModelId(body.model)) return ctx.error(modelIdError(body.model));
   const db = await getDb();
 
   const prevRaw = body.previous_response_id;

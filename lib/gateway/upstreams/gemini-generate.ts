@@ -3,7 +3,6 @@ import { createGeminiDecoder, fromGeminiResponse } from "./gemini-generate-respo
 import { toGeminiBody } from "./gemini-generate-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl } from "./http";
-import { inlineUrls } from "./inline-media";
 import { forTarget, GEMINI_TOOL_NAMES, restoreNames, restoringDecoder } from "./tool-names";
 import { costIntoUsage, sameProtocol } from "./passthrough";
 import type { TextAdapter } from "./text-types";
@@ -24,7 +23,8 @@ export const geminiGenerate: TextAdapter = {
     hostedTools: new Set(["web_search", "code_execution", "url_context"]),
   },
   // Gemini takes no arbitrary URLs: images and documents go inline.
-  inlineMedia: (req) => inlineUrls(req, { images: true, documents: true }),
+  // @see https://ai.google.dev/gemini-api/docs/image-understanding (inline data: 20 MB per request)
+  inlineMedia: { images: true, documents: true, maxInlineBytes: 20 * 1024 * 1024, limitName: "Gemini's 20 MB inline request limit" },
   prepare(route, req, raw) {
     if (raw) {
       // Forwarded as sent: no output cap is added (the hold is bounded by the catalog's maximum,

@@ -13,10 +13,13 @@ import { env } from "../../env";
 import { processSingleton } from "../../process-singleton";
 import { createGuardedAgent, SsrfBlockedError } from "../../tasks/guarded-dispatcher";
 import { checkWebhookUrlShape, makePolicy, type WebhookUrlPolicy } from "../../tasks/ssrf";
-import type { Inexpressible } from "./text-types";
+import type { InlineMediaSpec, Inexpressible } from "./text-types";
 
 /** Time for the whole download. */
 export const MEDIA_URL_TIMEOUT_MS = 15_000;
+
+/** URLs the gateway downloads for one request, at most (each is up to MEDIA_URL_MAX_MB). */
+export const MEDIA_URLS_PER_REQUEST = 8;
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/heic", "image/heif"]);
 const DOCUMENT_TYPES = new Set(["application/pdf", "text/plain"]);
@@ -46,12 +49,13 @@ export function setMediaFetcher(opts: { allowHosts: string[]; maxBytes: number }
   slot().current = { policy, dispatcher: createGuardedAgent({ policy }), maxBytes: opts.maxBytes };
 }
 
-type Fetched = { ok: true; mediaType: string; data: string } | { ok: false; reason: string };
+type Fetched = { ok: true; mediaType: string; data: string; bytes: number } | { ok: false; reason: string };
 
 /** Per request (keyed by the parsed source object, shared by every entry's copy of the request). */
 const inflight = new WeakMap<object, Promise<Fetched>>();
 
-async function download(url: string, kind: "image" | "document"): Promise<Fetched> {
+/** `maxBytes`: what is left of the request's inline allowance (the file cap if smaller); `limit` names it. */
+async function download(url: string, kind: "image" | "document", maxBytes: number, limit: string): Promise<Fetched> {
   const f = fetcher();
   const shape = checkWebhookUrlShape(url, f.policy);
   if (!shape.ok) return { ok: false, reason: `the URL ${shape.reason}` };
@@ -77,40 +81,61 @@ async function download(url: string, kind: "image" | "document"): Promise<Fetche
   const type = String(res.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   const allowed = kind === "image" ? IMAGE_TYPES : DOCUMENT_TYPES;
   if (!allowed.has(type)) return drop(`the URL answered with content type "${type || "none"}", not ${kind === "image" ? "an image (png, jpeg, gif, webp, heic)" : "a PDF or plain text"}`);
-  const tooLarge = `the file is larger than ${f.maxBytes / (1024 * 1024)} MB (MEDIA_URL_MAX_MB)`;
-  if (Number(res.headers["content-length"] ?? 0) > f.maxBytes) return drop(tooLarge);
+  const cap = Math.min(maxBytes, f.maxBytes);
+  const tooLarge =
+    cap < f.maxBytes ? `the files of this request are larger than ${limit} allows` : `the file is larger than ${f.maxBytes / (1024 * 1024)} MB (MEDIA_URL_MAX_MB)`;
+  if (Number(res.headers["content-length"] ?? 0) > cap) return drop(tooLarge);
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const c of res.body) {
       size += (c as Buffer).length;
-      if (size > f.maxBytes) return drop(tooLarge);
+      if (size > cap) return drop(tooLarge);
       chunks.push(c as Buffer);
     }
   } catch {
     return { ok: false, reason: "the URL could not be fetched" };
   }
-  return { ok: true, mediaType: type, data: Buffer.concat(chunks).toString("base64") };
+  return { ok: true, mediaType: type, data: Buffer.concat(chunks).toString("base64"), bytes: size };
 }
 
-function fetchOnce(source: ImageSource | DocumentSource, url: string, kind: "image" | "document"): Promise<Fetched> {
+function fetchOnce(source: ImageSource | DocumentSource, url: string, kind: "image" | "document", maxBytes: number, limit: string): Promise<Fetched> {
   let p = inflight.get(source);
-  if (!p) inflight.set(source, (p = download(url, kind)));
+  if (!p) inflight.set(source, (p = download(url, kind, maxBytes, limit)));
   return p;
 }
 
 const isHttp = (url: string) => /^https?:\/\//i.test(url);
 
+const wants = (kinds: Pick<InlineMediaSpec, "images" | "documents">) => (p: ContentPart) =>
+  (kinds.images && p.type === "image" && p.source.kind === "url" && isHttp(p.source.url)) ||
+  (kinds.documents && p.type === "document" && p.source.kind === "url" && isHttp(p.source.url));
+
+/** How many URLs the gateway would download for this request to reach a target of this kind. */
+export function mediaUrlCount(req: CanonicalRequest, kinds: Pick<InlineMediaSpec, "images" | "documents">): number {
+  const wanted = wants(kinds);
+  let n = 0;
+  for (const m of req.messages) for (const p of m.parts) if (wanted(p)) n++;
+  return n;
+}
+
+/** More URLs than one request may make the gateway download: a 400 naming the limit. */
+export function tooManyMediaUrls(count: number): string {
+  return `${count} image or document URLs need downloading for this model; the gateway downloads at most ${MEDIA_URLS_PER_REQUEST} per request (send the others inline)`;
+}
+
 /**
  * The request with every http(s) URL of the chosen kinds replaced by the downloaded bytes
  * (a new request: parsed values are never changed in place), or a 400 naming the first part
- * that could not be fetched.
+ * that could not be fetched, or the limit it passed: at most MEDIA_URLS_PER_REQUEST URLs, and
+ * no more bytes in all than the target takes inline (a download stops at the allowance left).
  */
-export async function inlineUrls(req: CanonicalRequest, kinds: { images: boolean; documents: boolean }): Promise<{ ok: true; value: CanonicalRequest } | Inexpressible> {
-  const wanted = (p: ContentPart) =>
-    (kinds.images && p.type === "image" && p.source.kind === "url" && isHttp(p.source.url)) ||
-    (kinds.documents && p.type === "document" && p.source.kind === "url" && isHttp(p.source.url));
-  if (!req.messages.some((m) => m.parts.some(wanted))) return { ok: true, value: req };
+export async function inlineUrls(req: CanonicalRequest, spec: InlineMediaSpec): Promise<{ ok: true; value: CanonicalRequest } | Inexpressible> {
+  const wanted = wants(spec);
+  const count = mediaUrlCount(req, spec);
+  if (count === 0) return { ok: true, value: req };
+  if (count > MEDIA_URLS_PER_REQUEST) return { ok: false, field: "messages", message: tooManyMediaUrls(count) };
+  let left = spec.maxInlineBytes;
   const messages = [];
   for (const m of req.messages) {
     if (!m.parts.some(wanted)) {
@@ -123,8 +148,10 @@ export async function inlineUrls(req: CanonicalRequest, kinds: { images: boolean
         parts.push(p);
         continue;
       }
-      const got = await fetchOnce(p.source, p.source.url, p.type);
+      const got = await fetchOnce(p.source, p.source.url, p.type, left, spec.limitName);
       if (!got.ok) return { ok: false, field: p.path ?? (p.type === "image" ? "image" : "messages"), message: `${got.reason}; this model needs the ${p.type} inline, so the gateway downloads it` };
+      left -= got.bytes;
+      if (left < 0) return { ok: false, field: p.path ?? "messages", message: `the files of this request are larger than ${spec.limitName} allows` };
       if (p.type === "image") parts.push({ ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } });
       else if (got.mediaType === "text/plain") parts.push({ ...p, source: { kind: "text", text: Buffer.from(got.data, "base64").toString("utf8") } });
       else parts.push({ ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } });

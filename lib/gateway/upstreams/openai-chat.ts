@@ -3,7 +3,6 @@ import { fromOpenAIChatResponse, createOpenAIChatDecoder } from "./openai-chat-r
 import { toOpenAIChatBody } from "./openai-chat-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl, vendorHeaders } from "./http";
-import { inlineUrls } from "./inline-media";
 import { forTarget, OPENAI_TOOL_NAMES, restoreNames, restoringDecoder } from "./tool-names";
 import { costIntoUsage, framed, sameProtocol } from "./passthrough";
 import type { PreparedCall, TextAdapter, UpstreamChunk } from "./text-types";
@@ -24,7 +23,8 @@ export const openaiChat: TextAdapter = {
     hostedTools: new Set(),
   },
   // A chat `file` part takes no URL (image_url does): documents behind one go inline.
-  inlineMedia: (req) => inlineUrls(req, { images: false, documents: true }),
+  // @see https://platform.openai.com/docs/guides/pdf-files (file inputs: 32 MB of content per request)
+  inlineMedia: { images: false, documents: true, maxInlineBytes: 32 * 1024 * 1024, limitName: "OpenAI's 32 MB file-input limit per request" },
   prepare(route, req, raw, clientHeaders) {
     if (raw) {
       // Same protocol in and out: the client's JSON goes on with unknown fields intact.

@@ -71,12 +71,20 @@ export interface CompleteResult {
   raw?: Record<string, unknown>;
 }
 
+export interface InlineMediaSpec {
+  images: boolean;
+  documents: boolean;
+  /** The most the target takes inline in one request (bytes, before base64), and the doc that says so. */
+  maxInlineBytes: number;
+  limitName: string;
+}
+
 export interface TextAdapter {
   /**
-   * Converted routes only, before `prepare`: an async step for what the target needs fetched
-   * first (image/document URLs it cannot take, downloaded and inlined), or a 400 naming the part.
+   * Converted routes only, before `prepare`: what the target needs fetched first (image/document
+   * URLs it cannot take, downloaded and inlined by inline-media.ts), and how many bytes it takes inline.
    */
-  inlineMedia?(req: CanonicalRequest): Promise<{ ok: true; value: CanonicalRequest } | Inexpressible>;
+  inlineMedia?: InlineMediaSpec;
   prepare(route: ModelRoute, req: CanonicalRequest, raw?: Record<string, unknown>, headers?: ClientHeaders): { ok: true; value: PreparedCall } | Inexpressible;
   /** Hints and hosted tools the target takes (the conversion policy drops the rest). */
   capabilities: TargetCapabilities;

@@ -129,7 +129,7 @@ async function sendToUpstream(db: DB, ctx: RouteContext, sub: Submission, create
   const { task } = created;
   const e = env();
   const primary = sub.routes[0]!;
-  const routePlan = routeFor<ModelRoute>(health());
+  const routePlan = routeFor<ModelRoute>(health(), { caller: ctx.principal.accountId });
   const submitted = await failover(
     sub.routes.filter((r) => videoUpstreamFor(r.upstream.protocol)),
     async (route) => {

@@ -19,7 +19,7 @@ export async function POST(req: Request): Promise<Response> {
   try {
     const result = await handleStripeWebhook(await getDb(), stripe, { rawBody, signature: req.headers.get("stripe-signature"), secret });
     if (result.status !== 200) logger().warn({ status: result.status, reason: (result.body.error as { message?: string } | undefined)?.message }, "stripe webhook refused");
-    else logger().info({ outcome: result.body.outcome }, "stripe webhook");
+    else logger().info({ outcome: result.body.outcome, reason: result.body.reason }, "stripe webhook");
     return Response.json(result.body, { status: result.status });
   } catch (err) {
     // A 5xx makes Stripe deliver again later; the work is idempotent.
