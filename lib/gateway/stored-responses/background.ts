@@ -15,6 +15,7 @@ import { and, eq, inArray, lt } from "drizzle-orm";
 import type { DB } from "../../../db/client";
 import { storedResponses, type StoredResponseStatus } from "../../../db/schema";
 import { encryptSecret, decryptSecret } from "../../crypto";
+import { visibleTo, type Viewer } from "../../keys/visibility";
 import { logger } from "../../logger";
 import { sleep } from "../../sleep";
 import { errors, type ApiError } from "../errors";
@@ -116,7 +117,7 @@ export async function startBackground(
   const l: Live = { events: [], waiters: new Set(), done: false, abort: new AbortController() };
   live().set(id, l);
   setImmediate(() => void runBackground(db, id).catch((err) => logger().error({ err, responseId: id }, "background response failed")));
-  if (stream) return { status: 200, headers: { ...SSE_HEADERS }, body: follow(db, ctx.principal.accountId, id, -1) };
+  if (stream) return { status: 200, headers: { ...SSE_HEADERS }, body: follow(db, ctx.principal, id, -1) };
   return json(200, response);
 }
 
@@ -277,7 +278,7 @@ function seqOf(event: string): number {
  * The events of a background response after `startingAfter`, following it live while it runs:
  * from memory on the instance that runs it, from the row (events saved every second) elsewhere.
  */
-export async function* follow(db: DB, accountId: string, id: string, startingAfter: number): AsyncGenerator<string> {
+export async function* follow(db: DB, who: Viewer, id: string, startingAfter: number): AsyncGenerator<string> {
   const l = live().get(id);
   if (l) {
     let i = 0;
@@ -295,7 +296,7 @@ export async function* follow(db: DB, accountId: string, id: string, startingAft
     const [row] = await db
       .select({ status: storedResponses.status, events: storedResponses.sealedEvents })
       .from(storedResponses)
-      .where(and(eq(storedResponses.id, id), eq(storedResponses.accountId, accountId)));
+      .where(and(eq(storedResponses.id, id), visibleTo(who, storedResponses)));
     if (!row) return;
     const events = row.events ? (JSON.parse(decryptSecret(row.events)) as string[]) : [];
     for (; sent < events.length; sent++) if (seqOf(events[sent]!) > startingAfter) yield events[sent]!;
@@ -305,14 +306,14 @@ export async function* follow(db: DB, accountId: string, id: string, startingAft
 }
 
 /** POST /v1/responses/{id}/cancel. */
-export async function cancelBackground(db: DB, accountId: string, id: string): Promise<{ ok: true; response: Record<string, unknown> } | { ok: false; error: ApiError }> {
-  const r = await getStoredResponse(db, accountId, id);
+export async function cancelBackground(db: DB, who: Viewer, id: string): Promise<{ ok: true; response: Record<string, unknown> } | { ok: false; error: ApiError }> {
+  const r = await getStoredResponse(db, who, id);
   if (!r) return { ok: false, error: { status: 404, type: "invalid_request", code: "response_not_found", message: `Response with id '${id.slice(0, 200)}' not found.`, param: "response_id" } };
   if (!r.background) return { ok: false, error: errors.invalidRequest(`Response '${id}' was not created in background mode; only background responses can be cancelled.`, "response_id") };
   const done = await db
     .update(storedResponses)
     .set({ status: "cancelled", updatedAt: new Date() })
-    .where(and(eq(storedResponses.id, id), eq(storedResponses.accountId, accountId), inArray(storedResponses.status, ["queued", "in_progress"])))
+    .where(and(eq(storedResponses.id, id), visibleTo(who, storedResponses), inArray(storedResponses.status, ["queued", "in_progress"])))
     .returning({ id: storedResponses.id });
   if (done.length) {
     live().get(id)?.abort.abort();
@@ -320,7 +321,7 @@ export async function cancelBackground(db: DB, accountId: string, id: string): P
     // A run on this instance writes its partial output; wait for it briefly so the answer shows it.
     for (let i = 0; l && !l.done && i < 40; i++) await sleep(50);
   }
-  const after = await getStoredResponse(db, accountId, id);
+  const after = await getStoredResponse(db, who, id);
   return { ok: true, response: { ...(after ?? r).response, status: after?.status ?? "cancelled" } };
 }
 
