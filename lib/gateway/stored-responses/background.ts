@@ -23,6 +23,9 @@ import { json, type GatewayResponse } from "../http";
 import { protocolId, nowSeconds } from "../protocols/ids";
 import { SSE_HEADERS } from "../sse";
 import type { Principal, RouteContext } from "../types";
+import { renderUsage } from "../protocols/responses/render";
+import type { TextSettlement } from "../routes/text-types";
+import { partialOutput } from "./partial";
 import { runResponse } from "./run-response";
 import type { Expanded } from "./history";
 import { getStoredResponse, writeStoredResponse, type Item } from "./store";
@@ -128,6 +131,8 @@ interface RunOutcome {
   final: Record<string, unknown> | null;
   upstreamOf: () => string | null;
   failure: ApiError | null;
+  /** What the run was charged (set once it settled). */
+  settled: TextSettlement | null;
 }
 
 /** Claims and runs one queued background response (a no-op when another runner has it). */
@@ -196,7 +201,7 @@ async function execute(db: DB, id: string, content: Sealed, l: Live): Promise<Ru
     observe: {},
     settleAfterReply: false,
   } as unknown as RouteContext;
-  const out: RunOutcome = { final: null, upstreamOf: () => null, failure: null };
+  const out: RunOutcome = { final: null, upstreamOf: () => null, failure: null, settled: null };
   try {
     const res = await runResponse({
       db,
@@ -214,6 +219,7 @@ async function execute(db: DB, id: string, content: Sealed, l: Live): Promise<Ru
         out.final = r;
         out.upstreamOf = upstream;
       },
+      onSettled: (s) => void (out.settled = s),
     });
     if (res.status !== 200 || typeof res.body === "string" || !res.body || !(Symbol.asyncIterator in (res.body as object))) {
       const text = typeof res.body === "string" ? res.body : "";
@@ -232,13 +238,18 @@ async function execute(db: DB, id: string, content: Sealed, l: Live): Promise<Ru
   return out;
 }
 
-/** Writes the run's end into the row: cancelled, the upstream's final status, or failed with why. */
+/**
+ * Writes the run's end into the row: cancelled, the upstream's final status, or failed with why.
+ * A cancelled run shows what it produced before the cancel and the usage it was charged for, so
+ * the charge and what the client can see agree (decision 0038).
+ */
 async function seal(db: DB, id: string, content: Sealed, l: Live, o: RunOutcome, cancelled: boolean) {
   let status: StoredResponseStatus;
   let response: Record<string, unknown>;
   if (cancelled) {
     status = "cancelled";
-    response = { ...content.response, ...(o.final ?? {}), id, status };
+    const shown = o.final ?? { output: partialOutput(l.events), usage: o.settled ? renderUsage(o.settled, o.settled.costMicroUsd) : null };
+    response = { ...content.response, ...shown, id, status };
   } else if (o.final) {
     status = o.final.status as StoredResponseStatus;
     response = { ...o.final, id };
