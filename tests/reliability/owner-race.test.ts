@@ -64,6 +64,9 @@ describe.skipIf(!usesPostgres())("two owners at once, on two instances", () => {
       const keeper = left[0] === ids[one.email] ? one : two;
       await restore(keeper, keeper === one ? two : one);
     }
+    const tally: Record<string, number> = {};
+    for (const o of outcomes) tally[o] = (tally[o] ?? 0) + 1;
+    console.log(`${_}: ${TRIALS} trials, outcomes ${JSON.stringify(tally)}`);
     // The refused one is told why: the rule (409) or, demoted a moment ago, its own role (403).
     expect(outcomes.every((o) => /^(200\/(409|403)|(409|403)\/200)$/.test(o)), outcomes.join(" ")).toBe(true);
   }, 180_000);
