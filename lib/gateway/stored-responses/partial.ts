@@ -18,6 +18,16 @@ function parse(event: string): Ev | null {
   }
 }
 
+/** A message's content part or a reasoning item's summary part, as it was added. */
+function setPart(item: Item, key: "content" | "summary", index = 0, part: unknown) {
+  ((item[key] ??= []) as unknown[])[index] = structuredClone(part);
+}
+
+function appendText(item: Item, key: "content" | "summary", index = 0, delta = "") {
+  const part = (item[key] as Array<{ text?: string }> | undefined)?.[index];
+  if (part) part.text = (part.text ?? "") + delta;
+}
+
 export function partialOutput(events: readonly string[]): Item[] {
   const items: Item[] = [];
   const done = new Set<number>();
@@ -35,21 +45,17 @@ export function partialOutput(events: readonly string[]): Item[] {
         done.add(i);
         break;
       case "response.content_part.added":
-        if (item) ((item.content ??= []) as unknown[])[ev.content_index ?? 0] = structuredClone(ev.part);
+        if (item) setPart(item, "content", ev.content_index, ev.part);
         break;
-      case "response.output_text.delta": {
-        const part = (item?.content as Array<{ text?: string }> | undefined)?.[ev.content_index ?? 0];
-        if (part) part.text = (part.text ?? "") + (ev.delta ?? "");
+      case "response.output_text.delta":
+        if (item) appendText(item, "content", ev.content_index, ev.delta);
         break;
-      }
       case "response.reasoning_summary_part.added":
-        if (item) ((item.summary ??= []) as unknown[])[ev.summary_index ?? 0] = structuredClone(ev.part);
+        if (item) setPart(item, "summary", ev.summary_index, ev.part);
         break;
-      case "response.reasoning_summary_text.delta": {
-        const part = (item?.summary as Array<{ text?: string }> | undefined)?.[ev.summary_index ?? 0];
-        if (part) part.text = (part.text ?? "") + (ev.delta ?? "");
+      case "response.reasoning_summary_text.delta":
+        if (item) appendText(item, "summary", ev.summary_index, ev.delta);
         break;
-      }
       case "response.function_call_arguments.delta":
         if (item) item.arguments = String(item.arguments ?? "") + (ev.delta ?? "");
         break;
