@@ -18,6 +18,8 @@ const keys: Record<string, string> = {};
 const api = (who: string) => apiClient(server, keys[who]!).call;
 /** What member "m1" made with its key: a stored response, its output item, a background one, a video. */
 let made: { response: string; item: string; background: string; video: string };
+let owner: Session;
+const userIds: Record<string, string> = {};
 
 async function join(owner: Session, s: Session, role: Role) {
   const inv = await owner.json("/api/console/orgs/invites", { method: "POST", body: { email: s.email, role: role === "billing" ? "member" : role } });
@@ -44,7 +46,7 @@ beforeAll(async () => {
   fake = await startFakeOpenAIVideoUpstream({ stepsToComplete: 1 });
   server = await startTestServer({ config: videoGatewayConfig(fake.baseUrl, fake.apiKey), env: { TASK_POLL_INTERVAL_MS: "100" } });
   await signUp(server); // the first user is the gateway admin
-  const owner = await signUp(server);
+  owner = await signUp(server);
   const orgId = (await owner.json("/api/console/orgs", { method: "POST", body: { name: "Team" } })).body.org.id;
   await server.query("update accounts set balance_micro_usd = 5000000 where id = $1", [orgId]);
   await server.query("insert into ledger_entries (account_id, delta_micro_usd, balance_after_micro_usd, kind, idempotency_key) values ($1, 5000000, 5000000, 'admin_credit', 'test-credit')", [orgId]);
@@ -54,10 +56,8 @@ beforeAll(async () => {
     await join(owner, s, role);
     // A billing member makes no keys; this one made its key as a member before it became billing.
     keys[who] = await newKey(s);
-    if (role === "billing") {
-      const userId = (await s.json("/api/console/me")).body.user.id;
-      expect((await owner.json(`/api/console/orgs/members/${userId}`, { method: "PATCH", body: { role: "billing" } })).status).toBe(200);
-    }
+    userIds[who] = (await s.json("/api/console/me")).body.user.id;
+    if (role === "billing") expect((await owner.json(`/api/console/orgs/members/${userIds[who]}`, { method: "PATCH", body: { role: "billing" } })).status).toBe(200);
   }
   const r = await api("m1")("POST", "/v1/responses", { model: "demo-chat", input: "hello from m1" });
   expect(r.status, JSON.stringify(r.json)).toBe(200);
@@ -124,5 +124,17 @@ describe.each(["owner", "admin", "billing"] as const)("a key of the %s", (who) =
     expect((await k("GET", `/v1/videos/${made.video}`)).status).toBe(200);
     expect((await k("GET", `/v1/tasks/${made.video}`)).status).toBe(200);
     expect((await k("GET", "/v1/videos?limit=100")).json.data.map((v: { id: string }) => v.id)).toContain(made.video);
+  });
+});
+
+describe("a role change", () => {
+  it("widens or narrows what the member's existing key reaches at once (cached keys reload)", async () => {
+    const m2 = api("m2");
+    notFound(await m2("GET", `/v1/responses/${made.response}`), "before");
+    const role = (r: string) => owner.json(`/api/console/orgs/members/${userIds.m2}`, { method: "PATCH", body: { role: r } });
+    expect((await role("admin")).status).toBe(200);
+    expect((await m2("GET", `/v1/responses/${made.response}`)).status).toBe(200);
+    expect((await role("member")).status).toBe(200);
+    notFound(await m2("GET", `/v1/responses/${made.response}`), "after");
   });
 });
