@@ -63,6 +63,10 @@ export const accounts = pgTable("accounts", {
   /** The saved card's PaymentMethod id and its display ("Visa •••• 4242"); null = none. */
   autoTopupPaymentMethod: text("auto_topup_payment_method"),
   autoTopupCard: text("auto_topup_card"),
+  /** When its owner deleted the organisation (it is also disabled): a payment arriving later is refunded. */
+  deletedAt: ts("deleted_at"),
+  /** The user who saved the card (null: saved before migration 0015): leaving the organisation forgets it. */
+  autoTopupCardSavedBy: text("auto_topup_card_saved_by"),
   /** "When the balance falls below X, add Y" (migration 0014's trigger); null = off. */
   autoTopupThresholdMicroUsd: micro("auto_topup_threshold_micro_usd"),
   autoTopupAmountMicroUsd: micro("auto_topup_amount_micro_usd"),
@@ -595,6 +599,23 @@ export const stripeEvents = pgTable("stripe_events", {
   createdAt: createdAt(),
 });
 
+/**
+ * Checkout Sessions the gateway opened (top-ups and card saving): deleting an organisation
+ * expires those still open at Stripe (a session lives 24 h), so nobody pays into it afterwards.
+ */
+export const checkoutSessions = pgTable(
+  "checkout_sessions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    mode: text("mode").$type<"payment" | "setup">().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("checkout_sessions_account_idx").on(t.accountId, t.createdAt)],
+);
+
 /** `Idempotency-Key` answers, replayed for 24 h per account. */
 export const idempotencyRecords = pgTable(
   "idempotency_records",
@@ -798,7 +819,7 @@ export const autoTopups = pgTable(
   ],
 );
 
-export const ALERT_KINDS = ["low_balance", "budget_soft", "budget_80", "budget_100", "member_cap", "auto_topup_succeeded", "auto_topup_failed", "test"] as const;
+export const ALERT_KINDS = ["low_balance", "budget_soft", "budget_80", "budget_100", "member_cap", "auto_topup_succeeded", "auto_topup_failed", "auto_topup_card_removed", "test"] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 /**

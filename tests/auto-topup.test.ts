@@ -11,11 +11,13 @@ import { and, eq, like } from "drizzle-orm";
 import type Stripe from "stripe";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { DB } from "../db/client";
-import { accounts, alerts, autoTopups, ledgerEntries } from "../db/schema";
+import { accounts, alerts, autoTopups, ledgerEntries, memberships } from "../db/schema";
 import { createUser } from "../lib/auth/users";
 import { autoTopupSchema, autoTopupView, chargeDueAutoTopups, removeCard, saveCardFromSession, setAutoTopup, startCardSetup } from "../lib/billing/auto-topup";
 import { applyLedgerChange, ledgerSum } from "../lib/billing/ledger";
 import { handleStripeWebhook } from "../lib/billing/stripe-webhook";
+import { resetEnvCache } from "../lib/env";
+import { createOrg, removeMember } from "../lib/orgs/manage";
 import type { FakeStripe } from "./fakes/stripe-api";
 import { useFakeStripeDb } from "./support/fake-stripe-db";
 
@@ -153,5 +155,59 @@ describe("auto top-up", () => {
     expect(await autoTopupView(db, user.accountId, true)).toMatchObject({ card: null, enabled: false });
     await spend(user.accountId, 0.5, "c2");
     expect(await chargeDueAutoTopups(db, stripe)).toBe(0);
+  });
+});
+
+describe("a card saved by a member who leaves (issue 32, item 5)", () => {
+  /** A team organisation with $6, its owner, and a billing member who saved a card and turned auto top-up on. */
+  async function teamCardOfBilling() {
+    const [owner, saver] = await Promise.all([person("owner"), person("saver")]);
+    const org = await createOrg(db, owner, "Team");
+    await db.insert(memberships).values({ accountId: org.id, userId: saver.id, role: "billing" });
+    await applyLedgerChange(db, { accountId: org.id, deltaMicroUsd: 6_000_000, kind: "admin_credit", idempotencyKey: `seed:${org.id}` });
+    const { url } = await startCardSetup(db, stripe, { accountId: org.id, userId: saver.id, email: saver.email });
+    const sessionId = url.split("/pay/")[1]!;
+    fake.saveCard(sessionId);
+    expect(await saveCardFromSession(db, stripe, sessionId, org.id)).toMatchObject({ status: "saved" });
+    await setAutoTopup(db, org.id, on("5", "50"));
+    return { org, owner, saver };
+  }
+  async function person(what: string) {
+    const r = await createUser(db, { email: `${what}-${Date.now()}-${n++}@example.test`, password: "password-123", via: "test" });
+    if (!r.ok) throw new Error("user not created");
+    return r.user;
+  }
+  const pmOf = async (accountId: string) => (await db.select({ pm: accounts.autoTopupPaymentMethod }).from(accounts).where(eq(accounts.id, accountId)))[0]!.pm;
+
+  it("leaving forgets the card, detaches it at Stripe and alerts the owners; the next crossing charges nothing", async () => {
+    process.env.STRIPE_SECRET_KEY = "sk_test_fake";
+    process.env.STRIPE_API_BASE = fake.url;
+    resetEnvCache();
+    const { org, saver } = await teamCardOfBilling();
+    const pm = await pmOf(org.id);
+    expect(pm).toMatch(/^pm_/);
+    await removeMember(db, { id: saver.id, email: saver.email, accountId: org.id, orgRole: "billing" }, saver.id);
+    expect(await pmOf(org.id)).toBeNull();
+    expect(await autoTopupView(db, org.id, true)).toMatchObject({ card: null, enabled: false });
+    expect(fake.requests.some((r) => r.method === "POST" && r.path === `/v1/payment_methods/${pm}/detach`)).toBe(true);
+    expect(await alertKinds(org.id)).toEqual(["auto_topup_card_removed"]);
+    await spend(org.id, 2, "after-leave");
+    expect(await rows(org.id)).toHaveLength(0);
+    expect(await chargeDueAutoTopups(db, stripe)).toBe(0);
+    expect(intentsOf(org.id)).toHaveLength(0);
+    expect(await balance(org.id)).toBe(4_000_000);
+  });
+
+  it("a crossing already due when the saver is gone is not charged: checked at charge time", async () => {
+    const { org, saver } = await teamCardOfBilling();
+    await spend(org.id, 2, "crossing");
+    expect(await rows(org.id)).toHaveLength(1);
+    // The membership goes by a path that never looked at the card (or the row was queued just before).
+    await db.delete(memberships).where(and(eq(memberships.accountId, org.id), eq(memberships.userId, saver.id)));
+    await chargeDueAutoTopups(db, stripe);
+    expect(intentsOf(org.id)).toHaveLength(0);
+    expect((await rows(org.id))[0]).toMatchObject({ state: "failed", errorCode: "card_owner_left" });
+    expect(await pmOf(org.id)).toBeNull();
+    expect(await balance(org.id)).toBe(4_000_000);
   });
 });

@@ -8,12 +8,14 @@ import { createRequire } from "node:module";
 import type Stripe from "stripe";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { DB } from "../db/client";
-import { accounts, ledgerEntries, stripeEvents } from "../db/schema";
+import { accounts, auditLog, ledgerEntries, stripeEvents } from "../db/schema";
 import { createUser } from "../lib/auth/users";
 import { ledgerSum } from "../lib/billing/ledger";
 import { createCheckoutSession, stripeConnection } from "../lib/billing/stripe";
 import { fulfillCheckoutSession } from "../lib/billing/stripe-fulfill";
 import { handleStripeWebhook } from "../lib/billing/stripe-webhook";
+import { resetEnvCache } from "../lib/env";
+import { createOrg, deleteOrg } from "../lib/orgs/manage";
 import type { FakeStripe } from "./fakes/stripe-api";
 import { useFakeStripeDb } from "./support/fake-stripe-db";
 
@@ -44,7 +46,7 @@ function signed(event: object, opts: { secret?: string; timestamp?: number; pret
 
 async function paidSession(cents = 2_500) {
   const user = await newAccount();
-  const { id } = await createCheckoutSession(stripe, { accountId: user.accountId, userId: user.id, email: user.email, amountCents: cents });
+  const { id } = await createCheckoutSession(db, stripe, { accountId: user.accountId, userId: user.id, email: user.email, amountCents: cents });
   fake.pay(id);
   return { user, sessionId: id };
 }
@@ -53,7 +55,7 @@ describe("Checkout Session creation", () => {
   it("sends a payment-mode session with the account in metadata and the amount in cents", async () => {
     const user = await newAccount();
     const before = fake.requests.length;
-    const session = await createCheckoutSession(stripe, { accountId: user.accountId, userId: user.id, email: user.email, amountCents: 1_234 });
+    const session = await createCheckoutSession(db, stripe, { accountId: user.accountId, userId: user.id, email: user.email, amountCents: 1_234 });
     const req = fake.requests[before]!;
     expect(req.method).toBe("POST");
     expect(req.path).toBe("/v1/checkout/sessions");
@@ -144,7 +146,7 @@ describe("webhook", () => {
 
   it("waits for async_payment_succeeded when a delayed method completes unpaid", async () => {
     const user = await newAccount();
-    const { id } = await createCheckoutSession(stripe, { accountId: user.accountId, userId: user.id, email: user.email, amountCents: 1_500 });
+    const { id } = await createCheckoutSession(db, stripe, { accountId: user.accountId, userId: user.id, email: user.email, amountCents: 1_500 });
     fake.pay(id, { paymentStatus: "unpaid" });
     const pending = await handleStripeWebhook(db, stripe, signed(fake.event("checkout.session.completed", fake.sessions.get(id)!)));
     expect(pending.body.outcome).toBe("pending");
@@ -252,5 +254,47 @@ describe("webhook edge cases (issue 12, item 10)", () => {
       // Delivered again: answered as a duplicate, still 200.
       expect((await handleStripeWebhook(db, stripe, signed(event))).body.outcome, type).toBe("duplicate_event");
     }
+  });
+});
+
+describe("an organisation deleted with a Checkout open (issue 32, item 6)", () => {
+  it("deletion expires its open sessions; a payment that still arrives is refunded, booked in and out, once", async () => {
+    process.env.STRIPE_SECRET_KEY = "sk_test_fake";
+    process.env.STRIPE_API_BASE = fake.url;
+    resetEnvCache();
+    const owner = await newAccount();
+    const org = await createOrg(db, owner, "Short-lived");
+    const who = { id: owner.id, accountId: org.id, email: owner.email };
+    const open = await createCheckoutSession(db, stripe, { ...who, userId: owner.id, amountCents: 1_000 });
+    // A delayed payment method: the session is complete (no longer open, so it cannot be expired), the money comes later.
+    const delayed = await createCheckoutSession(db, stripe, { ...who, userId: owner.id, amountCents: 2_500 });
+    fake.pay(delayed.id, { paymentStatus: "unpaid" });
+    expect((await handleStripeWebhook(db, stripe, signed(fake.event("checkout.session.completed", fake.sessions.get(delayed.id)!)))).body.outcome).toBe("pending");
+
+    await deleteOrg(db, { ...who, orgRole: "owner" });
+    expect(fake.sessions.get(open.id)!.status).toBe("expired");
+    expect(fake.requests.filter((r) => r.path.endsWith("/expire")).map((r) => r.path)).toEqual([`/v1/checkout/sessions/${open.id}/expire`, `/v1/checkout/sessions/${delayed.id}/expire`]);
+
+    fake.pay(delayed.id);
+    const late = fake.event("checkout.session.async_payment_succeeded", fake.sessions.get(delayed.id)!);
+    expect((await handleStripeWebhook(db, stripe, signed(late))).body).toMatchObject({ received: true, outcome: "refunded" });
+    expect(fake.refunds).toHaveLength(1);
+    expect(fake.refunds[0]).toMatchObject({ payment_intent: fake.sessions.get(delayed.id)!.payment_intent, amount: 2_500 });
+    const rows = await db.select().from(ledgerEntries).where(eq(ledgerEntries.accountId, org.id)).orderBy(ledgerEntries.id);
+    expect(rows.map((r) => [r.kind, r.deltaMicroUsd])).toEqual([
+      ["topup", 25_000_000],
+      ["stripe_refund", -25_000_000],
+    ]);
+    expect(await balance(org.id)).toBe(0);
+    const [audit] = await db.select().from(auditLog).where(and(eq(auditLog.targetId, org.id), eq(auditLog.action, "billing.refund_deleted_organisation")));
+    expect(audit).toMatchObject({ actor: "stripe" });
+
+    // Stripe's charge.refunded, and the same payment announced again: nothing more moves.
+    const charge = fake.refund(delayed.id, 0);
+    expect((await handleStripeWebhook(db, stripe, signed(fake.event("charge.refunded", charge)))).body.outcome).toBe("nothing_to_do");
+    expect((await handleStripeWebhook(db, stripe, signed(fake.event("checkout.session.completed", fake.sessions.get(delayed.id)!)))).body.outcome).toBe("refunded");
+    expect(fake.refunds).toHaveLength(1);
+    expect(await balance(org.id)).toBe(0);
+    expect(await ledgerSum(db, org.id)).toBe(0);
   });
 });

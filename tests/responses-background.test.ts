@@ -84,12 +84,21 @@ describe("background responses", () => {
     await until(async () => fakes.openai.generationRequests()[0]?.aborted, (a) => a === true);
     expect(fakes.openai.generationRequests()[0]!.aborted).toBe(true);
     const [row] = await until(
-      () => server.query<{ cost_micro_usd: string; settlement: string; output_tokens: string }>("select cost_micro_usd, settlement, output_tokens from request_logs where model = 'chat-openai' and account_id = (select account_id from users where email = $1) order by id desc limit 1", [email]),
+      () => server.query<{ cost_micro_usd: string; settlement: string; input_tokens: string; output_tokens: string }>("select cost_micro_usd, settlement, input_tokens, output_tokens from request_logs where model = 'chat-openai' and account_id = (select account_id from users where email = $1) order by id desc limit 1", [email]),
       (rows) => rows.length > 0,
     );
     expect(row!.settlement).toBe("client_disconnect");
     expect(Number(row!.output_tokens)).toBeGreaterThan(0);
     expect(Number(row!.cost_micro_usd)).toBeLessThan(5 + 40 * 2); // not the whole answer
+    // What was charged is what the client sees (issue 32, item 9): the partial output and its usage.
+    for (const shown of [c, await oa().responses.retrieve(r.id)]) {
+      const text = (shown.output[0] as { content: { text: string }[] }).content[0]!.text;
+      expect(text).toMatch(/^w0 w1 w2/);
+      expect(text).not.toContain("w39");
+      expect(shown.output[0]).toMatchObject({ type: "message", status: "incomplete" });
+      expect(shown.usage).toMatchObject({ input_tokens: Number(row!.input_tokens), output_tokens: Number(row!.output_tokens), total_tokens: Number(row!.input_tokens) + Number(row!.output_tokens) });
+      expect(Math.round(Number((shown.usage as unknown as { cost_usd: string }).cost_usd) * 1e6)).toBe(Number(row!.cost_micro_usd));
+    }
     const books = await idleBooks(server, email);
     expect(books.held).toBe(0);
     expect(books.ledger).toBe(books.balance);

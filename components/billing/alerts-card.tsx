@@ -29,6 +29,7 @@ const KIND_LABELS: Record<string, string> = {
   member_cap: "Member cap reached",
   auto_topup_succeeded: "Auto top-up succeeded",
   auto_topup_failed: "Auto top-up failed",
+  auto_topup_card_removed: "Auto top-up card removed",
   test: "Test alert",
 };
 

@@ -11,7 +11,7 @@ import { and, desc, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
 import Stripe from "stripe";
 import { z } from "zod";
 import type { DB, DbOrTx } from "../../db/client";
-import { accounts, autoTopups, type AutoTopupState } from "../../db/schema";
+import { accounts, autoTopups, checkoutSessions, memberships, type AutoTopupState } from "../../db/schema";
 import { AppError } from "../app-error";
 import { env } from "../env";
 import { newId } from "../ids";
@@ -110,6 +110,7 @@ export async function startCardSetup(db: DB, stripe: Stripe, who: { accountId: s
     cancel_url: `${base}/billing`,
   });
   if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
+  await db.insert(checkoutSessions).values({ id: session.id, accountId: who.accountId, mode: "setup" }).onConflictDoNothing();
   return { url: session.url };
 }
 
@@ -132,18 +133,57 @@ export async function saveCardFromSession(db: DbOrTx, stripe: Stripe, sessionId:
   const pm = typeof pmRef === "string" ? await stripe.paymentMethods.retrieve(pmRef) : pmRef;
   const card = pm.card ? `${pm.card.brand.charAt(0).toUpperCase()}${pm.card.brand.slice(1)} •••• ${pm.card.last4}` : "Saved card";
   const customer = typeof session.customer === "string" ? session.customer : (session.customer?.id ?? null);
-  await db.update(accounts).set({ autoTopupPaymentMethod: pm.id, autoTopupCard: card, ...(customer ? { stripeCustomerId: customer } : {}) }).where(eq(accounts.id, accountId));
+  // Saved by whom: a card is charged only while its saver is still a member (chargeOne).
+  const savedBy = session.metadata?.userId ?? null;
+  const saved = await db
+    .update(accounts)
+    .set({ autoTopupPaymentMethod: pm.id, autoTopupCard: card, autoTopupCardSavedBy: savedBy, ...(customer ? { stripeCustomerId: customer } : {}) })
+    .where(and(eq(accounts.id, accountId), eq(accounts.disabled, false), savedBy ? sql`exists (select 1 from ${memberships} where ${memberships.accountId} = ${accountId} and ${memberships.userId} = ${savedBy})` : undefined))
+    .returning({ id: accounts.id });
+  if (!saved.length) {
+    // The organisation was deleted or its saver left while Stripe's page was open: nobody may charge it.
+    await detachCard(stripe, pm.id, accountId);
+    return { status: "ignored", reason: "the organisation or the member who saved the card is gone" };
+  }
   return { status: "saved", accountId, card };
 }
 
 /** Forgets the saved card (and detaches it at Stripe when we can); auto top-up stops. */
 export async function removeCard(db: DB, stripe: Stripe | null, accountId: string) {
-  const [a] = await db.select({ pm: accounts.autoTopupPaymentMethod }).from(accounts).where(eq(accounts.id, accountId));
-  await db.transaction(async (tx) => {
-    await tx.update(accounts).set({ autoTopupPaymentMethod: null, autoTopupCard: null, autoTopupThresholdMicroUsd: null, autoTopupAmountMicroUsd: null }).where(eq(accounts.id, accountId));
-    await cancelPending(tx, accountId, "no_card", "The card was removed before the charge.");
-  });
-  if (a?.pm && stripe) await stripe.paymentMethods.detach(a.pm).catch((err) => logger().warn({ err: (err as Error).message, accountId }, "could not detach the card at Stripe"));
+  const pm = await db.transaction((tx) => forgetCard(tx, accountId, { code: "no_card", message: "The card was removed before the charge." }));
+  if (pm) await detachCard(stripe, pm, accountId);
+}
+
+/**
+ * A member leaves or is removed (in the caller's transaction): a card they saved is forgotten,
+ * pending top-ups on it are cancelled and the owners are alerted. Returns the PaymentMethod to
+ * detach at Stripe once the transaction has committed (detachCard), or null.
+ */
+export async function forgetCardOfLeaver(tx: DbOrTx, accountId: string, userId: string): Promise<string | null> {
+  const pm = await forgetCard(tx, accountId, { code: "card_owner_left", message: "The member who saved the card left the organisation." }, userId);
+  if (pm) await raiseBillingAlert(tx, accountId, "auto_topup_card_removed", `auto_topup_card_removed:${accountId}:${pm}`, { user_id: userId, reason: "the member who saved it left the organisation" });
+  return pm;
+}
+
+/** Clears the card (only `savedBy`'s, when given) and auto top-up; the PaymentMethod it was, or null. */
+async function forgetCard(tx: DbOrTx, accountId: string, why: { code: string; message: string }, savedBy?: string): Promise<string | null> {
+  const [a] = await tx
+    .select({ pm: accounts.autoTopupPaymentMethod })
+    .from(accounts)
+    .where(and(eq(accounts.id, accountId), savedBy ? eq(accounts.autoTopupCardSavedBy, savedBy) : undefined))
+    .for("update");
+  if (!a?.pm) return null;
+  await tx
+    .update(accounts)
+    .set({ autoTopupPaymentMethod: null, autoTopupCard: null, autoTopupCardSavedBy: null, autoTopupThresholdMicroUsd: null, autoTopupAmountMicroUsd: null })
+    .where(eq(accounts.id, accountId));
+  await cancelPending(tx, accountId, why.code, why.message);
+  return a.pm;
+}
+
+/** Detaches a forgotten card at Stripe (best effort: it is already forgotten here). */
+export async function detachCard(stripe: Stripe | null, pm: string, accountId: string): Promise<void> {
+  if (stripe) await stripe.paymentMethods.detach(pm).catch((err) => logger().warn({ err: (err as Error).message, accountId }, "could not detach the card at Stripe"));
 }
 
 /** Pending top-ups that will not be charged (one already charging finishes: Stripe has it). */
@@ -181,10 +221,22 @@ export async function chargeDueAutoTopups(db: DB, stripe: Stripe, limit = 5, now
 
 async function chargeOne(db: DB, stripe: Stripe, t: typeof autoTopups.$inferSelect): Promise<boolean> {
   const [a] = await db
-    .select({ pm: accounts.autoTopupPaymentMethod, customer: accounts.stripeCustomerId, name: accounts.name })
+    .select({
+      pm: accounts.autoTopupPaymentMethod,
+      customer: accounts.stripeCustomerId,
+      name: accounts.name,
+      // Checked at charge time too: a card whose saver has left (or whose organisation is deleted) is never charged.
+      saverGone: sql<boolean>`${accounts.disabled} or (${accounts.autoTopupCardSavedBy} is not null and not exists (select 1 from ${memberships} where ${memberships.accountId} = ${accounts.id} and ${memberships.userId} = ${accounts.autoTopupCardSavedBy}))`,
+    })
     .from(accounts)
     .where(and(eq(accounts.id, t.accountId), isNotNull(accounts.autoTopupPaymentMethod)));
   if (!a?.pm || !a.customer) return finish(db, t, "failed", { code: "no_card", message: "No card is saved any more." });
+  if (a.saverGone) {
+    const why = { code: "card_owner_left", message: "The member who saved the card is no longer in the organisation." };
+    const pm = await db.transaction((tx) => forgetCard(tx, t.accountId, why));
+    if (pm) await detachCard(stripe, pm, t.accountId);
+    return finish(db, t, "failed", why);
+  }
   let intent: Stripe.PaymentIntent;
   try {
     intent = await stripe.paymentIntents.create(

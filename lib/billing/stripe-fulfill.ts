@@ -9,6 +9,8 @@ import { and, eq, like, sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import type { DB, DbOrTx } from "../../db/client";
 import { accounts, autoTopups, ledgerEntries, stripeEvents } from "../../db/schema";
+import { recordAudit } from "../audit/record";
+import { logger } from "../logger";
 import { raiseBillingAlert } from "./limit-alerts";
 import { applyLedgerChange } from "./ledger";
 import { MICRO_PER_CENT } from "./stripe";
@@ -21,6 +23,8 @@ export interface EventRef {
 export type FulfillOutcome =
   | { status: "credited"; accountId: string; amountMicroUsd: number; balanceAfterMicroUsd: number }
   | { status: "already_credited"; accountId: string; amountMicroUsd: number }
+  /** Paid after its organisation was deleted: refunded to the payer (refundAfterDeletion). */
+  | { status: "refunded"; accountId: string; amountMicroUsd: number }
   | { status: "pending"; accountId: string }
   | { status: "duplicate_event" }
   | { status: "ignored"; reason: string; accountId?: string };
@@ -69,6 +73,8 @@ export async function fulfillCheckoutSession(
     return { status: "pending", accountId };
   }
   const amount = cents * MICRO_PER_CENT;
+  const [acct] = await db.select({ deletedAt: accounts.deletedAt }).from(accounts).where(eq(accounts.id, accountId));
+  if (acct?.deletedAt) return refundAfterDeletion(db, stripe, session, accountId, opts.event);
   return db.transaction(async (tx) => {
     if (!(await claimEvent(tx, opts.event))) return { status: "duplicate_event" } as const;
     const r = await applyLedgerChange(tx, {
@@ -82,6 +88,38 @@ export async function fulfillCheckoutSession(
     if (!r.applied) return { status: "already_credited", accountId, amountMicroUsd: amount } as const;
     return { status: "credited", accountId, amountMicroUsd: amount, balanceAfterMicroUsd: r.balanceAfterMicroUsd } as const;
   });
+}
+
+/**
+ * A Checkout paid after its organisation was deleted (its page was open, or the payment was
+ * delayed): nobody can reach money credited there, so the payment goes back to the card. The
+ * refund's Idempotency-Key is the session's, so a redelivered event refunds once. The books show
+ * what happened, on the deleted organisation: the payment in and the refund out (the refund row
+ * has the key recordChargeRefund uses, so Stripe's `charge.refunded` adds nothing). The operator
+ * sees it in Admin → Audit and in the log (error level: it asks for a look at how it happened).
+ */
+async function refundAfterDeletion(db: DB, stripe: Stripe, session: Stripe.Checkout.Session, accountId: string, event?: EventRef): Promise<FulfillOutcome> {
+  const pi = typeof session.payment_intent === "string" ? session.payment_intent : session.payment_intent?.id;
+  if (!pi) return finishIgnored(db, event, "paid session without a PaymentIntent", accountId);
+  const refund = await stripe.refunds.create(
+    { payment_intent: pi, reason: "requested_by_customer", metadata: { accountId, checkoutSession: session.id, why: "organisation_deleted" } },
+    { idempotencyKey: `refund-deleted-organisation:${session.id}` },
+  );
+  const charge = typeof refund.charge === "string" ? refund.charge : refund.charge?.id;
+  const amount = refund.amount * MICRO_PER_CENT;
+  let fresh = false;
+  const out = await db.transaction(async (tx) => {
+    if (!(await claimEvent(tx, event))) return { status: "duplicate_event" } as const;
+    const paid = await applyLedgerChange(tx, { accountId, deltaMicroUsd: amount, kind: "topup", idempotencyKey: `stripe:session:${session.id}`, note: `Stripe Checkout ${session.id}, paid after the organisation was deleted` });
+    if (!paid.ok || !paid.applied) return { status: "refunded", accountId, amountMicroUsd: amount } as const;
+    fresh = true;
+    // Refunded in full at once, so the charge's cumulative amount_refunded is this refund's amount.
+    await applyLedgerChange(tx, { accountId, deltaMicroUsd: -amount, kind: "stripe_refund", idempotencyKey: `stripe:refund:${charge}:${refund.amount}`, note: `Refunded: ${session.id} was paid after the organisation was deleted`, floor: "any" });
+    await recordAudit(tx, { actorUserId: null, actor: "stripe", action: "billing.refund_deleted_organisation", targetType: "account", targetId: accountId, details: { checkoutSession: session.id, refund: refund.id, amountMicroUsd: amount } });
+    return { status: "refunded", accountId, amountMicroUsd: amount } as const;
+  });
+  if (fresh) logger().error({ accountId, checkoutSession: session.id, refund: refund.id, amountMicroUsd: amount }, "a Checkout was paid after its organisation was deleted; refunded");
+  return out;
 }
 
 /**

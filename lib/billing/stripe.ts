@@ -3,8 +3,12 @@
  * a local fake in tests (host/port/protocol). Amounts are whole US cents on the Stripe side and
  * micro-USD (cents × 10,000) on ours.
  */
+import { and, eq, gt } from "drizzle-orm";
 import Stripe from "stripe";
+import type { DB } from "../../db/client";
+import { checkoutSessions } from "../../db/schema";
 import { env } from "../env";
+import { logger } from "../logger";
 import { processSingleton } from "../process-singleton";
 
 export const MICRO_PER_CENT = 10_000;
@@ -70,9 +74,10 @@ export interface CheckoutInput {
 /**
  * A Checkout Session in payment mode. The account rides in client_reference_id and metadata
  * (also copied onto the PaymentIntent, so refunds and disputes find their account); the amount
- * credited later is read back from the session Stripe reports, never from metadata.
+ * credited later is read back from the session Stripe reports, never from metadata. Recorded, so
+ * deleting the organisation can expire it (expireOpenCheckouts).
  */
-export async function createCheckoutSession(stripe: Stripe, input: CheckoutInput): Promise<{ id: string; url: string }> {
+export async function createCheckoutSession(db: DB, stripe: Stripe, input: CheckoutInput): Promise<{ id: string; url: string }> {
   const base = env().publicBaseUrl;
   const metadata = { accountId: input.accountId, userId: input.userId };
   const session = await stripe.checkout.sessions.create({
@@ -95,5 +100,33 @@ export async function createCheckoutSession(stripe: Stripe, input: CheckoutInput
     cancel_url: `${base}/billing/cancel`,
   });
   if (!session.url) throw new Error("Stripe returned a Checkout Session without a URL");
+  await db.insert(checkoutSessions).values({ id: session.id, accountId: input.accountId, mode: "payment" }).onConflictDoNothing();
   return { id: session.id, url: session.url };
+}
+
+/** Stripe's Checkout Sessions expire 24 hours after they are made; older ones need nothing. */
+const CHECKOUT_LIFETIME_MS = 24 * 3_600_000;
+
+/**
+ * Expires every Checkout Session of the account that may still be open (an organisation was
+ * deleted: nobody should pay into it). Stripe refuses sessions no longer open, which is fine;
+ * a payment that completes anyway is refunded when it arrives (stripe-fulfill.ts). Returns how
+ * many were expired.
+ */
+export async function expireOpenCheckouts(db: DB, stripe: Stripe, accountId: string): Promise<number> {
+  const open = await db
+    .select({ id: checkoutSessions.id })
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.accountId, accountId), gt(checkoutSessions.createdAt, new Date(Date.now() - CHECKOUT_LIFETIME_MS))));
+  let expired = 0;
+  for (const s of open) {
+    try {
+      await stripe.checkout.sessions.expire(s.id);
+      expired++;
+    } catch (err) {
+      // Paid, expired or unknown already: only a failure to reach Stripe is worth a warning.
+      if (!(err instanceof Stripe.errors.StripeInvalidRequestError)) logger().warn({ err: (err as Error).message, accountId, sessionId: s.id }, "could not expire a Checkout Session");
+    }
+  }
+  return expired;
 }

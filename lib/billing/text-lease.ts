@@ -37,7 +37,14 @@ export interface LeaseOptions {
   share?: number;
 }
 
-export const DEFAULT_LEASE: LeaseOptions = { ttlMs: 10 * 60_000, idleMs: 500, chunkFactor: 8, share: 0.25 };
+/**
+ * 40 s, renewed every 10 s while requests use it: a crashed process's lease is back within a
+ * minute (this expiry plus the 10-second hold sweep, lib/runtime/jobs.ts), as the README
+ * promises for a background run whose instance stops (decision 0038). A live process whose
+ * renewals stall that long loses the lease; its requests then settle against the balance only.
+ */
+const LEASE_TTL_MS = 40_000;
+export const DEFAULT_LEASE: LeaseOptions = { ttlMs: LEASE_TTL_MS, idleMs: 500, chunkFactor: 8, share: 0.25 };
 
 /** After a claim on an account, its leases take only what each request needs for this long. */
 const TIGHT_MS = 5_000;

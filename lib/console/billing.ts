@@ -24,13 +24,13 @@ export function billingConfig() {
 
 export const checkoutSchema = z.object({ amountCents: z.number().int("Whole cents only.") });
 
-export async function startCheckout(user: { id: string; accountId: string; email: string }, amountCents: number) {
+export async function startCheckout(db: DB, user: { id: string; accountId: string; email: string }, amountCents: number) {
   const stripe = stripePayments();
   if (!stripe) throw new AppError("payments_disabled", "Card top-ups are not enabled on this gateway. Ask an admin for credit.");
   const ok = checkTopupCents(amountCents);
   if (!ok.ok) throw new AppError("invalid_request", ok.message, { field: "amount" });
   try {
-    return await createCheckoutSession(stripe, { accountId: user.accountId, userId: user.id, email: user.email, amountCents });
+    return await createCheckoutSession(db, stripe, { accountId: user.accountId, userId: user.id, email: user.email, amountCents });
   } catch (err) {
     throw new AppError("upstream_error", "Stripe did not accept the request. Try again in a moment.", { cause: err });
   }

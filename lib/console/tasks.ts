@@ -1,7 +1,8 @@
 /** The account's asynchronous tasks (video), newest first. */
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, lt } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { apiKeys, tasks } from "../../db/schema";
+import { tasks } from "../../db/schema";
+import { madeByMember } from "../keys/visibility";
 
 /** `memberId`: only that member's tasks (their session's or their keys'). */
 export async function listTasks(db: DbOrTx, accountId: string, opts: { before?: string; limit?: number; memberId?: string } = {}) {
@@ -14,9 +15,7 @@ export async function listTasks(db: DbOrTx, accountId: string, opts: { before?: 
       and(
         eq(tasks.accountId, accountId),
         before && !Number.isNaN(before.getTime()) ? lt(tasks.createdAt, before) : undefined,
-        opts.memberId
-          ? sql`(${tasks.userId} = ${opts.memberId} or ${tasks.keyId} in (select ${apiKeys.id} from ${apiKeys} where ${apiKeys.accountId} = ${accountId} and ${apiKeys.createdByUserId} = ${opts.memberId}))`
-          : undefined,
+        opts.memberId ? madeByMember(accountId, opts.memberId, tasks.keyId, tasks.userId) : undefined,
       ),
     )
     .orderBy(desc(tasks.createdAt))

@@ -5,7 +5,8 @@
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { DbOrTx } from "../../db/client";
-import { apiKeys, requestLogs } from "../../db/schema";
+import { requestLogs } from "../../db/schema";
+import { madeByMember } from "../keys/visibility";
 import { toCsv, usdCell } from "./csv";
 import { AppError } from "./errors";
 import { parseInstant } from "./query";
@@ -61,7 +62,7 @@ function conditions(accountId: string, f: UsageFilter): SQL | undefined {
 
 /** Requests of one member of the organisation: made in their session, or with a key they created. */
 export function memberRequests(accountId: string, userId: string): SQL {
-  return sql`(${requestLogs.userId} = ${userId} or ${requestLogs.keyId} in (select ${apiKeys.id} from ${apiKeys} where ${apiKeys.accountId} = ${accountId} and ${apiKeys.createdByUserId} = ${userId}))`;
+  return madeByMember(accountId, userId, requestLogs.keyId, requestLogs.userId);
 }
 
 export interface RequestView {

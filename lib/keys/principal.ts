@@ -22,6 +22,11 @@ export interface Principal {
   keyMaxConcurrent?: number | null;
   accountTpm?: number | null;
   accountMaxConcurrent?: number | null;
+  /**
+   * Whose stored responses and video tasks the caller reaches: null = the whole organisation,
+   * else only those made by this member (lib/keys/visibility.ts, decision 0037).
+   */
+  memberScope: string | null;
   /** The account lets Responses API responses be stored (absent = yes). */
   storeResponses?: boolean;
 }

@@ -5,10 +5,11 @@
  */
 import { and, eq, or } from "drizzle-orm";
 import { getDb } from "../../db/client";
-import { accounts, apiKeys } from "../../db/schema";
+import { accounts, apiKeys, memberships } from "../../db/schema";
 import { onInvalidation } from "../invalidation";
 import type { Principal } from "./principal";
 import { hashKey, looksLikeKey } from "./generate";
+import { memberScope } from "./visibility";
 import { processSingleton } from "../process-singleton";
 
 export type VerifyResult =
@@ -34,6 +35,7 @@ interface CachedKey {
   accountTpm: number | null;
   accountMaxConcurrent: number | null;
   storeResponses: boolean;
+  memberScope: string | null;
   cachedAt: number;
 }
 
@@ -58,14 +60,15 @@ const cache = processSingleton("gateway.keyCache", () => {
 async function load(hash: string): Promise<CachedKey | "unknown"> {
   const db = await getDb();
   const rows = await db
-    .select({ key: apiKeys, account: accounts })
+    .select({ key: apiKeys, account: accounts, role: memberships.role })
     .from(apiKeys)
     .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .leftJoin(memberships, and(eq(memberships.accountId, apiKeys.accountId), eq(memberships.userId, apiKeys.createdByUserId)))
     .where(and(or(eq(apiKeys.hash, hash), eq(apiKeys.previousHash, hash)), eq(apiKeys.playground, false)))
     .limit(1);
   const row = rows[0];
   if (!row) return "unknown";
-  const { key, account } = row;
+  const { key, account, role } = row;
   return {
     keyId: key.id,
     accountId: key.accountId,
@@ -84,6 +87,7 @@ async function load(hash: string): Promise<CachedKey | "unknown"> {
     accountTpm: account.tpm,
     accountMaxConcurrent: account.maxConcurrent,
     storeResponses: account.storeResponses,
+    memberScope: memberScope(key.createdByUserId, role),
     cachedAt: Date.now(),
   };
 }
@@ -155,6 +159,7 @@ export async function verifyKey(candidate: string | undefined | null, now = Date
       accountTpm: entry.accountTpm,
       accountMaxConcurrent: entry.accountMaxConcurrent,
       storeResponses: entry.storeResponses,
+      memberScope: entry.memberScope,
     },
   };
 }

@@ -12,11 +12,14 @@ import { parseUsd } from "../billing/money";
 import { recordAudit } from "../audit/record";
 import { AppError } from "../app-error";
 import { waitForSpendable } from "../billing/admin-debit";
+import { detachCard, forgetCardOfLeaver, removeCard } from "../billing/auto-topup";
+import { expireOpenCheckouts, stripePayments } from "../billing/stripe";
 import { askLeasesBack } from "../billing/text-lease";
 import { emailAvailable } from "../email";
 import { notifyInvalidation } from "../invalidation";
 import { newId } from "../ids";
 import type { Actor } from "./invites";
+import { can } from "./roles";
 
 export const orgNameSchema = z.string().trim().min(1, "Give the organisation a name.").max(100, "Use at most 100 characters.");
 
@@ -177,16 +180,28 @@ export async function ownMembership(db: DbOrTx, accountId: string, userId: strin
   return (await listMembers(db, accountId, userId))[0] ?? null;
 }
 
-async function target(tx: DbOrTx, accountId: string, userId: string) {
+/**
+ * The member a change is about, row-locked, and the actor's role as it is now. Every change that
+ * can touch who owns an organisation locks its row first, so two owners leaving or demoting each
+ * other at once run one after the other and the second sees the first's result: the last-owner
+ * rule cannot be raced, and an actor demoted a moment ago acts with the role they have now, not
+ * the one their request started with. (The account row comes first in the lock order,
+ * lib/billing/lock-order.ts.)
+ */
+async function target(tx: DbOrTx, actor: Actor, userId: string) {
+  await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, actor.accountId)).for("update");
   const [m] = await tx
     .select({ role: memberships.role, personal: accounts.personal, personalOf: users.accountId })
     .from(memberships)
     .innerJoin(accounts, eq(accounts.id, memberships.accountId))
     .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.accountId, accountId), eq(memberships.userId, userId)))
+    .where(and(eq(memberships.accountId, actor.accountId), eq(memberships.userId, userId)))
     .for("update", { of: memberships });
   if (!m) throw new AppError("not_found", "No such member.");
-  return m;
+  if (userId === actor.id) return { ...m, actorRole: m.role };
+  const [a] = await tx.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.accountId, actor.accountId), eq(memberships.userId, actor.id)));
+  if (!a || !can(a.role, "members")) throw new AppError("forbidden", "Your role in this organisation changed: reload the page.");
+  return { ...m, actorRole: a.role };
 }
 
 async function otherOwners(tx: DbOrTx, accountId: string, userId: string): Promise<number> {
@@ -199,17 +214,17 @@ async function otherOwners(tx: DbOrTx, accountId: string, userId: string): Promi
 
 export async function updateMember(db: DB, actor: Actor, userId: string, body: z.infer<typeof memberUpdateSchema>) {
   const updated = await db.transaction(async (tx) => {
-    const m = await target(tx, actor.accountId, userId);
+    const m = await target(tx, actor, userId);
     const set: Partial<typeof memberships.$inferInsert> = {};
     if (body.role !== undefined && body.role !== m.role) {
       // Making or unmaking an owner is ownership transfer: owners only.
-      if ((body.role === "owner" || m.role === "owner") && actor.orgRole !== "owner") throw new AppError("forbidden", "Only an owner can make or change an owner.", { field: "role" });
+      if ((body.role === "owner" || m.role === "owner") && m.actorRole !== "owner") throw new AppError("forbidden", "Only an owner can make or change an owner.", { field: "role" });
       if (m.role === "owner" && (await otherOwners(tx, actor.accountId, userId)) === 0) throw new AppError("conflict", "An organisation needs an owner: make someone else owner first.", { field: "role" });
       if (m.role === "owner" && m.personalOf === actor.accountId) throw new AppError("conflict", "The owner of a personal organisation stays its owner.", { field: "role" });
       set.role = body.role;
     }
     if (body.monthlyCapUsd !== undefined) {
-      if (m.role === "owner" && actor.orgRole !== "owner") throw new AppError("forbidden", "Only an owner can set an owner's cap.", { field: "monthlyCapUsd" });
+      if (m.role === "owner" && m.actorRole !== "owner") throw new AppError("forbidden", "Only an owner can set an owner's cap.", { field: "monthlyCapUsd" });
       set.monthlyCapMicroUsd = capFromUsd(body.monthlyCapUsd);
     }
     if (!Object.keys(set).length) throw new AppError("invalid_request", "Nothing to change.");
@@ -220,15 +235,20 @@ export async function updateMember(db: DB, actor: Actor, userId: string, body: z
   // A lower cap binds at once: text leases hand back their unused money on every instance, so the
   // member's next request takes a fresh hold, which the cap trigger judges (decision 0018).
   if (updated.monthlyCapMicroUsd !== undefined) await askLeasesBack(actor.accountId);
+  // A role decides how far the member's keys see (lib/keys/visibility.ts): cached keys reload.
+  if (updated.role !== undefined) await notifyInvalidation({ kind: "accounts", ids: [actor.accountId] });
   return updated;
 }
 
-/** Removes a member (or lets one leave) and revokes the keys they created in the organisation. */
+/**
+ * Removes a member (or lets one leave), revokes the keys they created in the organisation and
+ * forgets an auto top-up card they saved (the owners are alerted; it is detached at Stripe).
+ */
 export async function removeMember(db: DB, actor: Actor, userId: string) {
-  const hashes = await db.transaction(async (tx) => {
-    const m = await target(tx, actor.accountId, userId);
+  const { hashes, card } = await db.transaction(async (tx) => {
+    const m = await target(tx, actor, userId);
     const self = userId === actor.id;
-    if (!self && m.role === "owner" && actor.orgRole !== "owner") throw new AppError("forbidden", "Only an owner can remove an owner.");
+    if (!self && m.role === "owner" && m.actorRole !== "owner") throw new AppError("forbidden", "Only an owner can remove an owner.");
     if (m.personalOf === actor.accountId) throw new AppError("conflict", "A personal organisation's owner cannot leave it.");
     if (m.role === "owner" && (await otherOwners(tx, actor.accountId, userId)) === 0) throw new AppError("conflict", "An organisation needs an owner: make someone else owner first.");
     await tx.delete(memberships).where(and(eq(memberships.accountId, actor.accountId), eq(memberships.userId, userId)));
@@ -237,17 +257,19 @@ export async function removeMember(db: DB, actor: Actor, userId: string) {
       .set({ revokedAt: new Date() })
       .where(and(eq(apiKeys.accountId, actor.accountId), eq(apiKeys.createdByUserId, userId), isNull(apiKeys.revokedAt)))
       .returning({ hash: apiKeys.hash, previousHash: apiKeys.previousHash });
-    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: self ? "org.leave" : "org.member_remove", targetType: "user", targetId: userId, details: { accountId: actor.accountId, keysRevoked: revoked.length } });
-    return revoked.flatMap((r) => [r.hash, r.previousHash]).filter(Boolean) as string[];
+    const card = await forgetCardOfLeaver(tx, actor.accountId, userId);
+    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: self ? "org.leave" : "org.member_remove", targetType: "user", targetId: userId, details: { accountId: actor.accountId, keysRevoked: revoked.length, cardRemoved: !!card } });
+    return { hashes: revoked.flatMap((r) => [r.hash, r.previousHash]).filter(Boolean) as string[], card };
   });
   // Revoked keys stop at once on every instance (as a revoke from the Keys page does).
   if (hashes.length) await notifyInvalidation({ kind: "keys", hashes });
+  if (card) await detachCard(stripePayments(), card, actor.accountId);
   return { userId, keysRevoked: hashes.length };
 }
 
 /**
  * Deletes an organisation (owners only, never a personal one): its money history stays for the
- * books, so the row is disabled rather than removed — every membership and pending invitation
+ * books, so the row is disabled (and stamped deleted) rather than removed — every membership and pending invitation
  * goes, every key is revoked, and it leaves everyone's switcher. Refused while it holds money
  * (balance or requests in flight), which would otherwise be lost to its members.
  */
@@ -268,10 +290,17 @@ export async function deleteOrg(db: DB, actor: Actor) {
       .returning({ hash: apiKeys.hash, previousHash: apiKeys.previousHash });
     await tx.delete(memberships).where(eq(memberships.accountId, actor.accountId));
     await tx.update(orgInvites).set({ revokedAt: new Date() }).where(and(eq(orgInvites.accountId, actor.accountId), isNull(orgInvites.acceptedAt), isNull(orgInvites.revokedAt)));
-    await tx.update(accounts).set({ disabled: true }).where(eq(accounts.id, actor.accountId));
+    await tx.update(accounts).set({ disabled: true, deletedAt: new Date() }).where(eq(accounts.id, actor.accountId));
     await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: "org.delete", targetType: "account", targetId: actor.accountId, details: { name: a.name, keysRevoked: revoked.length } });
     return revoked.flatMap((r) => [r.hash, r.previousHash]).filter(Boolean) as string[];
   });
   if (hashes.length) await notifyInvalidation({ kind: "keys", hashes });
+  // Nobody may pay into it any more, nor be charged for it: Checkout pages still open are expired
+  // (one paid anyway is refunded on arrival, stripe-fulfill.ts) and the saved card is detached.
+  const stripe = stripePayments();
+  if (stripe) {
+    await expireOpenCheckouts(db, stripe, actor.accountId);
+    await removeCard(db, stripe, actor.accountId);
+  }
   return { id: actor.accountId, deleted: true };
 }

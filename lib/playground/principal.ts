@@ -10,6 +10,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import { getDb, type DB } from "../../db/client";
 import { accounts, apiKeys } from "../../db/schema";
 import { newId } from "../ids";
+import { memberScope } from "../keys/visibility";
 import type { SessionUser } from "../auth/session";
 import type { Principal } from "../gateway/types";
 
@@ -38,6 +39,7 @@ export async function playgroundPrincipal(user: SessionUser): Promise<Playground
       accountTpm: acct.tpm ?? null,
       accountMaxConcurrent: acct.maxConcurrent ?? null,
       storeResponses: acct.storeResponses,
+      memberScope: memberScope(user.id, user.orgRole),
     },
   };
 }

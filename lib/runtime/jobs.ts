@@ -12,6 +12,9 @@ import { logger } from "../logger";
 import { startWorker } from "../tasks/worker";
 import { deleteExpiredRequestLogs } from "./request-log-retention";
 
+/** How often expired holds and leases are returned: the lease expiry plus this stays under a minute. */
+const HOLD_SWEEP_MS = 10_000;
+
 export interface Jobs {
   stop(): Promise<void>;
 }
@@ -33,7 +36,8 @@ function every(ms: number, name: string, fn: () => Promise<unknown>): () => Prom
 
 export async function startJobs(): Promise<Jobs> {
   const stops: (() => Promise<void>)[] = [];
-  stops.push(every(30_000, "hold-sweeper", async () => sweepExpiredHolds(await getDb())));
+  // With the 40-second lease expiry, a crashed instance's money is back within a minute (decision 0038).
+  stops.push(every(HOLD_SWEEP_MS, "hold-sweeper", async () => sweepExpiredHolds(await getDb())));
   // Stored Responses past RESPONSES_RETENTION_DAYS (reads already hide them; this frees the rows).
   stops.push(every(10 * 60_000, "responses-retention", async () => deleteExpiredResponses(await getDb())));
   stops.push(every(10 * 60_000, "request-log-retention", async () => deleteExpiredRequestLogs(await getDb())));

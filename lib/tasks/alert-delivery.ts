@@ -95,6 +95,10 @@ export function alertEmail(to: string, orgName: string, a: Pick<AlertRow, "kind"
     ],
     auto_topup_succeeded: [`Auto top-up: ${usd("amount_micro_usd")} added to ${orgName}`, `Your saved card was charged ${usd("amount_micro_usd")} and the balance of ${orgName} was topped up.`],
     auto_topup_failed: [`Auto top-up failed: ${orgName}`, `Charging your saved card for ${orgName} failed (${d.reason ?? "unknown reason"}). Update the card or top up on the Billing page.`],
+    auto_topup_card_removed: [
+      `Auto top-up card removed: ${orgName}`,
+      `The card saved for auto top-up of ${orgName} was removed because the member who saved it left the organisation; auto top-up is off until someone saves a card on the Billing page.`,
+    ],
     test: [`Test alert: ${orgName}`, `This is a test alert for ${orgName}. Alerts reach you like this.`],
   };
   const [subject, body] = lines[a.kind] ?? [`Alert: ${orgName}`, `An alert (${a.kind}) was raised for ${orgName}.`];

@@ -307,8 +307,3 @@ async function giveBack(tx: DbOrTx, t: TaskRow, amount: number, kind: "refund" |
       ),
     );
 }
-
-export async function getTaskForAccount(db: DbOrTx, taskId: string, accountId: string): Promise<TaskRow | null> {
-  const [t] = await db.select().from(tasks).where(and(eq(tasks.id, taskId), eq(tasks.accountId, accountId)));
-  return t ?? null;
-}

@@ -12,6 +12,9 @@
  * `off_session` needs `confirm`, the method must belong to the customer, a declined card answers
  * 402 `card_error`; an Idempotency-Key replays the first answer. A successful charge posts a
  * signed `payment_intent.succeeded` when `webhook` is set.
+ *
+ * And what deleting an organisation needs: expiring an open Checkout Session (Stripe refuses one
+ * that is not open) and refunding a PaymentIntent (the whole remaining amount, or `amount`).
  */
 import http from "node:http";
 import { randomBytes } from "node:crypto";
@@ -98,6 +101,8 @@ export interface FakeStripe {
   dropAnswers: number;
   /** PaymentIntents made by the API (auto top-ups), by id. */
   intents: Map<string, Obj>;
+  /** Refunds made through the API, in order. */
+  refunds: Obj[];
   /** Saves a card on a setup-mode session, as its pay page does (`last4` from FAKE_CARDS). */
   saveCard(sessionId: string, last4?: string): FakeSession;
   /** Signs and posts an event to the configured webhook, as Stripe does. */
@@ -112,6 +117,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
   const charges = new Map<string, Obj & { id: string; amount: number; amount_refunded: number }>();
   const chargeOfSession = new Map<string, string>();
   const customers = new Map<string, Obj>();
+  const refunds: Obj[] = [];
   const setupIntents = new Map<string, Obj>();
   const methods = new Map<string, Obj & { customer: string | null; card: { brand: string; last4: string } }>();
   /** Idempotency-Key → the first answer (Stripe replays it for 24 hours). */
@@ -256,6 +262,27 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       sessions.set(sid, session);
       return send(res, 200, session);
     }
+    if (req.method === "POST" && (m = url.pathname.match(/^\/v1\/checkout\/sessions\/([^/]+)\/expire$/))) {
+      const s = sessions.get(decodeURIComponent(m[1]!));
+      if (!s) return notFound(res, "checkout.session");
+      if (s.status !== "open") return send(res, 400, { error: { type: "invalid_request_error", message: `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${s.status}".` } });
+      s.status = "expired";
+      return answer(200, s);
+    }
+    if (req.method === "POST" && url.pathname === "/v1/refunds") {
+      const pi = intents.get(String(body.payment_intent ?? ""));
+      const ch = pi ? charges.get(String(pi.latest_charge)) : undefined;
+      if (!pi || !ch) return notFound(res, "payment_intent");
+      const left = ch.amount - ch.amount_refunded;
+      const amount = body.amount === undefined ? left : Number(body.amount);
+      if (left <= 0) return send(res, 400, { error: { type: "invalid_request_error", code: "charge_already_refunded", message: `Charge ${ch.id} has already been refunded.` } });
+      if (!Number.isInteger(amount) || amount <= 0 || amount > left) return send(res, 400, { error: { type: "invalid_request_error", code: "amount_too_large", message: "Refund amount is greater than the unrefunded amount on the charge." } });
+      ch.amount_refunded += amount;
+      ch.refunded = ch.amount_refunded === ch.amount;
+      const refund = { id: id("re"), object: "refund", amount, charge: ch.id, payment_intent: pi.id, currency: ch.currency, status: "succeeded", reason: body.reason ?? null, metadata: body.metadata ?? {} };
+      refunds.push(refund);
+      return answer(200, refund);
+    }
     if (req.method === "GET" && (m = url.pathname.match(/^\/v1\/checkout\/sessions\/([^/]+)$/))) {
       const s = sessions.get(decodeURIComponent(m[1]!));
       return s ? send(res, 200, s) : notFound(res, "checkout.session");
@@ -330,6 +357,7 @@ export async function startFakeStripe(opts: FakeStripeOptions = {}): Promise<Fak
       return s;
     },
     intents,
+    refunds,
     dropAnswers: 0,
     saveCard(sessionId, last4 = "4242") {
       const s = sessions.get(sessionId);

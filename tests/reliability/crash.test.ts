@@ -2,7 +2,8 @@
  * The server SIGKILLed in the middle of a stream. Whatever it held for the request (a balance
  * lease, or a hold row) is in the database with an expiry; after a restart the hold sweeper
  * returns it once it expires. No money is lost or created: balance = ledger, nothing held.
- * (The lease expiry is 10 minutes; the test moves the expiry into the past instead of waiting.)
+ * (The test moves the expiry into the past instead of waiting; background-crash.test.ts waits
+ * for the real expiry on a second instance.)
  * Video tasks killed mid-task are covered by tests/video-restart.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -51,9 +52,9 @@ describe("SIGKILL mid-stream", () => {
     );
     expect(Number(acct!.held)).toBeGreaterThan(0); // the crash left money held
     await server.restart();
-    // Ten minutes later, as far as the sweeper can tell.
+    // The lease's expiry, as far as the sweeper can tell.
     await server.query("update holds set expires_at = now() - interval '1 second' where account_id = $1", [acct!.id]);
-    const books = await idleBooks(server, email, 45_000); // the sweeper runs every 30 s
+    const books = await idleBooks(server, email, 45_000); // the sweeper runs every 10 s
     expect(books.held).toBe(0);
     expect(books.holds).toBe(0);
     expect(books.ledger).toBe(books.balance);

@@ -15,6 +15,7 @@ import { and, eq, inArray, lt } from "drizzle-orm";
 import type { DB } from "../../../db/client";
 import { storedResponses, type StoredResponseStatus } from "../../../db/schema";
 import { encryptSecret, decryptSecret } from "../../crypto";
+import { visibleTo, type Viewer } from "../../keys/visibility";
 import { logger } from "../../logger";
 import { sleep } from "../../sleep";
 import { errors, type ApiError } from "../errors";
@@ -22,6 +23,9 @@ import { json, type GatewayResponse } from "../http";
 import { protocolId, nowSeconds } from "../protocols/ids";
 import { SSE_HEADERS } from "../sse";
 import type { Principal, RouteContext } from "../types";
+import { renderUsage } from "../protocols/responses/render";
+import type { TextSettlement } from "../routes/text-types";
+import { partialOutput } from "./partial";
 import { runResponse } from "./run-response";
 import type { Expanded } from "./history";
 import { getStoredResponse, writeStoredResponse, type Item } from "./store";
@@ -116,7 +120,7 @@ export async function startBackground(
   const l: Live = { events: [], waiters: new Set(), done: false, abort: new AbortController() };
   live().set(id, l);
   setImmediate(() => void runBackground(db, id).catch((err) => logger().error({ err, responseId: id }, "background response failed")));
-  if (stream) return { status: 200, headers: { ...SSE_HEADERS }, body: follow(db, ctx.principal.accountId, id, -1) };
+  if (stream) return { status: 200, headers: { ...SSE_HEADERS }, body: follow(db, ctx.principal, id, -1) };
   return json(200, response);
 }
 
@@ -127,6 +131,8 @@ interface RunOutcome {
   final: Record<string, unknown> | null;
   upstreamOf: () => string | null;
   failure: ApiError | null;
+  /** What the run was charged (set once it settled). */
+  settled: TextSettlement | null;
 }
 
 /** Claims and runs one queued background response (a no-op when another runner has it). */
@@ -195,7 +201,7 @@ async function execute(db: DB, id: string, content: Sealed, l: Live): Promise<Ru
     observe: {},
     settleAfterReply: false,
   } as unknown as RouteContext;
-  const out: RunOutcome = { final: null, upstreamOf: () => null, failure: null };
+  const out: RunOutcome = { final: null, upstreamOf: () => null, failure: null, settled: null };
   try {
     const res = await runResponse({
       db,
@@ -213,6 +219,7 @@ async function execute(db: DB, id: string, content: Sealed, l: Live): Promise<Ru
         out.final = r;
         out.upstreamOf = upstream;
       },
+      onSettled: (s) => void (out.settled = s),
     });
     if (res.status !== 200 || typeof res.body === "string" || !res.body || !(Symbol.asyncIterator in (res.body as object))) {
       const text = typeof res.body === "string" ? res.body : "";
@@ -231,13 +238,18 @@ async function execute(db: DB, id: string, content: Sealed, l: Live): Promise<Ru
   return out;
 }
 
-/** Writes the run's end into the row: cancelled, the upstream's final status, or failed with why. */
+/**
+ * Writes the run's end into the row: cancelled, the upstream's final status, or failed with why.
+ * A cancelled run shows what it produced before the cancel and the usage it was charged for, so
+ * the charge and what the client can see agree (decision 0038).
+ */
 async function seal(db: DB, id: string, content: Sealed, l: Live, o: RunOutcome, cancelled: boolean) {
   let status: StoredResponseStatus;
   let response: Record<string, unknown>;
   if (cancelled) {
     status = "cancelled";
-    response = { ...content.response, ...(o.final ?? {}), id, status };
+    const shown = o.final ?? { output: partialOutput(l.events), usage: o.settled ? renderUsage(o.settled, o.settled.costMicroUsd) : null };
+    response = { ...content.response, ...shown, id, status };
   } else if (o.final) {
     status = o.final.status as StoredResponseStatus;
     response = { ...o.final, id };
@@ -277,7 +289,7 @@ function seqOf(event: string): number {
  * The events of a background response after `startingAfter`, following it live while it runs:
  * from memory on the instance that runs it, from the row (events saved every second) elsewhere.
  */
-export async function* follow(db: DB, accountId: string, id: string, startingAfter: number): AsyncGenerator<string> {
+export async function* follow(db: DB, who: Viewer, id: string, startingAfter: number): AsyncGenerator<string> {
   const l = live().get(id);
   if (l) {
     let i = 0;
@@ -295,7 +307,7 @@ export async function* follow(db: DB, accountId: string, id: string, startingAft
     const [row] = await db
       .select({ status: storedResponses.status, events: storedResponses.sealedEvents })
       .from(storedResponses)
-      .where(and(eq(storedResponses.id, id), eq(storedResponses.accountId, accountId)));
+      .where(and(eq(storedResponses.id, id), visibleTo(who, storedResponses)));
     if (!row) return;
     const events = row.events ? (JSON.parse(decryptSecret(row.events)) as string[]) : [];
     for (; sent < events.length; sent++) if (seqOf(events[sent]!) > startingAfter) yield events[sent]!;
@@ -305,14 +317,14 @@ export async function* follow(db: DB, accountId: string, id: string, startingAft
 }
 
 /** POST /v1/responses/{id}/cancel. */
-export async function cancelBackground(db: DB, accountId: string, id: string): Promise<{ ok: true; response: Record<string, unknown> } | { ok: false; error: ApiError }> {
-  const r = await getStoredResponse(db, accountId, id);
+export async function cancelBackground(db: DB, who: Viewer, id: string): Promise<{ ok: true; response: Record<string, unknown> } | { ok: false; error: ApiError }> {
+  const r = await getStoredResponse(db, who, id);
   if (!r) return { ok: false, error: { status: 404, type: "invalid_request", code: "response_not_found", message: `Response with id '${id.slice(0, 200)}' not found.`, param: "response_id" } };
   if (!r.background) return { ok: false, error: errors.invalidRequest(`Response '${id}' was not created in background mode; only background responses can be cancelled.`, "response_id") };
   const done = await db
     .update(storedResponses)
     .set({ status: "cancelled", updatedAt: new Date() })
-    .where(and(eq(storedResponses.id, id), eq(storedResponses.accountId, accountId), inArray(storedResponses.status, ["queued", "in_progress"])))
+    .where(and(eq(storedResponses.id, id), visibleTo(who, storedResponses), inArray(storedResponses.status, ["queued", "in_progress"])))
     .returning({ id: storedResponses.id });
   if (done.length) {
     live().get(id)?.abort.abort();
@@ -320,7 +332,7 @@ export async function cancelBackground(db: DB, accountId: string, id: string): P
     // A run on this instance writes its partial output; wait for it briefly so the answer shows it.
     for (let i = 0; l && !l.done && i < 40; i++) await sleep(50);
   }
-  const after = await getStoredResponse(db, accountId, id);
+  const after = await getStoredResponse(db, who, id);
   return { ok: true, response: { ...(after ?? r).response, status: after?.status ?? "cancelled" } };
 }
 

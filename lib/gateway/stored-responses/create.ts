@@ -41,7 +41,7 @@ export async function createResponse(ctx: RouteContext, path: string): Promise<G
   let bodyBytes = raw.value.length;
   if ((typeof input === "string" || Array.isArray(input)) && (previousId !== null || hasRefs || store)) {
     if (previousId !== null || hasRefs) {
-      const r = await expandInput(db, ctx.principal.accountId, input as string | Item[], previousId);
+      const r = await expandInput(db, ctx.principal, input as string | Item[], previousId);
       if (!r.ok) return ctx.error(r.error);
       expanded = r.value;
       const { previous_response_id: _drop, ...rest } = body;

@@ -9,6 +9,7 @@ import { env } from "../../env";
 import { randomBase62 } from "../../ids";
 import type { DB } from "../../../db/client";
 import { errors, type ApiError } from "../errors";
+import type { Viewer } from "../../keys/visibility";
 import { findStoredItems, getStoredResponse, type Item } from "./store";
 
 /** Replayed history larger than this (JSON bytes) is refused: the text routes' body limit. */
@@ -80,7 +81,7 @@ function notFoundPrevious(id: string): ApiError {
  * Expands `input` (string or items) with the stored state the request names. The caller has
  * checked that `input` is a string or an array.
  */
-export async function expandInput(db: DB, accountId: string, input: string | Item[], previousId: string | null): Promise<ExpandResult> {
+export async function expandInput(db: DB, who: Viewer, input: string | Item[], previousId: string | null): Promise<ExpandResult> {
   const items: Item[] = typeof input === "string" ? [{ type: "message", role: "user", content: input }] : input;
   const upstreamInput: Item[] = [];
   const storedInput: Item[] = [];
@@ -88,7 +89,7 @@ export async function expandInput(db: DB, accountId: string, input: string | Ite
   let replayed = 0;
 
   if (previousId !== null) {
-    const prev = await getStoredResponse(db, accountId, previousId);
+    const prev = await getStoredResponse(db, who, previousId);
     if (!prev) return { ok: false, error: notFoundPrevious(previousId) };
     if (prev.status === "queued" || prev.status === "in_progress")
       return {
@@ -114,7 +115,7 @@ export async function expandInput(db: DB, accountId: string, input: string | Ite
       const i = refs.find(({ it }) => it.id === responseRef)!.i;
       return { ok: false, error: errors.invalidRequest(`input[${i}]: '${responseRef}' is a response, not an item; continue a response with previous_response_id.`, `input[${i}].id`) };
     }
-    found = await findStoredItems(db, accountId, ids);
+    found = await findStoredItems(db, who, ids);
   }
 
   for (let i = 0; i < items.length; i++) {

@@ -1,7 +1,8 @@
 /**
  * The stored-response routes (POST /v1/responses is create.ts, mounted with the text routes): retrieve, delete, and the input items list
  * paginated as OpenAI's (`after`, `before`, `limit` 1–100 default 20, `order` asc|desc default
- * desc). Another account's id answers exactly as an unknown one: 404.
+ * desc). Another account's id, or (for a member) another member's, answers exactly as an unknown
+ * one: 404 (lib/keys/visibility.ts).
  */
 import { getDb } from "../../../db/client";
 import { errors, type ApiError } from "../errors";
@@ -18,7 +19,7 @@ function notFound(id: string): ApiError {
 async function retrieve(ctx: RouteContext) {
   const id = ctx.params.id!;
   const db = await getDb();
-  const r = await getStoredResponse(db, ctx.principal.accountId, id);
+  const r = await getStoredResponse(db, ctx.principal, id);
   if (!r) return ctx.error(notFound(id));
   const q = ctx.req.url.searchParams;
   if (q.get("stream") === "true") {
@@ -26,21 +27,21 @@ async function retrieve(ctx: RouteContext) {
     const after = q.get("starting_after");
     const n = after === null ? -1 : Number(after);
     if (!Number.isInteger(n) || n < -1) return ctx.error(errors.invalidRequest("starting_after: must be a sequence number.", "starting_after"));
-    return { status: 200, headers: { ...SSE_HEADERS }, body: follow(db, ctx.principal.accountId, id, n) };
+    return { status: 200, headers: { ...SSE_HEADERS }, body: follow(db, ctx.principal, id, n) };
   }
   // The row's status is the truth for background runs (queued → in_progress → …).
   return json(200, { ...r.response, status: r.status });
 }
 
 async function cancel(ctx: RouteContext) {
-  const r = await cancelBackground(await getDb(), ctx.principal.accountId, ctx.params.id!);
+  const r = await cancelBackground(await getDb(), ctx.principal, ctx.params.id!);
   if (!r.ok) return ctx.error(r.error);
   return json(200, r.response);
 }
 
 async function remove(ctx: RouteContext) {
   const id = ctx.params.id!;
-  const gone = await deleteStoredResponse(await getDb(), ctx.principal.accountId, id);
+  const gone = await deleteStoredResponse(await getDb(), ctx.principal, id);
   if (!gone) return ctx.error(notFound(id));
   return json(200, { id, object: "response", deleted: true });
 }
@@ -79,7 +80,7 @@ export function pageItems(items: Item[], q: URLSearchParams): { ok: true; value:
 
 async function inputItems(ctx: RouteContext) {
   const id = ctx.params.id!;
-  const r = await getStoredResponse(await getDb(), ctx.principal.accountId, id);
+  const r = await getStoredResponse(await getDb(), ctx.principal, id);
   if (!r) return ctx.error(notFound(id));
   const page = pageItems(r.input, ctx.req.url.searchParams);
   if (!page.ok) return ctx.error(page.error);

@@ -9,7 +9,7 @@ import type { GatewayResponse } from "../http";
 import { responses } from "../protocols";
 import { protocolId } from "../protocols/ids";
 import { textCall } from "../routes/text-call";
-import type { TextBilling } from "../routes/text-types";
+import type { TextBilling, TextSettlement } from "../routes/text-types";
 import type { RouteContext } from "../types";
 import type { Expanded } from "./history";
 import { queueStoredResponse, type Item, type NewStoredResponse } from "./store";
@@ -33,6 +33,8 @@ export interface RunInput {
   id?: string;
   /** Background runs keep the terminal response themselves; the upstream is known once the stream has ended. */
   onTerminal?: (response: Record<string, unknown>, upstreamId: () => string | null) => void;
+  /** Background runs: what was charged (a cancelled run shows it, having no terminal response). */
+  onSettled?: (s: TextSettlement) => void;
 }
 
 /** Runs one stateless Responses request through the text handler, shows and keeps what came back. */
@@ -45,6 +47,7 @@ export async function runResponse(r: RunInput): Promise<GatewayResponse> {
     reserve: (a) => base.reserve(a),
     settle: (s, o) => {
       if (s.route) upstreamId = s.route.upstream.id;
+      r.onSettled?.(s);
       settledNow();
       return base.settle(expanded && r.replayedCounted ? { ...s, replayedItems: expanded.replayed } : s, o);
     },

@@ -45,27 +45,27 @@ describe("stored responses store", () => {
     await writeStoredResponse(db, record("resp_1", "acct_a", "secret words"));
     const [row] = await db.select().from(storedResponses);
     expect(row!.sealed).not.toContain("secret words");
-    expect((await getStoredResponse(db, "acct_a", "resp_1"))!.response.output).toHaveLength(1);
-    expect(await getStoredResponse(db, "acct_b", "resp_1", { retryMiss: false })).toBeNull();
-    const items = await findStoredItems(db, "acct_a", ["msg_out_resp_1"]);
+    expect((await getStoredResponse(db, { accountId: "acct_a", memberScope: null }, "resp_1"))!.response.output).toHaveLength(1);
+    expect(await getStoredResponse(db, { accountId: "acct_b", memberScope: null }, "resp_1", { retryMiss: false })).toBeNull();
+    const items = await findStoredItems(db, { accountId: "acct_a", memberScope: null }, ["msg_out_resp_1"]);
     expect(items.get("msg_out_resp_1")!.item.type).toBe("message");
-    expect((await findStoredItems(db, "acct_b", ["msg_out_resp_1"])).size).toBe(0);
+    expect((await findStoredItems(db, { accountId: "acct_b", memberScope: null }, ["msg_out_resp_1"])).size).toBe(0);
   });
 
   it("a queued write is visible to readers of the same process at once", async () => {
     queueStoredResponse(db, record("resp_q", "acct_a", "queued"));
-    expect((await getStoredResponse(db, "acct_a", "resp_q", { retryMiss: false }))?.id).toBe("resp_q");
+    expect((await getStoredResponse(db, { accountId: "acct_a", memberScope: null }, "resp_q", { retryMiss: false }))?.id).toBe("resp_q");
     queueStoredResponse(db, record("resp_q2", "acct_a", "queued"));
-    expect((await findStoredItems(db, "acct_a", ["msg_in_resp_q2"])).size).toBe(1);
+    expect((await findStoredItems(db, { accountId: "acct_a", memberScope: null }, ["msg_in_resp_q2"])).size).toBe(1);
     await storedResponsesIdle();
   });
 
   it("deletes rows past RESPONSES_RETENTION_DAYS and hides them before", async () => {
     await writeStoredResponse(db, record("resp_old", "acct_a", "old"));
     await db.update(storedResponses).set({ createdAt: new Date(Date.now() - 31 * 86_400_000) }).where(eqId("resp_old"));
-    expect(await getStoredResponse(db, "acct_a", "resp_old", { retryMiss: false })).toBeNull();
+    expect(await getStoredResponse(db, { accountId: "acct_a", memberScope: null }, "resp_old", { retryMiss: false })).toBeNull();
     expect(await deleteExpiredResponses(db)).toBe(1);
-    expect(await getStoredResponse(db, "acct_a", "resp_1", { retryMiss: false })).not.toBeNull();
+    expect(await getStoredResponse(db, { accountId: "acct_a", memberScope: null }, "resp_1", { retryMiss: false })).not.toBeNull();
   });
 
   it("fails a background run whose instance stopped touching it", async () => {
@@ -73,8 +73,8 @@ describe("stored responses store", () => {
     await db.update(storedResponses).set({ updatedAt: new Date(Date.now() - 60_000) }).where(eqId("resp_bg"));
     await writeStoredResponse(db, { ...record("resp_bg2", "acct_a", "bg"), status: "in_progress", background: true });
     expect(await sweepBackgroundResponses(db)).toBe(1);
-    expect((await getStoredResponse(db, "acct_a", "resp_bg", { retryMiss: false }))!.status).toBe("failed");
-    expect((await getStoredResponse(db, "acct_a", "resp_bg2", { retryMiss: false }))!.status).toBe("in_progress");
+    expect((await getStoredResponse(db, { accountId: "acct_a", memberScope: null }, "resp_bg", { retryMiss: false }))!.status).toBe("failed");
+    expect((await getStoredResponse(db, { accountId: "acct_a", memberScope: null }, "resp_bg2", { retryMiss: false }))!.status).toBe("in_progress");
   });
 
   it("pages input items as OpenAI's list", () => {

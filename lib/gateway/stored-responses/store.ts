@@ -1,5 +1,6 @@
 /**
- * Stored Responses API responses: sealed with lib/crypto.ts, scoped to the account, deleted
+ * Stored Responses API responses: sealed with lib/crypto.ts, scoped to the account (and, for a
+ * member, to their own keys: lib/keys/visibility.ts), deleted
  * after RESPONSES_RETENTION_DAYS. Writes leave the reply path (queued, like text settlements)
  * but are never lost before their id can be referenced: readers on this process wait for a
  * queued write of the id they look for, readers on another instance retry a miss for a moment
@@ -10,6 +11,7 @@ import { and, arrayOverlaps, eq, gt, lt, sql } from "drizzle-orm";
 import type { DB } from "../../../db/client";
 import { storedResponses, type StoredResponseStatus } from "../../../db/schema";
 import { decryptSecret, encryptSecret } from "../../crypto";
+import { visibleTo, type Viewer } from "../../keys/visibility";
 import { env } from "../../env";
 import { logger } from "../../logger";
 import { sleep } from "../../sleep";
@@ -153,22 +155,24 @@ async function retryMiss<T>(find: () => Promise<T | null>, retries = MISS_RETRIE
   return found;
 }
 
-/** The account's stored response, or null (unknown, another account's, expired). */
-export async function getStoredResponse(db: DB, accountId: string, id: string, opts: { retryMiss?: boolean } = {}): Promise<StoredResponse | null> {
+const visible = (who: Viewer) => visibleTo(who, storedResponses);
+
+/** The stored response the viewer may see, or null (unknown, another account's or member's, expired). */
+export async function getStoredResponse(db: DB, who: Viewer, id: string, opts: { retryMiss?: boolean } = {}): Promise<StoredResponse | null> {
   await pending().byId.get(id);
   const find = async () => {
     const [row] = await db
       .select()
       .from(storedResponses)
-      .where(and(eq(storedResponses.id, id), eq(storedResponses.accountId, accountId), gt(storedResponses.createdAt, retentionCutoff())))
+      .where(and(eq(storedResponses.id, id), visible(who), gt(storedResponses.createdAt, retentionCutoff())))
       .limit(1);
     return row ? unseal(row) : null;
   };
   return opts.retryMiss === false ? find() : retryMiss(find);
 }
 
-/** Finds stored items of the account by id (item_reference). Missing ids are absent from the map. */
-export async function findStoredItems(db: DB, accountId: string, ids: string[]): Promise<Map<string, { item: Item; response: StoredResponse }>> {
+/** Finds stored items the viewer may see by id (item_reference). Missing ids are absent from the map. */
+export async function findStoredItems(db: DB, who: Viewer, ids: string[]): Promise<Map<string, { item: Item; response: StoredResponse }>> {
   const p = pending();
   await Promise.all(ids.map((i) => p.byItem.get(i)));
   const out = new Map<string, { item: Item; response: StoredResponse }>();
@@ -177,7 +181,7 @@ export async function findStoredItems(db: DB, accountId: string, ids: string[]):
     const rows = await db
       .select()
       .from(storedResponses)
-      .where(and(eq(storedResponses.accountId, accountId), arrayOverlaps(storedResponses.itemIds, want), gt(storedResponses.createdAt, retentionCutoff())))
+      .where(and(visible(who), arrayOverlaps(storedResponses.itemIds, want), gt(storedResponses.createdAt, retentionCutoff())))
       .orderBy(sql`${storedResponses.createdAt} desc`)
       .limit(50);
     for (const row of rows) {
@@ -193,12 +197,12 @@ export async function findStoredItems(db: DB, accountId: string, ids: string[]):
   return out;
 }
 
-/** Deletes the account's stored response; false when there was none. */
-export async function deleteStoredResponse(db: DB, accountId: string, id: string): Promise<boolean> {
+/** Deletes a stored response the viewer may see; false when there was none. */
+export async function deleteStoredResponse(db: DB, who: Viewer, id: string): Promise<boolean> {
   await pending().byId.get(id);
   const rows = await db
     .delete(storedResponses)
-    .where(and(eq(storedResponses.id, id), eq(storedResponses.accountId, accountId)))
+    .where(and(eq(storedResponses.id, id), visible(who)))
     .returning({ id: storedResponses.id });
   return rows.length > 0;
 }

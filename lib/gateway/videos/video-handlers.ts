@@ -1,9 +1,10 @@
 /**
- * The read and delete routes of video tasks. Every lookup is by task id AND the caller's
- * account: another account's task id is 404, exactly like an unknown one, on every route.
+ * The read and delete routes of video tasks. Every lookup is by task id AND what the caller may
+ * see (its account; for a member, their own keys' tasks: lib/keys/visibility.ts): another
+ * account's or member's task id is 404, exactly like an unknown one, on every route.
  */
 import { and, desc, asc, eq, sql } from "drizzle-orm";
-import { getDb } from "../../../db/client";
+import { getDb, type DB } from "../../../db/client";
 import { tasks } from "../../../db/schema";
 import { env } from "../../env";
 import { errors, type ApiError } from "../errors";
@@ -13,17 +14,22 @@ import { getMediaStorage } from "../../storage/get-media-storage";
 import { verifyMediaUrl } from "../../tasks/media-url";
 import { deleteTaskMedia } from "../../tasks/retention";
 import { serveStoredMedia } from "./serve-media";
-import { getTaskForAccount } from "../../tasks/task-lifecycle";
 import { renderTask, renderVideo, type TaskRow } from "../../tasks/task-render";
+import { visibleTo, type Viewer } from "../../keys/visibility";
 
 const TASK_ID = /^task_[A-Za-z0-9]{1,64}$/;
 const notFound = (id: string): ApiError => errors.notFound(`No task with id "${id.slice(0, 100)}".`);
+
+async function visibleTask(db: DB, id: string, who: Viewer): Promise<TaskRow | null> {
+  const [t] = await db.select().from(tasks).where(and(eq(tasks.id, id), visibleTo(who, tasks)));
+  return t ?? null;
+}
 
 /** The task of the path's `{id}` for this caller, or the 404 to answer. */
 async function ownTask(ctx: RouteContext): Promise<{ ok: true; task: TaskRow } | { ok: false; res: GatewayResponse }> {
   const id = ctx.params.id ?? "";
   if (!TASK_ID.test(id)) return { ok: false, res: ctx.error(notFound(id)) };
-  const t = await getTaskForAccount(await getDb(), id, ctx.principal.accountId);
+  const t = await visibleTask(await getDb(), id, ctx.principal);
   // The spec's `model` query parameter must name the task's model when given.
   const model = ctx.req.url.searchParams.get("model");
   if (!t || (model !== null && model !== t.model)) return { ok: false, res: ctx.error(notFound(id)) };
@@ -48,10 +54,10 @@ export async function handleListVideos(ctx: RouteContext): Promise<GatewayRespon
   const order = q.get("order") ?? "desc";
   if (order !== "asc" && order !== "desc") return ctx.error(errors.invalidRequest("`order` must be asc or desc.", "order"));
   const db = await getDb();
-  const conds = [eq(tasks.accountId, ctx.principal.accountId)];
+  const conds = [visibleTo(ctx.principal, tasks)];
   const after = q.get("after");
   if (after) {
-    const cursor = TASK_ID.test(after) ? await getTaskForAccount(db, after, ctx.principal.accountId) : null;
+    const cursor = TASK_ID.test(after) ? await visibleTask(db, after, ctx.principal) : null;
     if (!cursor) return ctx.error(errors.invalidRequest("`after` must be the id of one of your videos.", "after"));
     const at = cursor.createdAt.toISOString();
     conds.push(
