@@ -1,7 +1,13 @@
 /** The account's asynchronous tasks (video), newest first. */
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, lt, sql, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { apiKeys, tasks } from "../../db/schema";
+import { apiKeys, ledgerEntries, tasks } from "../../db/schema";
+import { AppError } from "./errors";
+
+/** A member's tasks: those of their session or of their keys. */
+function memberTasks(accountId: string, memberId: string): SQL {
+  return sql`(${tasks.userId} = ${memberId} or ${tasks.keyId} in (select ${apiKeys.id} from ${apiKeys} where ${apiKeys.accountId} = ${accountId} and ${apiKeys.createdByUserId} = ${memberId}))`;
+}
 
 /** `memberId`: only that member's tasks (their session's or their keys'). */
 export async function listTasks(db: DbOrTx, accountId: string, opts: { before?: string; limit?: number; memberId?: string } = {}) {
@@ -14,9 +20,7 @@ export async function listTasks(db: DbOrTx, accountId: string, opts: { before?: 
       and(
         eq(tasks.accountId, accountId),
         before && !Number.isNaN(before.getTime()) ? lt(tasks.createdAt, before) : undefined,
-        opts.memberId
-          ? sql`(${tasks.userId} = ${opts.memberId} or ${tasks.keyId} in (select ${apiKeys.id} from ${apiKeys} where ${apiKeys.accountId} = ${accountId} and ${apiKeys.createdByUserId} = ${opts.memberId}))`
-          : undefined,
+        opts.memberId ? memberTasks(accountId, opts.memberId) : undefined,
       ),
     )
     .orderBy(desc(tasks.createdAt))
@@ -37,4 +41,20 @@ export async function listTasks(db: DbOrTx, accountId: string, opts: { before?: 
     expiresAt: t.expiresAt?.toISOString() ?? null,
   }));
   return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.createdAt : null };
+}
+
+/**
+ * The request that submitted a task, so a task id can open in the request inspector (which shows
+ * the task). Tasks keep no request id; the submission's charge names both. 404 for another
+ * account's (or member's) task, and for a free task, which has no charge.
+ */
+export async function taskRequestId(db: DbOrTx, accountId: string, taskId: string, memberId?: string): Promise<{ requestId: string }> {
+  const [row] = await db
+    .select({ requestId: ledgerEntries.requestId })
+    .from(ledgerEntries)
+    .innerJoin(tasks, eq(tasks.id, ledgerEntries.taskId))
+    .where(and(eq(tasks.id, taskId), eq(tasks.accountId, accountId), eq(ledgerEntries.accountId, accountId), isNotNull(ledgerEntries.requestId), memberId ? memberTasks(accountId, memberId) : undefined))
+    .limit(1);
+  if (!row?.requestId) throw new AppError("not_found", "No request is on record for this task.");
+  return { requestId: row.requestId };
 }
