@@ -21,14 +21,14 @@ const post = (page: Page, path: string, data: unknown) => page.request.post(`${B
 let page: Page;
 let key: string;
 
-/** Light and dark, phone and desk: one screenshot each. */
+/** Light and dark, phone and desk: one screenshot each, of the window once `ready` has scrolled to what matters. */
 async function shots(p: Page, info: TestInfo, name: string, ready: () => Promise<void> = async () => undefined) {
   for (const scheme of ["light", "dark"] as const) {
     await p.emulateMedia({ colorScheme: scheme });
     for (const width of [390, 1280]) {
       await p.setViewportSize({ width, height: width === 390 ? 844 : 900 });
       await ready();
-      await shot(p, info, `${name}-${width}-${scheme}`);
+      await shot(p, info, `${name}-${width}-${scheme}`, { fullPage: false });
     }
   }
   await p.emulateMedia({ colorScheme: "light" });
@@ -84,9 +84,9 @@ test("Usage filters apply as they are picked, live in the address, survive a rel
 
   // Dates apply once complete; one that ends before the start is refused in place.
   const today = new Date().toISOString().slice(0, 10);
-  await page.getByLabel("From").fill(today);
+  await page.getByLabel("From", { exact: true }).fill(today);
   await expect(page).toHaveURL(new RegExp(`from=${today}`));
-  await page.getByLabel("To").fill("2020-01-01");
+  await page.getByLabel("To", { exact: true }).fill("2020-01-01");
   await expect(page.getByText("“From” must be on or before “To”.")).toBeVisible();
   await expect(page).not.toHaveURL(/to=2020/);
 
@@ -97,6 +97,7 @@ test("Usage filters apply as they are picked, live in the address, survive a rel
   await page.getByLabel("Status").selectOption("ok");
   await expect(rows).toHaveCount(3);
   await shots(page, info, "edges-usage-filtered", () => expect(rows.first()).toBeVisible());
+  await shot(page, info, "edges-usage-filtered-page");
 });
 
 test("ledger references are links: a request id opens the inspector, a task id opens the task", async ({}, info) => {
@@ -138,12 +139,15 @@ test("ledger references are links: a request id opens the inspector, a task id o
   await page.keyboard.press("Escape");
   await expect(page.getByRole("dialog")).toHaveCount(0);
 
+  await shots(page, info, "edges-billing-ledger", () => ledger.first().scrollIntoViewIfNeeded());
+
   // The Usage page's task ids are links too.
   await page.goto("/usage");
-  await page.getByTestId("task-row").first().getByRole("link", { name: /^Task task_/ }).click();
+  const taskRow = page.getByTestId("task-row").first();
+  await taskRow.getByRole("link", { name: /^Task task_/ }).click();
   await expect(page.getByRole("dialog").getByTestId("inspector-task")).toBeVisible();
   await page.keyboard.press("Escape");
-  await shots(page, info, "edges-billing", () => expect(ledger.first()).toBeVisible().catch(() => undefined));
+  await shots(page, info, "edges-usage-tasks", () => taskRow.scrollIntoViewIfNeeded());
 });
 
 test("phone: the open navigation drawer keeps Tab inside, and Escape closes it with focus back on the menu button", async ({}, info) => {
@@ -159,16 +163,16 @@ test("phone: the open navigation drawer keeps Tab inside, and Escape closes it w
   for (let i = 0; i < focusables + 2; i++) {
     await page.keyboard.press("Tab");
     expect(await inside(), `Tab ${i + 1} left the drawer`).toBe(true);
-    seen.add(await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 80) ?? ""));
+    seen.add(await page.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.getAttribute("aria-label") ?? ""} ${document.activeElement?.textContent}`));
   }
   expect(seen.size).toBe(focusables); // round and round, every control visited
   for (let i = 0; i < focusables + 2; i++) {
     await page.keyboard.press("Shift+Tab");
     expect(await inside(), `Shift+Tab ${i + 1} left the drawer`).toBe(true);
   }
-  await shot(page, info, "edges-phone-drawer-light");
+  await shot(page, info, "edges-phone-drawer-light", { fullPage: false });
   await page.emulateMedia({ colorScheme: "dark" });
-  await shot(page, info, "edges-phone-drawer-dark");
+  await shot(page, info, "edges-phone-drawer-dark", { fullPage: false });
   await page.emulateMedia({ colorScheme: "light" });
   await page.keyboard.press("Escape");
   await expect(drawer).toBeHidden();
