@@ -61,9 +61,14 @@ export function ForgotPasswordForm() {
 function DeadResetLink({ message }: { message: string }) {
   return (
     <AuthCard title="This link no longer works">
-      <div className="space-y-4" data-testid="reset-link-dead">
-        <FormError message={message} />
-        <Link href="/forgot-password" className="block text-center text-sm font-medium text-zinc-900 hover:underline">
+      <div className="space-y-5" data-testid="reset-link-dead">
+        <p className="text-sm text-zinc-700" role="status">
+          {message}
+        </p>
+        <Link
+          href="/forgot-password"
+          className="flex h-9 w-full items-center justify-center rounded-md bg-zinc-900 px-4 text-sm font-medium text-white shadow-sm hover:bg-zinc-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-zinc-900"
+        >
           Ask for a new link
         </Link>
       </div>

@@ -100,7 +100,7 @@ export function UsagePage() {
         }
       />
       <Card className="mb-6">
-        <form onSubmit={(e) => e.preventDefault()} className="grid gap-4 px-5 py-4 sm:grid-cols-2 lg:grid-cols-4" aria-label="Filters">
+        <form onSubmit={(e) => e.preventDefault()} className="grid grid-cols-2 gap-x-3 gap-y-4 px-4 py-4 *:min-w-0 sm:gap-x-4 sm:px-5 lg:grid-cols-4" aria-label="Filters">
           <SelectField label="Source" value={filters.source ?? ""} onChange={pick("source")}>
             <option value="">API and playground</option>
             <option value="api">API keys</option>
@@ -151,7 +151,7 @@ export function UsagePage() {
             </Button>
           </div>
           {filters.requestId && (
-            <p className="text-xs text-zinc-500 sm:col-span-2 lg:col-span-4">
+            <p className="col-span-2 text-xs text-zinc-500 lg:col-span-4">
               Showing request <code className="font-mono">{filters.requestId}</code> only.
             </p>
           )}
