@@ -76,7 +76,7 @@ export function InspectorProvider({ children }: { children: ReactNode }) {
  * A request or task id as a link: a plain click opens the inspector in place, and the address
  * works in a new tab or when shared.
  */
-export function InspectorLink({ target, children, className }: { target: Target; children: ReactNode; className?: string }) {
+export function InspectorLink({ target, children }: { target: Target; children: ReactNode }) {
   const inspector = useInspector();
   const [kind, id] = "request" in target ? ["Request", target.request] : ["Task", target.task];
   function click(e: MouseEvent<HTMLAnchorElement>) {
@@ -85,7 +85,7 @@ export function InspectorLink({ target, children, className }: { target: Target;
     inspector.open(target);
   }
   return (
-    <a href={inspector.href(target)} onClick={click} aria-label={`${kind} ${id}`} className={className ?? "text-zinc-800 underline decoration-zinc-300 underline-offset-2 hover:decoration-zinc-800"}>
+    <a href={inspector.href(target)} onClick={click} aria-label={`${kind} ${id}`} className="text-zinc-800 underline decoration-zinc-300 underline-offset-2 hover:decoration-zinc-800">
       {children}
     </a>
   );

@@ -38,8 +38,10 @@ function useFilterAddress() {
     window.addEventListener("popstate", forget);
     return () => window.removeEventListener("popstate", forget);
   }, []);
-  function go(next: UsageFilters, field: keyof UsageFilters | null) {
-    const url = `${pathname}${usageQuery(next)}`;
+  /** `change` gets the filters in the address when it runs (a date's delayed change must not undo a pick made meanwhile). */
+  function go(change: (now: UsageFilters) => UsageFilters, field: keyof UsageFilters | null) {
+    const now = usageFilters((k) => new URLSearchParams(window.location.search).get(k));
+    const url = `${pathname}${usageQuery(change(now))}`;
     // Next.js keeps useSearchParams in step with the native history calls, without a server round trip.
     if (field && field === last.current) window.history.replaceState(null, "", url);
     else window.history.pushState(null, "", url);
@@ -69,7 +71,7 @@ export function UsagePage() {
   const showMembers = seesAll && (members.data?.items.length ?? 0) > 1;
   const keyNames = useMemo(() => new Map((keys.data?.items ?? []).map((k) => [k.id, k.name || `${k.prefix}…${k.last4}`])), [keys.data]);
 
-  const pick = (k: keyof UsageFilters) => (e: { target: { value: string } }) => go({ ...filters, [k]: e.target.value || undefined }, k);
+  const pick = (k: keyof UsageFilters) => (e: { target: { value: string } }) => go((now) => ({ ...now, [k]: e.target.value || undefined }), k);
 
   function pickDate(k: "from" | "to", value: string) {
     const next = { ...dates, [k]: value };
@@ -77,12 +79,12 @@ export function UsagePage() {
     clearTimeout(dateTimer.current);
     if (next.from && next.to && next.from > next.to) return setDateError("“From” must be on or before “To”.");
     setDateError(undefined);
-    dateTimer.current = setTimeout(() => go({ ...filters, from: next.from || undefined, to: next.to || undefined }, k), 400);
+    dateTimer.current = setTimeout(() => go((now) => ({ ...now, from: next.from || undefined, to: next.to || undefined }), k), 400);
   }
 
   function clear() {
     clearTimeout(dateTimer.current);
-    go({}, null);
+    go(() => ({}), null);
   }
 
   const rows = usage.data?.pages.flatMap((p) => p.items) ?? [];
