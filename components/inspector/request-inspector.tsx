@@ -9,11 +9,12 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { usePathname, useSearchParams } from "next/navigation";
+import { usePathname } from "next/navigation";
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, type MouseEvent, type ReactNode } from "react";
 import type { RequestDetail } from "@/lib/console/request-detail";
 import { api } from "../console/api";
 import { num, usd } from "../console/format";
+import { setAddress, useAddressQuery } from "../console/use-address";
 import { Badge, StatusBadge } from "../ui/badge";
 import { CopyButton } from "../ui/copy-button";
 import { Drawer } from "../ui/drawer";
@@ -39,7 +40,7 @@ function addressWith(pathname: string, params: URLSearchParams, target: Target |
 }
 
 export function InspectorProvider({ children }: { children: ReactNode }) {
-  const params = useSearchParams();
+  const params = useAddressQuery();
   const pathname = usePathname();
   const requestId = params.get("request");
   const taskId = requestId ? null : params.get("task");
@@ -52,14 +53,13 @@ export function InspectorProvider({ children }: { children: ReactNode }) {
   const open = useCallback(
     (target: Target | string) => {
       pushed.current = true;
-      // Next.js keeps useSearchParams in step with the native history calls, without a server round trip.
-      window.history.pushState(null, "", href(typeof target === "string" ? { request: target } : target));
+      setAddress(href(typeof target === "string" ? { request: target } : target), "push");
     },
     [href],
   );
   const close = useCallback(() => {
     if (pushed.current) window.history.back();
-    else window.history.replaceState(null, "", addressWith(pathname, params, null));
+    else setAddress(addressWith(pathname, params, null), "replace");
   }, [pathname, params]);
   const value = useMemo(() => ({ open, href }), [open, href]);
   return (

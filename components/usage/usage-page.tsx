@@ -1,9 +1,10 @@
 "use client";
-import { usePathname, useSearchParams } from "next/navigation";
+import { usePathname } from "next/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { num, usd } from "../console/format";
 import { useDailySpend, useKeys, useMe, useModels, usageQuery, useUsage } from "../console/hooks";
 import { usageFilters } from "../console/query-string";
+import { setAddress, useAddressQuery } from "../console/use-address";
 import { useMembers } from "../organisation/hooks";
 import type { UsageFilters } from "../console/types";
 import { Button } from "../ui/button";
@@ -29,7 +30,7 @@ function isoDay(offsetDays = 0) {
  * not fill the history. Dates apply once they stop changing, and only as a valid range.
  */
 function useFilterAddress() {
-  const params = useSearchParams();
+  const params = useAddressQuery();
   const pathname = usePathname();
   const filters: UsageFilters = useMemo(() => usageFilters((k) => params.get(k)), [params]);
   const last = useRef<keyof UsageFilters | null>(null);
@@ -42,9 +43,7 @@ function useFilterAddress() {
   function go(change: (now: UsageFilters) => UsageFilters, field: keyof UsageFilters | null) {
     const now = usageFilters((k) => new URLSearchParams(window.location.search).get(k));
     const url = `${pathname}${usageQuery(change(now))}`;
-    // Next.js keeps useSearchParams in step with the native history calls, without a server round trip.
-    if (field && field === last.current) window.history.replaceState(null, "", url);
-    else window.history.pushState(null, "", url);
+    setAddress(url, field && field === last.current ? "replace" : "push");
     last.current = field;
   }
   return { filters, go };

@@ -4,7 +4,8 @@
  * references that are links to the request inspector and the video task (an address that can
  * be shared); the phone navigation drawer keeping Tab inside and closing on Escape with focus
  * back on the menu button; a spent or forged password-reset link recognised when it opens.
- * Screenshots of each changed page, light and dark, at 390 and 1280 px.
+ * Screenshots of each changed page, light and dark, at 390 and 1280 px. Named to run after
+ * console.spec.ts, which signs the admin up (this file signs the admin in to credit a new user).
  */
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { mailTo } from "./mail";
@@ -37,15 +38,15 @@ async function shots(p: Page, info: TestInfo, name: string, ready: () => Promise
 
 test.beforeAll(async ({ browser }) => {
   // A fresh user, credited by the admin: two good requests, one refused, one video task that fails (charge, then refund).
-  page = await signUpOrIn(browser, `e2e-edges-${Date.now()}@example.test`);
+  page = await signUpOrIn(browser, `e2e-usability-${Date.now()}@example.test`);
   const admin = await signUpOrIn(browser, process.env.E2E_ADMIN_EMAIL!);
   const me = await (await page.request.get(`${BASE()}/api/console/me`)).json();
-  expect((await post(admin, `/api/admin/users/${me.user.id}/balance`, { direction: "credit", usd: "5", note: "edges spec" })).status()).toBe(200);
+  expect((await post(admin, `/api/admin/users/${me.user.id}/balance`, { direction: "credit", usd: "5", note: "usability spec" })).status()).toBe(200);
   await admin.context().close();
   key = (await (await post(page, "/api/console/keys", { name: "edges", allowedModels: [] })).json()).key.key;
   const auth = { authorization: `Bearer ${key}` };
   for (const model of ["demo-chat", "demo-chat", "no-such-model"]) {
-    await page.request.post(`${BASE()}/v1/chat/completions`, { headers: auth, data: { model, messages: [{ role: "user", content: "Hello from the edges spec" }] } });
+    await page.request.post(`${BASE()}/v1/chat/completions`, { headers: auth, data: { model, messages: [{ role: "user", content: "Hello from the usability spec" }] } });
   }
   const video = await page.request.post(`${BASE()}/v1/videos`, { headers: auth, data: { model: "demo-video", prompt: "[fail] a storm over the harbour", seconds: "10" } });
   expect(video.status(), await video.text()).toBe(200);
