@@ -8,6 +8,7 @@
  * console.spec.ts, which signs the admin up (this file signs the admin in to credit a new user).
  */
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { axe } from "./axe";
 import { mailTo } from "./mail";
 import { signUpOrIn } from "./sign-in";
 import { shot } from "./shots";
@@ -97,6 +98,7 @@ test("Usage filters apply as they are picked, live in the address, survive a rel
   await expect(page.getByTestId("usage-requests")).toContainText("4");
   await page.getByLabel("Status").selectOption("ok");
   await expect(rows).toHaveCount(3);
+  await axe(page, "usage filtered");
   await shots(page, info, "edges-usage-filtered", () => expect(rows.first()).toBeVisible());
   await shot(page, info, "edges-usage-filtered-page");
 });
@@ -136,6 +138,7 @@ test("ledger references are links: a request id opens the inspector, a task id o
   const task = page.getByRole("dialog").getByTestId("inspector-task");
   await expect(task).toBeVisible();
   await expect(task).toContainText("failed");
+  await axe(page, "task in the inspector");
   await shots(page, info, "edges-ledger-task", () => expect(page.getByRole("dialog").getByTestId("inspector-task")).toBeVisible());
   await page.keyboard.press("Escape");
   await expect(page.getByRole("dialog")).toHaveCount(0);
@@ -207,6 +210,7 @@ test("a spent or forged reset link says so when the page opens, with the way to 
   await expect(dead).toContainText("not valid any more");
   await expect(anon.getByRole("link", { name: "Ask for a new link" })).toHaveAttribute("href", "/forgot-password");
   await expect(anon.getByLabel("New password")).toHaveCount(0);
+  await axe(anon, "dead reset link");
   await shots(anon, info, "edges-reset-dead", () => expect(dead).toBeVisible());
 
   // Forged, or cut short in copying.
