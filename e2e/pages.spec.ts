@@ -5,8 +5,8 @@
  * and every filled page screenshotted at 1280, 1920 and 390 px wide (test-results/screenshots/,
  * not committed) with nothing wider than the window. Self-contained: it makes its own data.
  */
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { axe } from "./axe";
 import { signUpOrIn } from "./sign-in";
 import { shot } from "./shots";
 
@@ -17,15 +17,6 @@ test.describe.configure({ mode: "serial", timeout: 600_000 });
 
 const WIDTHS = [1280, 1920, 390] as const;
 const PAGES = ["/overview", "/organisation", "/keys", "/playground", "/usage", "/webhooks", "/billing", "/docs", "/admin", "/admin?tab=upstreams", "/admin?tab=models", "/admin?tab=codes", "/admin?tab=audit"] as const;
-
-/** Serious and critical violations only, each with the elements it found, for a readable failure. */
-async function axe(page: Page, state: string) {
-  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  const bad = result.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ rule: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
-  expect(bad, `axe: ${state}`).toEqual([]);
-}
 
 /** Waits for the page's data (no skeleton left) before checking it. */
 async function settled(page: Page) {

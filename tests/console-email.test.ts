@@ -89,6 +89,29 @@ describe("password reset", () => {
     expect(open).toHaveLength(0);
   });
 
+  it("checks a link as the page opens without spending it: live, then spent, then expired", async () => {
+    const s = await signUp(server, { password: PASSWORD });
+    const linkSent = async () => {
+      const before = inbox.messages.length;
+      await anon().json("/api/password-reset", { method: "POST", body: { email: s.email } });
+      const mail = await inbox.waitFor(s.email, (m) => m.subject.startsWith("Reset") && inbox.messages.indexOf(m) >= before);
+      return tokenOf(linkIn(mail, `${server.env.PUBLIC_BASE_URL}/reset-password#token=`));
+    };
+    const check = (token: string) => anon().json("/api/password-reset/check", { method: "POST", body: { token } });
+    const token = await linkSent();
+    expect(await check(token)).toMatchObject({ status: 200, body: { valid: true } });
+    expect((await check(token)).status).toBe(200); // checking spent nothing
+    expect((await anon().json("/api/password-reset/confirm", { method: "POST", body: { token, password: "a checked new password" } })).status).toBe(200);
+    const spent = await check(token);
+    expect(spent.status).toBe(400);
+    expect(spent.body.error).toMatchObject({ field: "token", message: expect.stringMatching(/not valid any more/) });
+
+    const expiring = await linkSent();
+    await server.query("update email_tokens set expires_at = now() - interval '1 second' where email = $1 and used_at is null", [s.email]);
+    expect((await check(expiring)).status).toBe(400);
+    expect((await check("A".repeat(43))).status).toBe(400);
+  });
+
   it("limits reset requests per address with 429 and Retry-After", async () => {
     const s = await signUp(server, { password: PASSWORD });
     const statuses: number[] = [];

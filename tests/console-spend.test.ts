@@ -87,8 +87,8 @@ describe("spend after a refunded video", () => {
   });
 });
 
-describe("the request inspector's endpoint", () => {
-  it("shows a refunded video's charge, refund, task and price; another account gets a 404", async () => {
+describe("the request inspector's endpoints", () => {
+  it("shows a refunded video's charge, refund, task and price, finds it from the task id; another account gets a 404", async () => {
     const usage = (await s.json("/api/console/usage?limit=200")).body;
     const refunded = usage.items.find((r: { settlement: string }) => r.settlement === "refunded");
     const d = await s.json(`/api/console/requests/${refunded.requestId}`);
@@ -111,5 +111,11 @@ describe("the request inspector's endpoint", () => {
     const other = await signUp(server);
     expect((await other.json(`/api/console/requests/${refunded.requestId}`)).status).toBe(404);
     expect((await other.json("/api/console/requests/req_nope")).status).toBe(404);
+
+    // A task id (a ledger refund names only the task) opens as the request that submitted it.
+    const taskId: string = d.body.task.id;
+    expect(await s.json(`/api/console/tasks/${taskId}`)).toMatchObject({ status: 200, body: { requestId: refunded.requestId } });
+    expect((await other.json(`/api/console/tasks/${taskId}`)).status).toBe(404);
+    expect((await s.json("/api/console/tasks/task_nope")).status).toBe(404);
   });
 });

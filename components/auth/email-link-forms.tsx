@@ -6,6 +6,7 @@
 import Link from "next/link";
 import { useEffect, useState, type FormEvent } from "react";
 import { Button } from "../ui/button";
+import { AuthCard } from "./auth-card";
 import { FormError, TextField } from "../ui/field";
 
 async function post(path: string, body: unknown): Promise<{ ok: boolean; data: any }> {
@@ -56,17 +57,48 @@ export function ForgotPasswordForm() {
   );
 }
 
-export function ResetPasswordForm() {
+/** A dead reset link: said plainly, with the way to a new one next to it. */
+function DeadResetLink({ message }: { message: string }) {
+  return (
+    <AuthCard title="This link no longer works">
+      <div className="space-y-5" data-testid="reset-link-dead">
+        <p className="text-sm text-zinc-700" role="status">
+          {message}
+        </p>
+        <Link
+          href="/forgot-password"
+          className="flex h-9 w-full items-center justify-center rounded-md bg-zinc-900 px-4 text-sm font-medium text-white shadow-sm hover:bg-zinc-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-zinc-900"
+        >
+          Ask for a new link
+        </Link>
+      </div>
+    </AuthCard>
+  );
+}
+
+const INCOMPLETE = "This link is incomplete: open it again from the email, or ask for a new one.";
+
+/** The reset page: its card too, whose title says whether the link still works. */
+export function ResetPassword() {
   const [token, setToken] = useState("");
+  // The link is checked (not spent) as the page opens, so a dead one never shows the form.
+  const [link, setLink] = useState<{ state: "checking" | "live" } | { state: "dead"; message: string }>({ state: "checking" });
   const [password, setPassword] = useState("");
   const [confirm, setConfirm] = useState("");
   const [error, setError] = useState<{ field?: string; message?: string }>({});
   const [done, setDone] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    setToken(tokenFromHash());
+    const t = tokenFromHash();
+    setToken(t);
     // Drop the token from the address bar and history once read.
     if (window.location.hash) window.history.replaceState(null, "", window.location.pathname);
+    if (!t) return setLink({ state: "dead", message: INCOMPLETE });
+    void post("/api/password-reset/check", { token: t }).then((r) => {
+      // Only the server's word that the link is dead hides the form; a network failure leaves it to the submit.
+      if (!r.ok && r.data?.error) setLink({ state: "dead", message: r.data.error.message });
+      else setLink({ state: "live" });
+    });
   }, []);
 
   async function submit(e: FormEvent) {
@@ -80,32 +112,35 @@ export function ResetPasswordForm() {
     else setError({ field: r.data?.error?.field, message: r.data?.error?.message ?? "Could not set the password. Try again." });
   }
 
-  if (done)
-    return (
-      <div className="space-y-4" data-testid="reset-done">
-        <p className="rounded-md bg-green-50 p-3 text-sm text-green-800" role="status">
-          Your password is changed, and every session signed in as {done} has ended.
-        </p>
-        <Link href="/signin" className="block text-center text-sm font-medium text-zinc-900 hover:underline">
-          Sign in
-        </Link>
-      </div>
-    );
-  const tokenError = error.field === "token" ? error.message : undefined;
+  if (link.state === "dead") return <DeadResetLink message={link.message} />;
+  // Spent in another tab since the page opened.
+  if (error.field === "token" && error.message) return <DeadResetLink message={error.message} />;
   return (
-    <form onSubmit={submit} noValidate className="space-y-4">
-      <FormError message={tokenError ?? (error.field ? undefined : error.message)} />
-      {tokenError && (
-        <Link href="/forgot-password" className="block text-sm font-medium text-zinc-900 hover:underline">
-          Ask for a new link
-        </Link>
+    <AuthCard title="Choose a new password" subtitle="Every session signed in with the old one ends.">
+      {done ? (
+        <div className="space-y-4" data-testid="reset-done">
+          <p className="rounded-md bg-green-50 p-3 text-sm text-green-800" role="status">
+            Your password is changed, and every session signed in as {done} has ended.
+          </p>
+          <Link href="/signin" className="block text-center text-sm font-medium text-zinc-900 hover:underline">
+            Sign in
+          </Link>
+        </div>
+      ) : link.state === "checking" ? (
+        <p className="text-sm text-zinc-600" role="status">
+          Checking the link…
+        </p>
+      ) : (
+        <form onSubmit={submit} noValidate className="space-y-4">
+          <FormError message={error.field ? undefined : error.message} />
+          <TextField label="New password" type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} error={error.field === "password" ? error.message : undefined} hint="At least 8 characters." autoFocus />
+          <TextField label="Repeat it" type="password" name="confirm" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} error={error.field === "confirm" ? error.message : undefined} />
+          <Button type="submit" className="w-full" loading={busy}>
+            Set new password
+          </Button>
+        </form>
       )}
-      <TextField label="New password" type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} error={error.field === "password" ? error.message : undefined} hint="At least 8 characters." autoFocus />
-      <TextField label="Repeat it" type="password" name="confirm" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} error={error.field === "confirm" ? error.message : undefined} />
-      <Button type="submit" className="w-full" loading={busy}>
-        Set new password
-      </Button>
-    </form>
+    </AuthCard>
   );
 }
 

@@ -1,6 +1,6 @@
 "use client";
 import { usd } from "../console/format";
-import { useInspector } from "../inspector/request-inspector";
+import { InspectorLink } from "../inspector/request-inspector";
 import { Time } from "../ui/money";
 import { useLedger } from "../console/hooks";
 import { Badge } from "../ui/badge";
@@ -24,7 +24,6 @@ const KIND: Record<string, { label: string; tone: "green" | "red" | "neutral" | 
 
 export function LedgerTable() {
   const q = useLedger();
-  const inspector = useInspector();
   const rows = q.data?.pages.flatMap((p) => p.items) ?? [];
   return (
     <Card>
@@ -71,12 +70,19 @@ export function LedgerTable() {
                   </Td>
                   <Td className="text-right tabular-nums">{usd(r.balanceAfterMicroUsd, true)}</Td>
                   <Td>
-                    {r.requestId ? (
-                      <button type="button" className="text-left hover:underline" onClick={() => inspector.open(r.requestId!)} aria-label={`Details of request ${r.requestId}`}>
-                        <Mono>{r.requestId}</Mono>
-                      </button>
-                    ) : r.taskId ? (
-                      <Mono>{r.taskId}</Mono>
+                    {r.requestId || r.taskId ? (
+                      <span className="flex flex-col items-start gap-0.5">
+                        {r.requestId && (
+                          <InspectorLink target={{ request: r.requestId }}>
+                            <Mono>{r.requestId}</Mono>
+                          </InspectorLink>
+                        )}
+                        {r.taskId && (
+                          <InspectorLink target={{ task: r.taskId }}>
+                            <Mono>{r.taskId}</Mono>
+                          </InspectorLink>
+                        )}
+                      </span>
                     ) : (
                       <span className="text-zinc-500">—</span>
                     )}

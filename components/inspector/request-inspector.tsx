@@ -1,39 +1,102 @@
 "use client";
 /**
  * The request inspector: a drawer opened from any request row (Usage, Overview, a ledger row,
- * a playground reply) with everything the gateway recorded about one request.
- * `useInspector().open(requestId)` from anywhere inside <InspectorProvider>.
+ * a playground reply) with everything the gateway recorded about one request, or about one video
+ * task (shown through the request that submitted it). What it shows is in the address
+ * (`?request=<id>` or `?task=<id>` on the current page), so it survives a reload, can be shared,
+ * and Back closes it. `useInspector().open(requestId)` from anywhere inside <InspectorProvider>;
+ * <InspectorLink> where the id should be a real link.
  */
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
+import { usePathname } from "next/navigation";
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, type MouseEvent, type ReactNode } from "react";
 import type { RequestDetail } from "@/lib/console/request-detail";
 import { api } from "../console/api";
 import { num, usd } from "../console/format";
+import { setAddress, useAddressQuery } from "../console/use-address";
 import { Badge, StatusBadge } from "../ui/badge";
 import { CopyButton } from "../ui/copy-button";
 import { Drawer } from "../ui/drawer";
 import { Time } from "../ui/money";
 import { ErrorState, Loading } from "../ui/states";
 
-const Ctx = createContext<{ open: (requestId: string) => void }>({ open: () => undefined });
+type Target = { request: string } | { task: string };
+
+const Ctx = createContext<{ open: (target: Target | string) => void; href: (target: Target) => string }>({ open: () => undefined, href: () => "" });
 
 export function useInspector() {
   return useContext(Ctx);
 }
 
+/** The current address with the inspector's parameter set to `target`, or removed. */
+function addressWith(pathname: string, params: URLSearchParams, target: Target | null): string {
+  const p = new URLSearchParams(params);
+  p.delete("request");
+  p.delete("task");
+  if (target) for (const [k, v] of Object.entries(target)) p.set(k, v);
+  const q = p.toString();
+  return q ? `${pathname}?${q}` : pathname;
+}
+
 export function InspectorProvider({ children }: { children: ReactNode }) {
-  const [id, setId] = useState<string | null>(null);
-  const open = useCallback((requestId: string) => setId(requestId), []);
-  const value = useMemo(() => ({ open }), [open]);
+  const params = useAddressQuery();
+  const pathname = usePathname();
+  const requestId = params.get("request");
+  const taskId = requestId ? null : params.get("task");
+  // Opened here (a history entry of ours): closing goes Back, so Back afterwards leaves the page as expected.
+  const pushed = useRef(false);
+  useEffect(() => {
+    if (!requestId && !taskId) pushed.current = false;
+  }, [requestId, taskId]);
+  const href = useCallback((target: Target) => addressWith(pathname, params, target), [pathname, params]);
+  const open = useCallback(
+    (target: Target | string) => {
+      pushed.current = true;
+      setAddress(href(typeof target === "string" ? { request: target } : target), "push");
+    },
+    [href],
+  );
+  const close = useCallback(() => {
+    if (pushed.current) window.history.back();
+    else setAddress(addressWith(pathname, params, null), "replace");
+  }, [pathname, params]);
+  const value = useMemo(() => ({ open, href }), [open, href]);
   return (
     <Ctx.Provider value={value}>
       {children}
-      <Drawer open={id !== null} onClose={() => setId(null)} title="Request">
-        {id && <InspectorBody requestId={id} />}
+      <Drawer open={Boolean(requestId || taskId)} onClose={close} title={taskId ? "Video task" : "Request"}>
+        {requestId ? <InspectorBody requestId={requestId} /> : taskId ? <TaskBody taskId={taskId} /> : null}
       </Drawer>
     </Ctx.Provider>
   );
+}
+
+/**
+ * A request or task id as a link: a plain click opens the inspector in place, and the address
+ * works in a new tab or when shared.
+ */
+export function InspectorLink({ target, children }: { target: Target; children: ReactNode }) {
+  const inspector = useInspector();
+  const [kind, id] = "request" in target ? ["Request", target.request] : ["Task", target.task];
+  function click(e: MouseEvent<HTMLAnchorElement>) {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    inspector.open(target);
+  }
+  return (
+    <a href={inspector.href(target)} onClick={click} aria-label={`${kind} ${id}`} className="text-zinc-800 underline decoration-zinc-300 underline-offset-2 hover:decoration-zinc-800">
+      {children}
+    </a>
+  );
+}
+
+/** A task opens as the request that submitted it, which shows the task, scrolled to it. */
+function TaskBody({ taskId }: { taskId: string }) {
+  const q = useQuery({ queryKey: ["task-request", taskId], queryFn: () => api<{ requestId: string }>(`/api/console/tasks/${encodeURIComponent(taskId)}`) });
+  if (q.isPending) return <Loading />;
+  if (q.isError) return <ErrorState error={q.error} retry={() => q.refetch()} />;
+  return <InspectorBody requestId={q.data.requestId} focusTask />;
 }
 
 /** What each settlement means, in words. */
@@ -161,8 +224,13 @@ function CostLines({ d }: { d: RequestDetail }) {
   );
 }
 
-function InspectorBody({ requestId }: { requestId: string }) {
+function InspectorBody({ requestId, focusTask }: { requestId: string; focusTask?: boolean }) {
   const q = useQuery({ queryKey: ["request", requestId], queryFn: () => api<RequestDetail>(`/api/console/requests/${encodeURIComponent(requestId)}`) });
+  const taskRef = useRef<HTMLDivElement>(null);
+  const loaded = q.isSuccess;
+  useEffect(() => {
+    if (focusTask && loaded) taskRef.current?.scrollIntoView({ block: "start" });
+  }, [focusTask, loaded]);
   if (q.isPending) return <Loading />;
   if (q.isError) return <ErrorState error={q.error} retry={() => q.refetch()} />;
   const { request: r, key, ledger, task, deliveries } = q.data;
@@ -248,37 +316,39 @@ function InspectorBody({ requestId }: { requestId: string }) {
         )}
       </Section>
       {task && (
-        <Section title="Video task">
-          <dl>
-            <Row label="Task">
-              <code className="font-mono text-xs">{task.id}</code>
-            </Row>
-            <Row label="Status">
-              <Badge tone={task.status === "completed" ? "green" : task.status === "failed" ? "red" : "blue"}>{task.status.replace("_", " ")}</Badge> {task.progress}%
-            </Row>
-            {task.errorMessage && <Row label="Error">{task.errorMessage}</Row>}
-            <Row label="Held · cost">
-              {usd(task.holdMicroUsd, true)} · {usd(task.costMicroUsd, true)}
-            </Row>
-          </dl>
-          <h4 className="mt-3 text-xs font-semibold text-zinc-700">Webhook deliveries</h4>
-          {deliveries.length ? (
-            <ul className="mt-1 divide-y divide-zinc-100 text-sm">
-              {deliveries.map((d) => (
-                <li key={d.id} className="flex flex-wrap justify-between gap-2 py-1.5">
-                  <span className="min-w-0 truncate">
-                    {d.eventStatus} → {d.url}
-                  </span>
-                  <span>
-                    {d.state} · {d.attempts} {d.attempts === 1 ? "attempt" : "attempts"}
-                  </span>
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <p className="text-sm text-zinc-600">None: the task was submitted without a webhook.</p>
-          )}
-        </Section>
+        <div ref={taskRef} data-testid="inspector-task">
+          <Section title="Video task">
+            <dl>
+              <Row label="Task">
+                <code className="font-mono text-xs">{task.id}</code>
+              </Row>
+              <Row label="Status">
+                <Badge tone={task.status === "completed" ? "green" : task.status === "failed" ? "red" : "blue"}>{task.status.replace("_", " ")}</Badge> {task.progress}%
+              </Row>
+              {task.errorMessage && <Row label="Error">{task.errorMessage}</Row>}
+              <Row label="Held · cost">
+                {usd(task.holdMicroUsd, true)} · {usd(task.costMicroUsd, true)}
+              </Row>
+            </dl>
+            <h4 className="mt-3 text-xs font-semibold text-zinc-700">Webhook deliveries</h4>
+            {deliveries.length ? (
+              <ul className="mt-1 divide-y divide-zinc-100 text-sm">
+                {deliveries.map((d) => (
+                  <li key={d.id} className="flex flex-wrap justify-between gap-2 py-1.5">
+                    <span className="min-w-0 truncate">
+                      {d.eventStatus} → {d.url}
+                    </span>
+                    <span>
+                      {d.state} · {d.attempts} {d.attempts === 1 ? "attempt" : "attempts"}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p className="text-sm text-zinc-600">None: the task was submitted without a webhook.</p>
+            )}
+          </Section>
+        </div>
       )}
     </div>
   );

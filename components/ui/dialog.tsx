@@ -1,21 +1,17 @@
 "use client";
-import { useEffect, useRef, type ReactNode } from "react";
+import type { ReactNode } from "react";
+import { useModal } from "./use-modal";
 
 /**
- * A modal on the native <dialog>: focus is trapped and restored by the browser, Escape closes
- * it, and the rest of the page is inert while it is open.
+ * A modal on the native <dialog>: Tab cycles inside, Escape closes it and focus returns to what
+ * opened it, and the rest of the page is inert while it is open.
  */
 export function Dialog({ open, onClose, title, description, children, wide }: { open: boolean; onClose: () => void; title: string; description?: ReactNode; children: ReactNode; wide?: boolean }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
-  }, [open]);
+  const { ref, onKeyDown } = useModal(open);
   return (
     <dialog
       ref={ref}
+      onKeyDown={onKeyDown}
       onClose={onClose}
       onCancel={(e) => {
         e.preventDefault();

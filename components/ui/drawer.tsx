@@ -1,9 +1,10 @@
 "use client";
-import { useEffect, useRef, type ReactNode } from "react";
+import type { ReactNode } from "react";
+import { useModal } from "./use-modal";
 
 /**
- * A side panel that is a real modal: the native <dialog> traps focus and restores it on
- * close, Escape closes it, and the page behind is inert.
+ * A side panel that is a real modal (native <dialog>): the page behind is inert, Tab and
+ * Shift+Tab cycle inside, Escape closes it and focus returns to what opened it.
  */
 export function Drawer({
   open,
@@ -21,17 +22,13 @@ export function Drawer({
   side?: "left" | "right";
   children: ReactNode;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
-  }, [open]);
+  const { ref, onKeyDown } = useModal(open);
   return (
     <dialog
       ref={ref}
-      onClose={onClose}
+      onKeyDown={onKeyDown}
+      // The native close event also follows our own close() below: report only a close we did not ask for.
+      onClose={() => open && onClose()}
       onCancel={(e) => {
         e.preventDefault();
         onClose();

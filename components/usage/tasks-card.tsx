@@ -2,6 +2,7 @@
 import { usd } from "../console/format";
 import { Ago, Time } from "../ui/money";
 import { useTasks } from "../console/hooks";
+import { InspectorLink } from "../inspector/request-inspector";
 import { Badge } from "../ui/badge";
 import { Card, CardHeader } from "../ui/card";
 import { Empty, QueryState } from "../ui/states";
@@ -34,7 +35,9 @@ export function TasksCard() {
                     <Ago iso={t.createdAt} />
                   </Td>
                   <Td>
-                    <Mono>{t.id}</Mono>
+                    <InspectorLink target={{ task: t.id }}>
+                      <Mono>{t.id}</Mono>
+                    </InspectorLink>
                   </Td>
                   <Td>
                     <Mono>{t.model}</Mono>

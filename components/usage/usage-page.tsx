@@ -1,9 +1,10 @@
 "use client";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useMemo, useState, type FormEvent } from "react";
+import { usePathname } from "next/navigation";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { num, usd } from "../console/format";
 import { useDailySpend, useKeys, useMe, useModels, usageQuery, useUsage } from "../console/hooks";
 import { usageFilters } from "../console/query-string";
+import { setAddress, useAddressQuery } from "../console/use-address";
 import { useMembers } from "../organisation/hooks";
 import type { UsageFilters } from "../console/types";
 import { Button } from "../ui/button";
@@ -22,13 +23,42 @@ function isoDay(offsetDays = 0) {
   return new Date(Date.now() - offsetDays * 86_400_000).toISOString().slice(0, 10);
 }
 
-export function UsagePage() {
-  const params = useSearchParams();
-  const router = useRouter();
+/**
+ * The filters apply as they are picked and live in the address, so a filtered view survives a
+ * reload and can be shared. Each filter changed is one history entry (Back undoes it); changing
+ * the same filter again replaces that entry, so arrowing through a select or typing a date does
+ * not fill the history. Dates apply once they stop changing, and only as a valid range.
+ */
+function useFilterAddress() {
+  const params = useAddressQuery();
   const pathname = usePathname();
   const filters: UsageFilters = useMemo(() => usageFilters((k) => params.get(k)), [params]);
-  const [draft, setDraft] = useState<UsageFilters>(filters);
+  const last = useRef<keyof UsageFilters | null>(null);
+  useEffect(() => {
+    const forget = () => (last.current = null);
+    window.addEventListener("popstate", forget);
+    return () => window.removeEventListener("popstate", forget);
+  }, []);
+  /** `change` gets the filters in the address when it runs (a date's delayed change must not undo a pick made meanwhile). */
+  function go(change: (now: UsageFilters) => UsageFilters, field: keyof UsageFilters | null) {
+    const now = usageFilters((k) => new URLSearchParams(window.location.search).get(k));
+    const url = `${pathname}${usageQuery(change(now))}`;
+    setAddress(url, field && field === last.current ? "replace" : "push");
+    last.current = field;
+  }
+  return { filters, go };
+}
+
+export function UsagePage() {
+  const { filters, go } = useFilterAddress();
+  const [dates, setDates] = useState({ from: filters.from ?? "", to: filters.to ?? "" });
   const [dateError, setDateError] = useState<string>();
+  const dateTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => {
+    setDates({ from: filters.from ?? "", to: filters.to ?? "" });
+    setDateError(undefined);
+  }, [filters.from, filters.to]);
+  useEffect(() => () => clearTimeout(dateTimer.current), []);
   const usage = useUsage(filters);
   const daily = useDailySpend(filters);
   const keys = useKeys();
@@ -40,22 +70,24 @@ export function UsagePage() {
   const showMembers = seesAll && (members.data?.items.length ?? 0) > 1;
   const keyNames = useMemo(() => new Map((keys.data?.items ?? []).map((k) => [k.id, k.name || `${k.prefix}…${k.last4}`])), [keys.data]);
 
-  function apply(e?: FormEvent) {
-    e?.preventDefault();
-    if (draft.from && draft.to && draft.from > draft.to) return setDateError("“From” must be on or before “To”.");
+  const pick = (k: keyof UsageFilters) => (e: { target: { value: string } }) => go((now) => ({ ...now, [k]: e.target.value || undefined }), k);
+
+  function pickDate(k: "from" | "to", value: string) {
+    const next = { ...dates, [k]: value };
+    setDates(next);
+    clearTimeout(dateTimer.current);
+    if (next.from && next.to && next.from > next.to) return setDateError("“From” must be on or before “To”.");
     setDateError(undefined);
-    router.replace(`${pathname}${usageQuery(draft)}`);
+    dateTimer.current = setTimeout(() => go((now) => ({ ...now, from: next.from || undefined, to: next.to || undefined }), k), 400);
   }
 
   function clear() {
-    setDraft({});
-    setDateError(undefined);
-    router.replace(pathname);
+    clearTimeout(dateTimer.current);
+    go(() => ({}), null);
   }
 
   const rows = usage.data?.pages.flatMap((p) => p.items) ?? [];
   const totals = usage.data?.pages[0]?.totals;
-  const set = (k: keyof UsageFilters) => (e: { target: { value: string } }) => setDraft({ ...draft, [k]: e.target.value || undefined });
 
   return (
     <>
@@ -69,13 +101,13 @@ export function UsagePage() {
         }
       />
       <Card className="mb-6">
-        <form onSubmit={apply} className="grid gap-4 px-5 py-4 sm:grid-cols-2 lg:grid-cols-4" aria-label="Filters">
-          <SelectField label="Source" value={draft.source ?? ""} onChange={set("source")}>
+        <form onSubmit={(e) => e.preventDefault()} className="grid grid-cols-2 gap-x-3 gap-y-4 px-4 py-4 *:min-w-0 sm:gap-x-4 sm:px-5 lg:grid-cols-4" aria-label="Filters">
+          <SelectField label="Source" value={filters.source ?? ""} onChange={pick("source")}>
             <option value="">API and playground</option>
             <option value="api">API keys</option>
             <option value="playground">Playground</option>
           </SelectField>
-          <SelectField label="Key" value={draft.keyId ?? ""} onChange={set("keyId")}>
+          <SelectField label="Key" value={filters.keyId ?? ""} onChange={pick("keyId")}>
             <option value="">All keys</option>
             {keys.data?.items.map((k) => (
               <option key={k.id} value={k.id}>
@@ -84,7 +116,7 @@ export function UsagePage() {
             ))}
           </SelectField>
           {showMembers && (
-            <SelectField label="Member" value={draft.memberId ?? ""} onChange={set("memberId")}>
+            <SelectField label="Member" value={filters.memberId ?? ""} onChange={pick("memberId")}>
               <option value="">All members</option>
               {members.data?.items.map((m) => (
                 <option key={m.userId} value={m.userId}>
@@ -93,16 +125,16 @@ export function UsagePage() {
               ))}
             </SelectField>
           )}
-          <SelectField label="Model" value={draft.model ?? ""} onChange={set("model")}>
+          <SelectField label="Model" value={filters.model ?? ""} onChange={pick("model")}>
             <option value="">All models</option>
             {models.data?.items.map((m) => (
               <option key={m.id} value={m.id}>
                 {m.id}
               </option>
             ))}
-            {draft.model && !models.data?.items.some((m) => m.id === draft.model) && <option value={draft.model}>{draft.model}</option>}
+            {filters.model && !models.data?.items.some((m) => m.id === filters.model) && <option value={filters.model}>{filters.model}</option>}
           </SelectField>
-          <SelectField label="Status" value={draft.status ?? ""} onChange={set("status")}>
+          <SelectField label="Status" value={filters.status ?? ""} onChange={pick("status")}>
             <option value="">Any status</option>
             <option value="ok">Success (2xx)</option>
             <option value="error">Errors (4xx, 5xx)</option>
@@ -112,18 +144,15 @@ export function UsagePage() {
             <option value="429">429 Rate limited</option>
             <option value="502">502 Upstream</option>
           </SelectField>
-          <TextField label="From" type="date" value={draft.from ?? ""} max={isoDay()} onChange={set("from")} error={dateError} />
-          <TextField label="To" type="date" value={draft.to ?? ""} max={isoDay()} onChange={set("to")} />
-          <div className="flex items-end gap-2">
-            <Button type="submit" className="flex-1">
-              Apply
-            </Button>
+          <TextField label="From" type="date" value={dates.from} max={isoDay()} onChange={(e) => pickDate("from", e.target.value)} error={dateError} />
+          <TextField label="To" type="date" value={dates.to} max={isoDay()} onChange={(e) => pickDate("to", e.target.value)} />
+          <div className="flex items-end">
             <Button variant="ghost" onClick={clear}>
-              Clear
+              Clear filters
             </Button>
           </div>
           {filters.requestId && (
-            <p className="text-xs text-zinc-500 sm:col-span-2 lg:col-span-4">
+            <p className="col-span-2 text-xs text-zinc-500 lg:col-span-4">
               Showing request <code className="font-mono">{filters.requestId}</code> only.
             </p>
           )}

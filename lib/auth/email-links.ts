@@ -83,6 +83,24 @@ async function checkLinkLimit(ip: string): Promise<void> {
 }
 
 /**
+ * Whether a reset link would still work, without spending it: the reset page asks when it opens,
+ * so a spent or expired link is said to be dead before anyone types a password. A dead link
+ * counts against the address's invalid-link limit, as a refused reset does.
+ */
+export async function checkResetLink(db: DB, token: string, ip: string): Promise<{ valid: true }> {
+  await checkLinkLimit(ip);
+  const [live] = /^[A-Za-z0-9_-]{43}$/.test(token)
+    ? await db
+        .select({ id: emailTokens.id })
+        .from(emailTokens)
+        .innerJoin(users, and(eq(users.id, emailTokens.userId), eq(users.email, emailTokens.email), eq(users.disabled, false)))
+        .where(and(eq(emailTokens.tokenHash, tokenHash(token)), eq(emailTokens.purpose, "password_reset"), isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, sql`now()`)))
+    : [];
+  if (!live) return refuseBadLink(ip);
+  return { valid: true };
+}
+
+/**
  * Sets a new password with a reset link: spends the link and every other open reset link of the
  * user, marks the email verified, and signs out every session (session_version + 1).
  */

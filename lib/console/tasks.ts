@@ -1,7 +1,8 @@
 /** The account's asynchronous tasks (video), newest first. */
-import { and, desc, eq, lt } from "drizzle-orm";
+import { and, desc, eq, isNotNull, lt } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { tasks } from "../../db/schema";
+import { ledgerEntries, tasks } from "../../db/schema";
+import { AppError } from "./errors";
 import { madeByMember } from "../keys/visibility";
 
 /** `memberId`: only that member's tasks (their session's or their keys'). */
@@ -36,4 +37,20 @@ export async function listTasks(db: DbOrTx, accountId: string, opts: { before?: 
     expiresAt: t.expiresAt?.toISOString() ?? null,
   }));
   return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.createdAt : null };
+}
+
+/**
+ * The request that submitted a task, so a task id can open in the request inspector (which shows
+ * the task). Tasks keep no request id; the submission's charge names both. 404 for another
+ * account's (or member's) task, and for a free task, which has no charge.
+ */
+export async function taskRequestId(db: DbOrTx, accountId: string, taskId: string, memberId?: string): Promise<{ requestId: string }> {
+  const [row] = await db
+    .select({ requestId: ledgerEntries.requestId })
+    .from(ledgerEntries)
+    .innerJoin(tasks, eq(tasks.id, ledgerEntries.taskId))
+    .where(and(eq(tasks.id, taskId), eq(tasks.accountId, accountId), eq(ledgerEntries.accountId, accountId), isNotNull(ledgerEntries.requestId), memberId ? madeByMember(accountId, memberId, tasks.keyId, tasks.userId) : undefined))
+    .limit(1);
+  if (!row?.requestId) throw new AppError("not_found", "No request is on record for this task.");
+  return { requestId: row.requestId };
 }
