@@ -87,7 +87,7 @@ async function checkSubmission(ctx: RouteContext): Promise<{ ok: true; value: Su
   const common = checkCommonFields(parsed.value);
   if (!common.ok) return { ok: false, error: common.error, model: null };
   const model = common.model;
-  const resolved = await resolveModel(ctx.principal, model, ["video"]);
+  const resolved = await resolveModel(ctx.principal, model, ["video"], ctx.observe);
   if (!resolved.ok) return { ok: false, error: resolved.error, model };
   const valid = validateSubmission(parsed.value, resolved.routes[0]!.family);
   if (!valid.ok) return { ok: false, error: valid.error, model };
