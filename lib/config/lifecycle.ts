@@ -33,12 +33,14 @@ export function lifecycleProblems(
     const kind = kindOf(m.successor);
     if (m.successor === m.id) out.push({ field: "successor", message: "cannot be the model itself" });
     else if (kind === undefined) out.push({ field: "successor", message: `no model with id "${m.successor}" (a successor is a model id, not an alias)` });
-    else if (kind !== m.kind) out.push({ field: "successor", message: `"${m.successor}" is a ${kind} model; the successor must be a ${m.kind} model` });
+    else if (kind !== m.kind) out.push({ field: "successor", message: `"${m.successor}" is ${a(kind)} model; the successor must be ${a(m.kind)} model` });
   }
   if (m.serveSuccessorAfterShutdown && (!m.successor || !m.shutdownAt))
     out.push({ field: "serveSuccessorAfterShutdown", message: "needs a successor and a shutdownAt" });
   return out;
 }
+
+const a = (kind: string) => `${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind}`;
 
 /** Config strings → the stored dates (a bare date is midnight UTC). */
 export function lifecycleDates(m: { deprecatedAt?: string; shutdownAt?: string }): { deprecatedAt: Date | null; shutdownAt: Date | null } {
