@@ -7,6 +7,8 @@
  * the admin's list of keys still calling deprecated models.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeDb, getDb } from "../db/client";
+import { resetEnvCache } from "../lib/env";
 import { balanceUsd, createAccount } from "./support/accounts";
 import { startTestServer, usesPostgres, type TestServer } from "./support/server";
 
@@ -51,6 +53,7 @@ beforeAll(async () => {
   ({ email, key } = await createAccount(server, { usd: 10 }));
 });
 afterAll(async () => {
+  await closeDb();
   await server?.dispose();
 });
 
@@ -163,6 +166,8 @@ describe("a shut-down model whose operator opted in", () => {
     expect(vid.status).toBe(200);
     expect(vid.headers.get("x-gateway-model")).toBe("new-vid");
     expect(before - (await balanceUsd(server, email))).toBeCloseTo(0.4, 6);
+    // The log keeps what the client asked for, and which model served (as for an alias).
+    if (usesPostgres()) expect(await logRow(vid.headers.get("x-request-id"))).toMatchObject({ model: "moved-vid", served_model: "new-vid", cost_micro_usd: "400000" });
   });
 });
 
@@ -189,5 +194,53 @@ describe("GET /v1/models", () => {
       shutdownAt: "2000-01-01T00:00:00.000Z",
       successor: "new-chat",
     });
+  });
+});
+
+describe.runIf(usesPostgres())("the admin console", () => {
+  /** The console's own functions on the server's database (the built console may predate this change). */
+  async function adminDb() {
+    process.env.DATABASE_URL = server.databaseUrl;
+    resetEnvCache();
+    const { deprecatedModelCallers, updateModel } = await import("../lib/console/admin-catalog");
+    return { db: await getDb(), deprecatedModelCallers, updateModel };
+  }
+
+  it("lists the keys that called a deprecated model in the last 30 days, each with its own organisation", async () => {
+    const other = await createAccount(server, { usd: 1 });
+    const r = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${other.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "old-chat", messages: [{ role: "user", content: "hi" }], max_tokens: 8 }),
+    });
+    expect(r.status).toBe(200);
+    const { db, deprecatedModelCallers } = await adminDb();
+    const rows = await deprecatedModelCallers(db);
+    const byKey = (k: string) => rows.filter((x) => k.startsWith(x.keyPrefix));
+    expect(byKey(key).map((x) => x.model).sort()).toEqual(["gone-chat", "gone-emb", "gone-vid", "moved-chat", "moved-img", "moved-vid", "old-chat"]);
+    expect(byKey(key).find((x) => x.model === "old-chat")!.requests).toBe(Object.keys(PROTOCOLS).length);
+    expect(byKey(other.key)).toEqual([expect.objectContaining({ model: "old-chat", requests: 1 })]);
+    expect(byKey(other.key)[0]!.accountId).not.toBe(byKey(key)[0]!.accountId);
+    expect(rows.some((x) => x.model.startsWith("new-"))).toBe(false);
+    // Thirty days on, those calls no longer count.
+    expect(await deprecatedModelCallers(db, new Date(Date.now() + 31 * 86_400_000))).toEqual([]);
+  });
+
+  it("the model editor sets the lifecycle for every route of the id, with the config file's rules, and the gateway follows", async () => {
+    const { db, updateModel } = await adminDb();
+    const [row] = await server.query<{ id: string }>("select id from models where model_id = 'new-emb'");
+    const actor = { id: "admin-test", email: "admin@example.com" };
+    await expect(updateModel(db, actor, row!.id, { deprecatedAt: PAST, successor: "new-chat" })).rejects.toThrow(/successor: "new-chat" is a text model/);
+    await expect(updateModel(db, actor, row!.id, { shutdownAt: PAST })).rejects.toThrow(/deprecatedAt: is required with shutdownAt/);
+    await updateModel(db, actor, row!.id, { deprecatedAt: PAST, successor: "gone-emb" });
+    const [saved] = await server.query<{ deprecated_at: Date; successor: string }>("select deprecated_at, successor from models where model_id = 'new-emb'");
+    expect(saved).toMatchObject({ deprecated_at: new Date(PAST), successor: "gone-emb" });
+    // The change is announced; the next request sees it.
+    let deprecation: string | null = null;
+    for (let i = 0; i < 50 && !deprecation; i++) {
+      deprecation = (await call("/v1/embeddings", { body: JSON.stringify({ model: "new-emb", input: "hi" }) })).headers.get("deprecation");
+      if (!deprecation) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(deprecation).toBe(`@${Date.parse(PAST) / 1000}`);
   });
 });
