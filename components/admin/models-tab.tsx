@@ -206,11 +206,16 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
       ...(form.priority !== "" ? { priority: Number(form.priority) } : {}),
       weight: Number(form.weight),
       family: form.kind === "video" && form.family ? form.family : null,
+    };
+    // Lifecycle: an edit sends every field (empty clears it for all routes of the id); a new
+    // route sends only what was filled in, so adding a fallback keeps the id's dates.
+    const lifecycle = {
       deprecatedAt: form.deprecatedAt.trim() || null,
       shutdownAt: form.shutdownAt.trim() || null,
       successor: form.successor.trim() || null,
       serveSuccessorAfterShutdown: form.serveSuccessorAfterShutdown,
     };
+    for (const [k, v] of Object.entries(lifecycle)) if (editing || v) body[k] = v;
     if (!editing) Object.assign(body, { modelId: form.modelId.trim(), upstreamId: form.upstreamId, kind: form.kind });
     try {
       await save.mutateAsync(body);
