@@ -159,6 +159,15 @@ export function buildPrice(f: Form): { price?: Record<string, unknown>; error?: 
   return { price: { [f.videoMode]: Number(f.videoUsd) } };
 }
 
+/** A fieldset's own error (one not tied to a single input). */
+function GroupError({ message }: { message?: string }) {
+  return message ? (
+    <p role="alert" className="mt-2 text-xs text-red-600">
+      {message}
+    </p>
+  ) : null;
+}
+
 function ModelDialog({ open, editing, onClose }: { open: boolean; editing: AdminModel | null; onClose: () => void }) {
   const upstreams = useAdminUpstreams();
   const [form, setForm] = useState<Form>(EMPTY);
@@ -313,11 +322,7 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
               </SelectField>
             </div>
           )}
-          {err("price") && (
-            <p role="alert" className="mt-2 text-xs text-red-600">
-              {err("price")}
-            </p>
-          )}
+          <GroupError message={err("price")} />
         </fieldset>
         <fieldset className="rounded-md border border-zinc-200 p-4">
           <legend className="px-1 text-sm font-medium text-zinc-800">Lifecycle</legend>
@@ -330,11 +335,7 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
               <span>After the shutdown, serve requests with the successor at its price (<code>x-gateway-model</code> names it) instead of the 410.</span>
             </label>
           </div>
-          {err("serveSuccessorAfterShutdown") && (
-            <p role="alert" className="mt-2 text-xs text-red-600">
-              {err("serveSuccessorAfterShutdown")}
-            </p>
-          )}
+          <GroupError message={err("serveSuccessorAfterShutdown")} />
         </fieldset>
         <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
           <Button variant="secondary" onClick={close}>
