@@ -313,6 +313,14 @@ export const models = pgTable(
     priority: integer("priority").notNull().default(0),
     /** Share of its tier's requests (0 = standby: only after the rest of the tier). */
     weight: integer("weight").notNull().default(1),
+    /** From then on every reply for the model carries Deprecation (and Sunset) headers (decision 0051). Shared by rows of one modelId. */
+    deprecatedAt: ts("deprecated_at"),
+    /** From then on the model answers 410 model_shut_down, or its successor serves (below). Shared by rows of one modelId. */
+    shutdownAt: ts("shutdown_at"),
+    /** The public model id that replaces this one (same kind), named in the headers and the 410. */
+    successor: text("successor"),
+    /** After shutdownAt, serve requests with the successor at its price instead of the 410. */
+    serveSuccessorAfterShutdown: boolean("serve_successor_after_shutdown").notNull().default(false),
     enabled: boolean("enabled").notNull().default(true),
     source: text("source").$type<"config" | "console" | "demo">().notNull().default("console"),
     createdAt: createdAt(),
@@ -450,6 +458,8 @@ export const requestLogs = pgTable(
     uniqueIndex("request_logs_request_id_idx").on(t.requestId),
     index("request_logs_account_idx").on(t.accountId, t.createdAt),
     index("request_logs_key_idx").on(t.keyId, t.createdAt),
+    // The console's "keys still calling a deprecated model" (last 30 days, by model).
+    index("request_logs_model_idx").on(t.model, t.createdAt),
   ],
 );
 

@@ -2,7 +2,7 @@
 import { useState, type FormEvent } from "react";
 import { api, fieldError, formError } from "../console/api";
 import { useAdminModels, useAdminMutation, useAdminUpstreams } from "../console/hooks";
-import type { AdminModel } from "../console/types";
+import type { AdminModel, DeprecatedCaller } from "../console/types";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card, CardHeader } from "../ui/card";
@@ -42,6 +42,11 @@ interface Form {
   strict: boolean;
   priority: string;
   weight: string;
+  /** Lifecycle (decision 0051): ISO 8601 dates, empty = none. Shared by the id's routes. */
+  deprecatedAt: string;
+  shutdownAt: string;
+  successor: string;
+  serveSuccessorAfterShutdown: boolean;
 }
 
 const EMPTY: Form = {
@@ -66,6 +71,10 @@ const EMPTY: Form = {
   strict: false,
   priority: "",
   weight: "1",
+  deprecatedAt: "",
+  shutdownAt: "",
+  successor: "",
+  serveSuccessorAfterShutdown: false,
 };
 
 const money = (s: string) => /^\d+(\.\d{1,6})?$/.test(s.trim());
@@ -94,7 +103,24 @@ function fromModel(m: AdminModel): Form {
     priority: String(m.priority),
     weight: String(m.weight),
     strict: m.strict ?? false,
+    deprecatedAt: m.deprecatedAt ?? "",
+    shutdownAt: m.shutdownAt ?? "",
+    successor: m.successor ?? "",
+    serveSuccessorAfterShutdown: m.serveSuccessorAfterShutdown,
   };
+}
+
+const day = (iso: string) => iso.slice(0, 10);
+
+/** Deprecated / Shut down, with its dates, for the table (null while the model is current). */
+function LifecycleBadge({ m }: { m: AdminModel }) {
+  const now = Date.now();
+  if (m.shutdownAt && Date.parse(m.shutdownAt) <= now)
+    return <Badge tone="red">Shut down {day(m.shutdownAt)}{m.serveSuccessorAfterShutdown && m.successor ? ` → ${m.successor}` : ""}</Badge>;
+  if (m.deprecatedAt && Date.parse(m.deprecatedAt) <= now)
+    return <Badge tone="amber">Deprecated {day(m.deprecatedAt)}{m.shutdownAt ? `, shuts down ${day(m.shutdownAt)}` : ""}</Badge>;
+  if (m.deprecatedAt) return <Badge tone="blue">Deprecated from {day(m.deprecatedAt)}</Badge>;
+  return null;
 }
 
 const CLASS_FIELDS = [
@@ -131,6 +157,15 @@ export function buildPrice(f: Form): { price?: Record<string, unknown>; error?: 
   }
   if (!money(f.videoUsd)) return { error: "Enter the video price in USD." };
   return { price: { [f.videoMode]: Number(f.videoUsd) } };
+}
+
+/** A fieldset's own error (one not tied to a single input). */
+function GroupError({ message }: { message?: string }) {
+  return message ? (
+    <p role="alert" className="mt-2 text-xs text-red-600">
+      {message}
+    </p>
+  ) : null;
 }
 
 function ModelDialog({ open, editing, onClose }: { open: boolean; editing: AdminModel | null; onClose: () => void }) {
@@ -181,6 +216,15 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
       weight: Number(form.weight),
       family: form.kind === "video" && form.family ? form.family : null,
     };
+    // Lifecycle: an edit sends every field (empty clears it for all routes of the id); a new
+    // route sends only what was filled in, so adding a fallback keeps the id's dates.
+    const lifecycle = {
+      deprecatedAt: form.deprecatedAt.trim() || null,
+      shutdownAt: form.shutdownAt.trim() || null,
+      successor: form.successor.trim() || null,
+      serveSuccessorAfterShutdown: form.serveSuccessorAfterShutdown,
+    };
+    for (const [k, v] of Object.entries(lifecycle)) if (editing || v) body[k] = v;
     if (!editing) Object.assign(body, { modelId: form.modelId.trim(), upstreamId: form.upstreamId, kind: form.kind });
     try {
       await save.mutateAsync(body);
@@ -193,7 +237,7 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
   return (
     <Dialog open={open} onClose={close} wide title={editing ? `Edit ${editing.modelId} via ${editing.upstreamId}` : "Add a model"} description="Prices are in USD. Routes that share a model id share its price; routes are tried by priority tier (lowest first), shared by weight within a tier, and skipped while their circuit is open.">
       <form onSubmit={submit} noValidate className="space-y-4">
-        <FormError message={formError(save.error, ["modelId", "upstreamId", "kind", "ownedBy", "price", "defaultMaxTokens", "contextWindow", "inputModalities", "priority", "weight"])} />
+        <FormError message={formError(save.error, ["modelId", "upstreamId", "kind", "ownedBy", "price", "defaultMaxTokens", "contextWindow", "inputModalities", "priority", "weight", "deprecatedAt", "shutdownAt", "successor", "serveSuccessorAfterShutdown"])} />
         <div className="grid gap-4 sm:grid-cols-3">
           <TextField label="Public model id" value={form.modelId} onChange={set("modelId")} disabled={Boolean(editing)} error={err("modelId")} placeholder="e.g. gpt-4o-mini" />
           <SelectField label="Kind" value={form.kind} onChange={set("kind")} disabled={Boolean(editing)} error={err("kind")}>
@@ -278,11 +322,20 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
               </SelectField>
             </div>
           )}
-          {err("price") && (
-            <p role="alert" className="mt-2 text-xs text-red-600">
-              {err("price")}
-            </p>
-          )}
+          <GroupError message={err("price")} />
+        </fieldset>
+        <fieldset className="rounded-md border border-zinc-200 p-4">
+          <legend className="px-1 text-sm font-medium text-zinc-800">Lifecycle</legend>
+          <div className="grid gap-4 sm:grid-cols-3">
+            <TextField label="Deprecated from" value={form.deprecatedAt} onChange={set("deprecatedAt")} error={err("deprecatedAt")} placeholder="2026-09-24" optional hint="Replies then carry Deprecation and Sunset headers." />
+            <TextField label="Shut down from" value={form.shutdownAt} onChange={set("shutdownAt")} error={err("shutdownAt")} placeholder="2027-01-01T00:00:00Z" optional hint="Requests then get a 410." />
+            <TextField label="Successor model id" value={form.successor} onChange={set("successor")} error={err("successor")} optional hint="A model of the same kind." />
+            <label className="flex items-start gap-2 text-sm text-zinc-700 sm:col-span-3">
+              <input type="checkbox" className="mt-0.5" checked={form.serveSuccessorAfterShutdown} onChange={(e) => setForm((f) => ({ ...f, serveSuccessorAfterShutdown: e.target.checked }))} />
+              <span>After the shutdown, serve requests with the successor at its price (<code>x-gateway-model</code> names it) instead of the 410.</span>
+            </label>
+          </div>
+          <GroupError message={err("serveSuccessorAfterShutdown")} />
         </fieldset>
         <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
           <Button variant="secondary" onClick={close}>
@@ -341,7 +394,12 @@ export function ModelsTab() {
                   </Td>
                   <Td className="text-right tabular-nums">{m.priority}</Td>
                   <Td className="text-right tabular-nums">{m.weight}</Td>
-                  <Td>{m.enabled ? <Badge tone="green">Enabled</Badge> : <Badge>Disabled</Badge>}</Td>
+                  <Td>
+                    <span className="inline-flex flex-wrap gap-1">
+                      {m.enabled ? <Badge tone="green">Enabled</Badge> : <Badge>Disabled</Badge>}
+                      <LifecycleBadge m={m} />
+                    </span>
+                  </Td>
                   <Td sticky className="text-right">
                     <span className="inline-flex gap-1">
                       <Button variant="ghost" size="sm" onClick={() => setDialog({ open: true, editing: m })}>
@@ -358,7 +416,43 @@ export function ModelsTab() {
           </Table>
         )}
       </QueryState>
+      {q.data && q.data.deprecatedCallers.length > 0 && <DeprecatedCallers rows={q.data.deprecatedCallers} />}
       <ModelDialog open={dialog.open} editing={dialog.editing} onClose={() => setDialog({ open: false, editing: null })} />
     </Card>
+  );
+}
+
+/** Keys that called a deprecated model in the last 30 days: whom to tell before the shutdown. */
+function DeprecatedCallers({ rows }: { rows: DeprecatedCaller[] }) {
+  return (
+    <div className="mt-6">
+      <h3 className="mb-2 text-sm font-medium text-zinc-800">Keys still calling deprecated models (last 30 days)</h3>
+      <Table label="Keys still calling deprecated models">
+        <thead>
+          <tr>
+            <Th>Model</Th>
+            <Th>Organisation</Th>
+            <Th>Key</Th>
+            <Th className="text-right">Requests</Th>
+            <Th>Last call</Th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-zinc-100 bg-white">
+          {rows.map((r) => (
+            <tr key={`${r.model}\u0000${r.keyId}`} data-testid="deprecated-caller-row">
+              <Td>
+                <Mono>{r.model}</Mono>
+              </Td>
+              <Td>{r.accountName}</Td>
+              <Td>
+                {r.keyName || <span className="text-zinc-500">unnamed</span>} <Mono className="text-zinc-500">{r.keyPrefix}…</Mono>
+              </Td>
+              <Td className="text-right tabular-nums">{r.requests}</Td>
+              <Td>{r.lastAt ? new Date(r.lastAt).toLocaleString() : "—"}</Td>
+            </tr>
+          ))}
+        </tbody>
+      </Table>
+    </div>
   );
 }

@@ -156,7 +156,7 @@ export function useUpstreamHealth() {
 }
 
 export function useAdminModels() {
-  return useQuery({ queryKey: ["admin", "models"], queryFn: () => api<{ items: T.AdminModel[] }>("/api/admin/models") });
+  return useQuery({ queryKey: ["admin", "models"], queryFn: () => api<{ items: T.AdminModel[]; deprecatedCallers: T.DeprecatedCaller[] }>("/api/admin/models") });
 }
 
 export function useAudit(f: T.AuditFilters = {}) {

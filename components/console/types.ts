@@ -5,7 +5,7 @@
 import type { SessionUser } from "@/lib/auth/session";
 import type { OrgSummary } from "@/lib/auth/membership";
 import type { Capability, OrgRole } from "@/lib/orgs/roles";
-import type { listModels, listUpstreams } from "@/lib/console/admin-catalog";
+import type { deprecatedModelCallers, listModels, listUpstreams } from "@/lib/console/admin-catalog";
 import type { setUpstreamWebhook, testUpstreamWebhook, upstreamHealthView } from "@/lib/console/upstream-health";
 import type { listUsers } from "@/lib/console/admin-users";
 import type { listAliases } from "@/lib/console/admin-aliases";
@@ -96,6 +96,7 @@ export type AdminUpstream = Wire<Awaited<ReturnType<typeof listUpstreams>>>[numb
 
 export type AdminAlias = Wire<Awaited<ReturnType<typeof listAliases>>>[number];
 export type AdminModel = Wire<Awaited<ReturnType<typeof listModels>>>[number];
+export type DeprecatedCaller = Wire<Awaited<ReturnType<typeof deprecatedModelCallers>>>[number];
 
 export type UpstreamHealthView = Wire<Awaited<ReturnType<typeof upstreamHealthView>>>;
 export type UpstreamWebhookSaved = Wire<Awaited<ReturnType<typeof setUpstreamWebhook>>>;

@@ -9,6 +9,7 @@ import { modelAliases, models, upstreams, type ModelPrice } from "../../db/schem
 import { usdToMicro } from "../billing/money";
 import { encryptSecret } from "../crypto";
 import { newId } from "../ids";
+import { lifecycleDates } from "./lifecycle";
 import { TEXT_CLASS_PRICES, type GatewayConfig } from "./schema";
 
 /** Prices as USD numbers (config file, admin console) → integer micro-USD. */
@@ -69,6 +70,9 @@ export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" |
         strict: m.strict ?? false,
         priority,
         weight: m.weight ?? 1,
+        ...lifecycleDates(m),
+        successor: m.successor ?? null,
+        serveSuccessorAfterShutdown: m.serveSuccessorAfterShutdown ?? false,
         enabled: m.enabled ?? true,
         source,
         updatedAt: now,

@@ -89,6 +89,24 @@ describe("gateway config validation", () => {
     expect(problem({ ...two, aliases: [{ id: "e", targets: ["emb-a", "emb-b"] }] })).toMatch(/embedding alias names one target/);
   });
 
+  it("checks the lifecycle: ISO dates, shutdown after deprecation, a successor of the same kind, shared by an id's entries", () => {
+    const lc = { deprecatedAt: "2026-06-01", shutdownAt: "2026-09-24T12:00:00+02:00", successor: "chat-b", serveSuccessorAfterShutdown: true };
+    const ok = parse(mutate((c) => (Object.assign(c.models[0]!, lc), c.models.push({ id: "chat-b", kind: "text", upstream: "oa", price: { inputPerMTok: 1, outputPerMTok: 2 } }))));
+    expect(ok.models[0]).toMatchObject(lc);
+    const withB = (extra: Record<string, unknown>) =>
+      mutate((c) => (Object.assign(c.models[0]!, extra), c.models.push({ id: "chat-b", kind: "text", upstream: "oa", price: { inputPerMTok: 1, outputPerMTok: 2 } })));
+    expect(problem(withB({ deprecatedAt: "soon" }))).toMatch(/models\[0\]\.deprecatedAt: must be an ISO 8601 date/);
+    expect(problem(withB({ deprecatedAt: "2026-09-24T10:00:00" }))).toMatch(/models\[0\]\.deprecatedAt/);
+    expect(problem(withB({ shutdownAt: "2026-09-24" }))).toMatch(/models\[0\]\.deprecatedAt: is required with shutdownAt/);
+    expect(problem(withB({ deprecatedAt: "2026-10-01", shutdownAt: "2026-09-24" }))).toMatch(/models\[0\]\.shutdownAt: must not be before deprecatedAt/);
+    expect(problem(withB({ successor: "nope" }))).toMatch(/models\[0\]\.successor: no model with id "nope"/);
+    expect(problem(withB({ successor: "chat-a" }))).toMatch(/models\[0\]\.successor: cannot be the model itself/);
+    expect(problem(withB({ successor: "emb-a" }))).toMatch(/models\[0\]\.successor: "emb-a" is an embedding model; the successor must be a text model/);
+    expect(problem(withB({ successor: "chat-b", serveSuccessorAfterShutdown: true }))).toMatch(/models\[0\]\.serveSuccessorAfterShutdown: needs a successor and a shutdownAt/);
+    const split = mutate((c) => c.models.push({ ...c.models[0]!, upstream: "oa", deprecatedAt: "2026-06-01" }));
+    expect(problem(split)).toMatch(/models\[4\]\.deprecatedAt: entries for "chat-a" must share one deprecatedAt/);
+  });
+
   it("reports invalid JSON with the file name", () => {
     expect(() => parseConfig("{", "gw.json")).toThrow(/^Invalid gateway config gw.json: not valid JSON/);
   });

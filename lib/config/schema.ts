@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { INPUT_MODALITIES } from "../../db/schema";
 import { PER_IMAGE_KEY, PER_IMAGE_KEY_HINT } from "../validate/prices";
+import { LIFECYCLE_FIELDS, lifecycleDate, lifecycleDates, lifecycleProblems } from "./lifecycle";
 
 export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"] as const;
 export const KINDS = ["text", "embedding", "image", "video"] as const;
@@ -89,6 +90,11 @@ export const modelSchema = z.strictObject({
   priority: z.int().min(0).max(1000).optional(),
   /** Share of its tier's requests; default 1; 0 = standby (only after the rest of its tier). */
   weight: z.int().min(0).max(1000).optional(),
+  /** Lifecycle (decision 0051); entries sharing an id share it, like the price. */
+  deprecatedAt: lifecycleDate.optional(),
+  shutdownAt: lifecycleDate.optional(),
+  successor: slug.optional(),
+  serveSuccessorAfterShutdown: z.boolean().optional(),
   enabled: z.boolean().optional(),
 });
 
@@ -150,7 +156,13 @@ export const configSchema = z
             path: at("upstreamModel"),
             message: `embedding entries for "${m.id}" must share one upstreamModel (vectors of different models never mix)`,
           });
+        for (const f of LIFECYCLE_FIELDS)
+          if (first[f] !== m[f]) ctx.addIssue({ code: "custom", path: at(f), message: `entries for "${m.id}" must share one ${f}` });
       } else byId.set(m.id, m);
+    });
+    cfg.models.forEach((m, i) => {
+      for (const problem of lifecycleProblems({ ...m, ...lifecycleDates(m) }, (id) => byId.get(id)?.kind))
+        ctx.addIssue({ code: "custom", path: ["models", i, problem.field], message: problem.message });
     });
     const aliasIds = new Set<string>();
     cfg.aliases?.forEach((a, i) => {

@@ -3,12 +3,13 @@
  * announced with a catalog invalidation so running gateways reload without a restart. Upstream
  * API keys are encrypted at rest and never returned: the views only say whether one is set.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, lte, max } from "drizzle-orm";
 import { z } from "zod";
 import type { DB } from "../../db/client";
-import { INPUT_MODALITIES, models, upstreams, type ModelPrice } from "../../db/schema";
+import { accounts, apiKeys, INPUT_MODALITIES, models, requestLogs, upstreams, type ModelPrice } from "../../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { priceToMicro } from "../config/apply";
+import { lifecycleDate, lifecycleProblems, type LifecycleFields } from "../config/lifecycle";
 import { FAMILIES, KINDS, PROTOCOL_KINDS, PROTOCOLS, priceProblems, priceShape } from "../config/schema";
 import { invalidateCatalog } from "../gateway/catalog";
 import type { Actor } from "./admin-users";
@@ -130,7 +131,42 @@ export async function testUpstream(db: DB, id: string, fetcher: typeof fetch = f
 
 export async function listModels(db: DB) {
   const rows = await db.select().from(models).orderBy(asc(models.modelId), asc(models.priority));
-  return rows.map((m) => ({ ...m, createdAt: m.createdAt.toISOString(), updatedAt: m.updatedAt.toISOString() }));
+  return rows.map((m) => ({
+    ...m,
+    deprecatedAt: m.deprecatedAt?.toISOString() ?? null,
+    shutdownAt: m.shutdownAt?.toISOString() ?? null,
+    createdAt: m.createdAt.toISOString(),
+    updatedAt: m.updatedAt.toISOString(),
+  }));
+}
+
+/**
+ * The keys that called a deprecated model (deprecatedAt passed) in the last 30 days, by the id
+ * they asked for, so an admin knows whom to tell before the shutdown. One statement; the key
+ * must belong to the row's account. Admin-only: it spans every organisation.
+ */
+export async function deprecatedModelCallers(db: DB, now = new Date()) {
+  const since = new Date(now.getTime() - 30 * 86_400_000);
+  const deprecated = db.selectDistinct({ id: models.modelId }).from(models).where(lte(models.deprecatedAt, now));
+  const rows = await db
+    .select({
+      model: requestLogs.model,
+      keyId: requestLogs.keyId,
+      keyName: apiKeys.name,
+      keyPrefix: apiKeys.prefix,
+      accountId: requestLogs.accountId,
+      accountName: accounts.name,
+      requests: count(),
+      lastAt: max(requestLogs.createdAt),
+    })
+    .from(requestLogs)
+    .innerJoin(apiKeys, and(eq(apiKeys.id, requestLogs.keyId), eq(apiKeys.accountId, requestLogs.accountId)))
+    .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+    .where(and(gte(requestLogs.createdAt, since), inArray(requestLogs.model, deprecated)))
+    .groupBy(requestLogs.model, requestLogs.keyId, apiKeys.name, apiKeys.prefix, requestLogs.accountId, accounts.name)
+    .orderBy(asc(requestLogs.model), desc(max(requestLogs.createdAt)))
+    .limit(500);
+  return rows.map((r) => ({ ...r, model: r.model!, keyId: r.keyId!, accountId: r.accountId!, lastAt: r.lastAt ? new Date(r.lastAt).toISOString() : null }));
 }
 
 const usd = z.coerce.number().min(0, "Prices cannot be negative.").max(1_000_000);
@@ -167,8 +203,35 @@ export const createModelSchema = z.object({
   weight: z.coerce.number().int().min(0).max(1000).default(1),
   /** Refuse hints instead of dropping them (docs/conversion-policy.md). */
   strict: z.boolean().optional(),
+  /** Lifecycle (decision 0051): null or "" clears; shared by every route of the id, like the price. */
+  deprecatedAt: z.union([z.null(), z.literal(""), lifecycleDate]).optional(),
+  shutdownAt: z.union([z.null(), z.literal(""), lifecycleDate]).optional(),
+  successor: z.union([z.null(), z.string().trim().max(128)]).optional(),
+  serveSuccessorAfterShutdown: z.boolean().optional(),
   enabled: z.boolean().default(true),
 });
+
+type LifecycleBody = Pick<z.infer<typeof createModelSchema>, "deprecatedAt" | "shutdownAt" | "successor" | "serveSuccessorAfterShutdown">;
+const LIFECYCLE_NONE: Required<LifecycleFields> = { deprecatedAt: null, shutdownAt: null, successor: null, serveSuccessorAfterShutdown: false };
+
+/**
+ * The id's lifecycle after this change (omitted fields keep `was`), checked with the config
+ * file's rules against the catalog; undefined when the body touches none of it.
+ */
+async function lifecycleChange(db: DB, modelId: string, kind: string, body: LifecycleBody, was: Required<LifecycleFields>) {
+  if (body.deprecatedAt === undefined && body.shutdownAt === undefined && body.successor === undefined && body.serveSuccessorAfterShutdown === undefined) return undefined;
+  const date = (v: string | null | undefined, old: Date | null) => (v === undefined ? old : v ? new Date(v) : null);
+  const next: Required<LifecycleFields> = {
+    deprecatedAt: date(body.deprecatedAt, was.deprecatedAt),
+    shutdownAt: date(body.shutdownAt, was.shutdownAt),
+    successor: body.successor === undefined ? was.successor : body.successor || null,
+    serveSuccessorAfterShutdown: body.serveSuccessorAfterShutdown ?? was.serveSuccessorAfterShutdown,
+  };
+  const [succ] = next.successor ? await db.select({ kind: models.kind }).from(models).where(eq(models.modelId, next.successor)).limit(1) : [];
+  const [problem] = lifecycleProblems({ id: modelId, kind, ...next }, () => succ?.kind);
+  if (problem) throw new AppError("invalid_request", `${problem.field}: ${problem.message}.`, { field: problem.field });
+  return next;
+}
 
 export const updateModelSchema = createModelSchema.omit({ modelId: true, upstreamId: true, kind: true }).partial();
 
@@ -178,8 +241,13 @@ export async function createModel(db: DB, actor: Actor, body: z.infer<typeof cre
   checkServes(u.protocol, body.kind);
   const price = priceToMicro(body.price);
   checkPrice(body.kind, price);
-  const siblings = await db.select({ kind: models.kind, priority: models.priority }).from(models).where(eq(models.modelId, body.modelId));
+  const siblings = await db
+    .select({ kind: models.kind, priority: models.priority, deprecatedAt: models.deprecatedAt, shutdownAt: models.shutdownAt, successor: models.successor, serveSuccessorAfterShutdown: models.serveSuccessorAfterShutdown })
+    .from(models)
+    .where(eq(models.modelId, body.modelId));
   if (siblings.some((s) => s.kind !== body.kind)) throw new AppError("invalid_request", `"${body.modelId}" already exists with another kind.`, { field: "kind" });
+  const { kind: _k, priority: _p, ...siblingLifecycle } = siblings[0] ?? { kind: body.kind, priority: 0, ...LIFECYCLE_NONE };
+  const lifecycle = (await lifecycleChange(db, body.modelId, body.kind, body, siblingLifecycle)) ?? siblingLifecycle;
   const [dup] = await db.select({ id: models.id }).from(models).where(and(eq(models.modelId, body.modelId), eq(models.upstreamId, body.upstreamId)));
   if (dup) throw new AppError("conflict", `"${body.modelId}" is already served by "${body.upstreamId}".`, { field: "upstreamId" });
   const id = newId("model");
@@ -200,11 +268,12 @@ export async function createModel(db: DB, actor: Actor, body: z.infer<typeof cre
         strict: body.strict ?? false,
         priority: body.priority ?? (siblings.length ? Math.max(...siblings.map((s) => s.priority)) + 1 : 0),
         weight: body.weight,
+        ...lifecycle,
         enabled: body.enabled,
         source: "console",
       });
-      // Routes sharing a public id share its price (DESIGN.md): a new route sets it for all.
-      if (siblings.length) await tx.update(models).set({ price, updatedAt: new Date() }).where(eq(models.modelId, body.modelId));
+      // Routes sharing a public id share its price and lifecycle (DESIGN.md): a new route sets them for all.
+      if (siblings.length) await tx.update(models).set({ price, ...lifecycle, updatedAt: new Date() }).where(eq(models.modelId, body.modelId));
     });
   } catch (err) {
     if (pgErrorCode(err) === "23505") {
@@ -235,14 +304,15 @@ export async function updateModel(db: DB, actor: Actor, rowId: string, body: z.i
     price = priceToMicro(body.price);
     checkPrice(row.kind as (typeof KINDS)[number], price);
   }
+  const lifecycle = await lifecycleChange(db, row.modelId, row.kind, body, row);
   await db.transaction(async (tx) => {
     await tx.update(models).set(set).where(eq(models.id, rowId));
-    if (price) await tx.update(models).set({ price, updatedAt: new Date() }).where(eq(models.modelId, row.modelId));
+    if (price || lifecycle) await tx.update(models).set({ ...(price ? { price } : {}), ...lifecycle, updatedAt: new Date() }).where(eq(models.modelId, row.modelId));
   });
   const { updatedAt: _u, ...plainSet } = set;
   await changed(db, actor, "model.update", "model", rowId, {
     modelId: row.modelId,
-    ...auditDiff(row, { ...plainSet, ...(price ? { price } : {}) }),
+    ...auditDiff(row, { ...plainSet, ...(price ? { price } : {}), ...lifecycle }),
   });
   return { id: rowId };
 }

@@ -10,9 +10,10 @@ import { decryptSecret } from "../crypto";
 import { logger } from "../logger";
 import { aliasTable, isPattern, matchAlias, type Alias, type AliasTable } from "./aliases";
 import { errors, type ApiError } from "./errors";
+import { applyLifecycle, isShutDown, type ModelLifecycle } from "./lifecycle";
 import { notifyInvalidation, onInvalidation } from "../invalidation";
 import type { ModelRoute } from "./model-route";
-import type { Principal } from "./types";
+import type { Principal, RouteContext } from "./types";
 import { processSingleton } from "../process-singleton";
 import { MODEL_ID_MAX_CHARS } from "../validate/text";
 
@@ -32,11 +33,15 @@ export interface ModelSummary {
   inputModalities: InputModality[] | null;
   /** Set for an alias: the model ids it stands for, in order (its other fields are the first target's). */
   aliasOf?: string[];
+  /** Set when the model has a deprecation, shutdown or successor (decision 0051); never on an alias. */
+  lifecycle?: ModelLifecycle;
 }
 
 export interface Catalog {
   routes: Map<string, ModelRoute[]>;
   aliases: AliasTable;
+  /** Deprecations and shutdowns by model id. */
+  lifecycle: Map<string, ModelLifecycle>;
   summaries: ModelSummary[];
   loadedAt: number;
 }
@@ -110,6 +115,8 @@ async function load(): Promise<Catalog> {
         inputModalities: m.inputModalities,
       });
     else if (created < prev.created) prev.created = created;
+    if (!prev && (m.deprecatedAt || m.shutdownAt || m.successor))
+      summaries.get(m.modelId)!.lifecycle = { deprecatedAt: m.deprecatedAt, shutdownAt: m.shutdownAt, successor: m.successor, serveSuccessorAfterShutdown: m.serveSuccessorAfterShutdown };
   }
   const aliasRows = await db.select().from(modelAliases).where(eq(modelAliases.enabled, true));
   const aliasList: Alias[] = aliasRows
@@ -119,9 +126,10 @@ async function load(): Promise<Catalog> {
   for (const a of aliasList) {
     if (isPattern(a.id)) continue;
     const target = a.targets.map((t) => summaries.get(t)).find((t) => t !== undefined);
-    if (target) summaries.set(a.id, { ...target, id: a.id, aliasOf: a.targets });
+    if (target) summaries.set(a.id, { ...target, id: a.id, aliasOf: a.targets, lifecycle: undefined });
   }
-  return { routes, aliases: aliasTable(aliasList), summaries: [...summaries.values()], loadedAt: Date.now() };
+  const lifecycle = new Map([...summaries.values()].flatMap((m) => (m.lifecycle ? [[m.id, m.lifecycle] as const] : [])));
+  return { routes, aliases: aliasTable(aliasList), lifecycle, summaries: [...summaries.values()], loadedAt: Date.now() };
 }
 
 export async function getCatalog(): Promise<Catalog> {
@@ -172,12 +180,14 @@ export function modelIdError(modelId: unknown): ApiError {
 /**
  * A public model id → its routes in failover order, for this principal and this route's kinds.
  * Unknown and not-allowed look the same (model_not_found); a model of another kind is
- * model_not_supported, naming both kinds.
+ * model_not_supported, naming both kinds. A deprecated model's notice headers go on `observe`
+ * (every reply carries them); a shut-down one is a 410 or its successor (decision 0051).
  */
 export async function resolveModel(
   principal: Principal,
   modelId: unknown,
   kinds: ModelKind[],
+  observe?: RouteContext["observe"],
 ): Promise<{ ok: true; routes: ModelRoute[]; alias?: Alias } | { ok: false; error: ApiError }> {
   if (!isModelId(modelId)) return { ok: false, error: modelIdError(modelId) };
   const catalog = await getCatalog();
@@ -188,7 +198,8 @@ export async function resolveModel(
     alias = matchAlias(catalog.aliases, modelId) ?? undefined;
     if (alias && (isAllowed(principal, modelId) || isAllowed(principal, alias.id)))
       // Each target is a band of tiers after the one before it (health routing sorts by priority).
-      routes = alias.targets.flatMap((t, i) => (catalog.routes.get(t) ?? []).map((r) => ({ ...r, priority: i * ALIAS_TIER_BAND + (r.priority ?? 0) })));
+      // A shut-down target is skipped (no successor substitution inside an alias).
+      routes = alias.targets.filter((t) => !isShutDown(catalog.lifecycle.get(t), new Date())).flatMap((t, i) => (catalog.routes.get(t) ?? []).map((r) => ({ ...r, priority: i * ALIAS_TIER_BAND + (r.priority ?? 0) })));
     else if (alias) return { ok: false, error: errors.modelNotFound(modelId) };
   } else if (!isAllowed(principal, modelId)) return { ok: false, error: errors.modelNotFound(modelId) };
   if (!routes?.length) return { ok: false, error: errors.modelNotFound(modelId) };
@@ -202,6 +213,12 @@ export async function resolveModel(
     };
   }
   if (alias) routes = routes.filter((r) => r.kind === kind);
+  else {
+    const life = applyLifecycle(modelId, routes, { lifecycle: (id) => catalog.lifecycle.get(id), routes: (id) => catalog.routes.get(id) }, new Date());
+    if (observe && Object.keys(life.headers).length) observe.headers = Object.assign(observe.headers ?? {}, life.headers);
+    if (!life.ok) return { ok: false, error: life.error };
+    routes = life.routes;
+  }
   return { ok: true, routes, ...(alias ? { alias } : {}) };
 }
 

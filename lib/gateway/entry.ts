@@ -137,6 +137,7 @@ class Exchange {
     const { req, error, observe } = this;
     r.headers["x-request-id"] = this.requestId;
     if (this.limitHeaders) Object.assign(r.headers, this.limitHeaders);
+    if (observe.headers) Object.assign(r.headers, observe.headers);
     const seconds = (performance.now() - this.startedAt) / 1000;
     const labels = { route: this.route, model: observe.model ?? "", status: String(r.status) };
     const m = metrics();

@@ -83,6 +83,14 @@ export const errors = {
     message: `The model "${truncate(model, 200)}" does not exist or is not available to this key. GET /v1/models lists the models you can use.`,
     param: "model",
   }),
+  /** After its shutdownAt (decision 0051): refused before any hold, naming what replaces it. */
+  modelShutDown: (model: string, shutdownAt: Date, successor: string | null): ApiError => ({
+    status: 410,
+    type: "invalid_request",
+    code: "model_shut_down",
+    message: `The model "${truncate(model, 200)}" was shut down on ${shutdownAt.toISOString()}; ${successor ? `use "${successor}" instead.` : "it has no successor."}`,
+    param: "model",
+  }),
   notFound: (message = "Not found."): ApiError => ({ status: 404, type: "not_found", code: "not_found", message }),
   methodNotAllowed: (method: string, allowed: string[]): ApiError => ({
     status: 405,

@@ -122,7 +122,7 @@ export async function runMetered<Req, Plan, Out>(ctx: RouteContext, spec: Metere
   const parsed = await spec.parse(ctx);
   if (!parsed.ok) return (await logOnly({ model: parsed.model, status: 400, settlement: "invalid" }, parsed.error))!;
   const { req } = parsed;
-  const resolved = await resolveModel(ctx.principal, parsed.model, spec.kinds as ModelKind[]);
+  const resolved = await resolveModel(ctx.principal, parsed.model, spec.kinds as ModelKind[], ctx.observe);
   if (!resolved.ok) return (await logOnly({ model: parsed.model, status: 400, settlement: "invalid" }, resolved.error))!;
   const routes = resolved.routes;
   const base = { model: parsed.model, priceSnapshot: routes[0]!.price };

@@ -32,7 +32,8 @@ export interface RouteContext {
   error(err: ApiError): GatewayResponse;
   /** Filled by handlers for logs and metrics: the public model id once known. */
   /** `span`: the request's trace span, present only when tracing is on (lib/tracing.ts). */
-  observe: { model?: string; span?: import("@opentelemetry/api").Span };
+  /** `headers`: put on the reply whatever its status (a deprecated model's notice, decision 0051). */
+  observe: { model?: string; span?: import("@opentelemetry/api").Span; headers?: Record<string, string> };
   /**
    * The process outlives the response (the custom server), so a settlement may commit just
    * after the reply; false where a runtime may freeze the process once it has answered.

@@ -125,7 +125,7 @@ async function countTokens(ctx: RouteContext): Promise<GatewayResponse> {
   const inner = isObject(body.value.generateContentRequest) ? body.value.generateContentRequest : body.value;
   const parsed = generateContent.parseRequest({ ...inner, contents: inner.contents ?? [] }, { pathModel: pathModel(ctx), stream: false });
   if (!parsed.ok) return ctx.error(parsed.error);
-  const resolved = await resolveModel(ctx.principal, parsed.value.model, ["text"]);
+  const resolved = await resolveModel(ctx.principal, parsed.value.model, ["text"], ctx.observe);
   if (!resolved.ok) return ctx.error(resolved.error);
   return json(200, { totalTokens: estimatePromptTokens(parsed.value) });
 }

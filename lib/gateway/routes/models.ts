@@ -37,6 +37,20 @@ function pricing(m: ModelSummary): Record<string, unknown> | undefined {
   return undefined;
 }
 
+/**
+ * The lifecycle (decision 0051) in each shape's own conventions: none of the three vendors' model
+ * objects has such fields, so they are extra ones, dated like the shape's own dates (OpenAI: unix
+ * seconds as `created`; Anthropic: RFC 3339 as `created_at`; Google: RFC 3339, camelCase).
+ */
+function lifecycle(m: ModelSummary, style: "openai" | "anthropic" | "gemini"): Record<string, unknown> {
+  const lc = m.lifecycle;
+  if (!lc) return {};
+  const date = (d: Date | null) => (d === null ? null : style === "openai" ? Math.floor(d.getTime() / 1000) : d.toISOString());
+  return style === "gemini"
+    ? { deprecatedAt: date(lc.deprecatedAt), shutdownAt: date(lc.shutdownAt), successor: lc.successor }
+    : { deprecated_at: date(lc.deprecatedAt), shutdown_at: date(lc.shutdownAt), successor: lc.successor };
+}
+
 /** Sizing and prices, as extra fields of the OpenAI and Anthropic shapes (absent when not configured). */
 function extras(m: ModelSummary): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -49,13 +63,14 @@ function extras(m: ModelSummary): Record<string, unknown> {
   return out;
 }
 
-const openaiModel = (m: ModelSummary) => ({ id: m.id, object: "model", created: m.created, owned_by: m.ownedBy, ...extras(m) });
+const openaiModel = (m: ModelSummary) => ({ id: m.id, object: "model", created: m.created, owned_by: m.ownedBy, ...extras(m), ...lifecycle(m, "openai") });
 const anthropicModel = (m: ModelSummary) => ({
   type: "model",
   id: m.id,
   display_name: m.id,
   created_at: new Date(m.created * 1000).toISOString(),
   ...extras(m),
+  ...lifecycle(m, "anthropic"),
 });
 const GEMINI_METHODS: Record<ModelSummary["kind"], string[]> = {
   text: ["generateContent", "streamGenerateContent", "countTokens"],
@@ -75,6 +90,7 @@ const geminiModel = (m: ModelSummary) => ({
   ...(m.maxOutputTokens !== null ? { outputTokenLimit: m.maxOutputTokens } : {}),
   ...(m.inputModalities !== null ? { inputModalities: m.inputModalities } : {}),
   ...(pricing(m) ? { pricing: pricing(m) } : {}),
+  ...lifecycle(m, "gemini"),
 });
 
 export const modelRoutes: RouteDef[] = [

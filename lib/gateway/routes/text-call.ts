@@ -42,7 +42,7 @@ export function textCall(ctx: RouteContext, db: DB, path: string, call: TextCall
       settleAfterReply: ctx.settleAfterReply && !ctx.observe.span,
     },
     {
-      resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]),
+      resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"], ctx.observe),
       billing: tracedBilling(call.wrapBilling ? call.wrapBilling(billing) : billing, ctx.observe.span, call.requestBody),
       affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId,
       caller: ctx.principal.accountId,

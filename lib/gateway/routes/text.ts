@@ -62,7 +62,7 @@ export const textRoutes: RouteDef[] = [
       const b = body.value as Record<string, unknown>;
       const parsed = messages.parseRequest({ max_tokens: 1, ...(b && typeof b === "object" ? b : {}) });
       if (!parsed.ok) return ctx.error(parsed.error);
-      const resolved = await resolveModel(ctx.principal, parsed.value.model, ["text"]);
+      const resolved = await resolveModel(ctx.principal, parsed.value.model, ["text"], ctx.observe);
       if (!resolved.ok) return ctx.error(resolved.error);
       return json(200, { input_tokens: estimatePromptTokens(parsed.value) });
     },

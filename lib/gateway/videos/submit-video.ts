@@ -87,7 +87,7 @@ async function checkSubmission(ctx: RouteContext): Promise<{ ok: true; value: Su
   const common = checkCommonFields(parsed.value);
   if (!common.ok) return { ok: false, error: common.error, model: null };
   const model = common.model;
-  const resolved = await resolveModel(ctx.principal, model, ["video"]);
+  const resolved = await resolveModel(ctx.principal, model, ["video"], ctx.observe);
   if (!resolved.ok) return { ok: false, error: resolved.error, model };
   const valid = validateSubmission(parsed.value, resolved.routes[0]!.family);
   if (!valid.ok) return { ok: false, error: valid.error, model };
@@ -140,7 +140,8 @@ async function sendToUpstream(db: DB, ctx: RouteContext, sub: Submission, create
     failoverOptions(NO_RETRY, routePlan.hooks),
   );
   const route = submitted.route ?? primary;
-  const log = { route: ROUTE, model: primary.modelId, upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol, price: primary.price, routeTrace: routePlan.trace() };
+  const served = primary.modelId !== sub.model ? primary.modelId : null;
+  const log = { route: ROUTE, model: sub.model, servedModel: served, upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol, price: primary.price, routeTrace: routePlan.trace() };
   if (!submitted.ok) {
     // Nothing reached an upstream: the task ends failed and the charge comes straight back.
     await failTask(db, task.id, submitted.error.message, { publicBaseUrl: e.publicBaseUrl, notify: false });

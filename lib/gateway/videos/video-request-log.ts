@@ -8,7 +8,10 @@ import type { RouteContext } from "../types";
 
 export interface VideoLogFields {
   route: string;
+  /** What the client asked for (an alias, or a shut-down model its successor serves). */
   model: string | null;
+  /** The model that served, when not `model` (decision 0022). */
+  servedModel?: string | null;
   upstreamId?: string | null;
   upstreamProtocol?: string | null;
   status: number;
