@@ -86,7 +86,22 @@ async function inputItems(ctx: RouteContext) {
   return json(200, page.value);
 }
 
+/**
+ * Codex opens its Responses WebSocket transport with `GET /v1/responses` + `Upgrade: websocket`;
+ * only a 426 makes it fall back to HTTP at once (any other answer spends its retry budget first).
+ * Answered before the key is checked: nothing is revealed, and the fallback needs no round trip.
+ */
+async function webSocketNotServed(ctx: RouteContext) {
+  return ctx.error({
+    status: 426,
+    type: "invalid_request",
+    code: "websocket_not_supported",
+    message: "The WebSocket transport of the Responses API is not served here; send POST /v1/responses (stream: true for Server-Sent Events).",
+  });
+}
+
 export const storedResponseRoutes: RouteDef[] = [
+  { method: "GET", path: "/v1/responses", auth: false, handler: webSocketNotServed },
   { method: "GET", path: "/v1/responses/{id}", handler: retrieve },
   { method: "DELETE", path: "/v1/responses/{id}", handler: remove },
   { method: "POST", path: "/v1/responses/{id}/cancel", handler: cancel },
