@@ -5,7 +5,8 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { once } from "node:events";
+import type { Socket } from "node:net";
+import { EventEmitter, once } from "node:events";
 import { closeDb, migrationsApplied } from "./db/client";
 import { env } from "./lib/env";
 import { handleGatewayRequest } from "./lib/gateway/entry";
@@ -146,7 +147,10 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       logger().warn({ hosts: e.WEBHOOK_ALLOW_HOSTS }, "WEBHOOK_ALLOW_HOSTS exempts these hosts from the private-address rule (tests only)");
     }
     const { default: next } = await import("next");
-    const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: opts.hostname ?? "localhost", port: opts.port ?? e.PORT });
+    // Next hooks WebSocket upgrades (dev's HMR) on the server it first serves, and ends every
+    // socket it does not route; it gets this emitter instead, and only the upgrades off the API.
+    const nextUpgrades = new EventEmitter() as http.Server;
+    const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: opts.hostname ?? "localhost", port: opts.port ?? e.PORT, httpServer: nextUpgrades });
     await app.prepare();
     const nextHandler = app.getRequestHandler();
 
@@ -168,6 +172,24 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       if (!decodablePath(url)) return void badPath(res);
       stampPeer(req); // Next's handlers see headers only; sign-in limits need the peer (lib/net)
       void done(nextHandler(req, res));
+    });
+    server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      if (!isApiPath(req.url ?? "/")) return void nextUpgrades.emit("upgrade", req, socket, head);
+      // The API has no WebSocket: the request is answered as plain HTTP on the socket, so that
+      // Codex's upgrade on GET /v1/responses meets its 426 (stored-responses/routes.ts).
+      socket.on("error", () => socket.destroy());
+      const res = new http.ServerResponse(req);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket);
+      res.on("finish", () => {
+        res.detachSocket(socket);
+        socket.end();
+      });
+      for (const [k, v] of Object.entries(API_SECURITY_HEADERS)) res.setHeader(k, v);
+      serveApi(req, res).catch((err) => {
+        logger().error({ err }, "upgrade request failed");
+        socket.destroy();
+      });
     });
     server.listen(opts.port ?? e.PORT, opts.hostname);
     await once(server, "listening");

@@ -255,6 +255,8 @@ describe("stored responses", () => {
         });
         req.on("error", reject).end();
       });
+    // A page first: Next then hooks upgrades on the server it serves (and ends sockets it does not route).
+    await fetch(`${server.url}/`);
     const started = performance.now();
     const r = await handshake();
     expect(r.status).toBe(426);
