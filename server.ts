@@ -28,6 +28,8 @@ import { acquireInstance, updateInstance } from "./lib/runtime/instance-lock";
 import { markRunning } from "./lib/runtime/build-state";
 import { startJobs, type Jobs } from "./lib/runtime/jobs";
 import { markPrepared, prepareDatabase } from "./lib/runtime/prepare";
+import { admitSocket, isResponsesSocket, ResponsesSession } from "./lib/runtime/responses-socket";
+import { WebSocketServer } from "ws";
 
 const URL_BASE = "http://localhost";
 
@@ -74,6 +76,32 @@ async function serveApi(req: IncomingMessage, res: ServerResponse): Promise<void
   // An oversized body is left unread; node:http discards the rest after the response, so the
   // client finishes sending and reads its 413 instead of meeting a reset connection.
   await writeGatewayResponse(res, r);
+}
+
+/** A ServerResponse written straight to an upgrade request's socket, closed once answered. */
+function httpOnSocket(req: IncomingMessage, socket: Socket): ServerResponse {
+  const res = new http.ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket);
+  res.on("finish", () => {
+    res.detachSocket(socket);
+    socket.end();
+  });
+  for (const [k, v] of Object.entries(API_SECURITY_HEADERS)) res.setHeader(k, v);
+  return res;
+}
+
+/** Responses over WebSocket (lib/runtime/responses-socket.ts): the key first, then the socket. */
+async function acceptResponsesSocket(sockets: WebSocketServer, req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+  const who = { headers: req.headers, remoteAddress: req.socket.remoteAddress };
+  const refusal = await admitSocket(who);
+  if (refusal) return writeGatewayResponse(httpOnSocket(req, socket), refusal);
+  sockets.handleUpgrade(req, socket, head, (ws) => {
+    const session = new ResponsesSession(ws, who);
+    ws.on("message", (data, binary) => (binary ? ws.close(1003, "text frames only") : session.receive(data.toString())));
+    ws.on("close", () => session.gone());
+    ws.on("error", () => ws.terminate());
+  });
 }
 
 function goesToNext(url: string): boolean {
@@ -173,23 +201,17 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       stampPeer(req); // Next's handlers see headers only; sign-in limits need the peer (lib/net)
       void done(nextHandler(req, res));
     });
+    const sockets = new WebSocketServer({ noServer: true, maxPayload: e.TEXT_BODY_LIMIT_MB * 1024 * 1024 + 1024 });
     server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
       if (!isApiPath(req.url ?? "/")) return void nextUpgrades.emit("upgrade", req, socket, head);
-      // The API has no WebSocket: the request is answered as plain HTTP on the socket, so that
-      // Codex's upgrade on GET /v1/responses meets its 426 (stored-responses/routes.ts).
       socket.on("error", () => socket.destroy());
-      const res = new http.ServerResponse(req);
-      res.shouldKeepAlive = false;
-      res.assignSocket(socket);
-      res.on("finish", () => {
-        res.detachSocket(socket);
-        socket.end();
-      });
-      for (const [k, v] of Object.entries(API_SECURITY_HEADERS)) res.setHeader(k, v);
-      serveApi(req, res).catch((err) => {
+      const failed = (err: unknown) => {
         logger().error({ err }, "upgrade request failed");
         socket.destroy();
-      });
+      };
+      if (isResponsesSocket(req.method, req.url ?? "/", req.headers.upgrade)) return void acceptResponsesSocket(sockets, req, socket, head).catch(failed);
+      // No other WebSocket on the API: the request is answered as plain HTTP on the socket.
+      serveApi(req, httpOnSocket(req, socket)).catch(failed);
     });
     server.listen(opts.port ?? e.PORT, opts.hostname);
     await once(server, "listening");
@@ -206,6 +228,8 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       close: () =>
         (closing ??= (async () => {
           server.closeIdleConnections();
+          for (const ws of sockets.clients) ws.close(1001, "server stopping"); // upgraded sockets are no longer the server's
+          sockets.close();
           // Streams still open after a grace period are cut; their holds are settled or swept.
           const force = setTimeout(() => server.closeAllConnections(), 5_000);
           await new Promise<void>((r) => server.close(() => r()));

@@ -87,16 +87,18 @@ async function inputItems(ctx: RouteContext) {
 }
 
 /**
- * Codex opens its Responses WebSocket transport with `GET /v1/responses` + `Upgrade: websocket`;
- * only a 426 makes it fall back to HTTP at once (any other answer spends its retry budget first).
- * Answered before the key is checked: nothing is revealed, and the fallback needs no round trip.
+ * `GET /v1/responses` is the Responses WebSocket transport: the custom server upgrades it
+ * (lib/runtime/responses-socket.ts). What reaches here cannot be upgraded — a plain GET, or the
+ * Next mount — and a 426 makes Codex fall back to HTTP at once (any other answer spends its
+ * retry budget first). Answered before the key is checked: nothing is revealed.
  */
 async function webSocketNotServed(ctx: RouteContext) {
   return ctx.error({
     status: 426,
     type: "invalid_request",
-    code: "websocket_not_supported",
-    message: "The WebSocket transport of the Responses API is not served here; send POST /v1/responses (stream: true for Server-Sent Events).",
+    code: "websocket_upgrade_required",
+    message: "GET /v1/responses is the WebSocket transport (Upgrade: websocket, served by `npm start`); over HTTP send POST /v1/responses.",
+    headers: { upgrade: "websocket" },
   });
 }
 
