@@ -13,6 +13,7 @@ import { authenticate } from "../gateway/auth";
 import { handleGatewayRequest } from "../gateway/entry";
 import { errorResponse } from "../gateway/errors";
 import type { GatewayRequest, GatewayResponse } from "../gateway/http";
+import { metrics } from "../metrics";
 import { ClientSignal } from "../net/client-signal";
 import { nowSeconds, protocolId } from "../gateway/protocols/ids";
 
@@ -57,6 +58,9 @@ export class ResponsesSession {
   ) {
     for (const [k, v] of Object.entries(upgrade.headers)) if (!HOP.test(k)) this.headers[k] = v;
     this.headers["content-type"] = "application/json";
+    // The WebSocket beta flag describes this socket, not the HTTP call an upstream gets.
+    if (String(this.headers["openai-beta"] ?? "").includes("responses_websockets")) delete this.headers["openai-beta"];
+    metrics().responseSockets.inc();
   }
 
   /** A text frame from the client; served after the ones before it. */
@@ -84,7 +88,8 @@ export class ResponsesSession {
       return this.error(400, { type: "invalid_request", code: "invalid_json", message: "A frame must be a JSON object." });
     }
     if (frame?.type === "response.processed") return; // Codex's acknowledgement: nothing to do
-    if (frame?.type !== "response.create") return this.error(400, { type: "invalid_request", code: "invalid_request", message: 'A frame must be {"type":"response.create", …} with the body of POST /v1/responses.', param: "type" });
+    if (frame?.type === "response.create") metrics().responseSocketFrames.inc();
+    else return this.error(400, { type: "invalid_request", code: "invalid_request", message: 'A frame must be {"type":"response.create", …} with the body of POST /v1/responses.', param: "type" });
     const body: Record<string, unknown> = Object.assign({}, frame, { stream: true });
     delete body.type;
     delete body.generate;

@@ -27,6 +27,8 @@ export interface CliRun {
   timeoutMs: number;
   /** A proxy for everything but loopback (tests: a trap that records and refuses). */
   proxy?: string;
+  /** Codex: declare the provider's Responses WebSocket transport (`supports_websockets`). */
+  websockets?: boolean;
 }
 
 export interface CliResult {
@@ -111,6 +113,7 @@ export function command(r: CliRun): { cmd: string; args: string[]; env: Record<s
           `wire_api = "responses"`,
           `request_max_retries = 0`,
           `stream_max_retries = 0`,
+          ...(r.websockets ? [`supports_websockets = true`] : []),
           // Unknown (gateway) model ids get Codex's fallback tool set, without apply_patch.
           // (apply_patch comes with model ids Codex knows, see agent-config.ts.)
           // Features that reach chatgpt.com / github.com (plugins, apps, updates) are off.
