@@ -26,6 +26,9 @@ export interface ResponsesSocket {
 /** Close code for a key or balance that no longer serves (RFC 6455 §7.4.1: policy violation). */
 export const CLOSE_REFUSED = 1008;
 
+/** A socket with no frame and no response in flight this long is closed (Codex reconnects). */
+export const IDLE_CLOSE_MS = 15 * 60_000;
+
 type Frame = Record<string, unknown> & { type?: unknown };
 
 /** `GET /v1/responses` asking for a WebSocket (anything else there is answered over HTTP: 426). */
@@ -49,6 +52,8 @@ export class ResponsesSession {
   /** The socket's last completed response: its id and every item of its conversation. */
   private last: { id: string; items: unknown[] } | null = null;
   private closed = false;
+  private pending = 0;
+  private idle: NodeJS.Timeout | null = null;
   readonly signal = new ClientSignal();
   private readonly headers: GatewayRequest["headers"] = {};
 
@@ -61,22 +66,36 @@ export class ResponsesSession {
     // The WebSocket beta flag describes this socket, not the HTTP call an upstream gets.
     if (String(this.headers["openai-beta"] ?? "").includes("responses_websockets")) delete this.headers["openai-beta"];
     metrics().responseSockets.inc();
+    this.arm();
   }
 
   /** A text frame from the client; served after the ones before it. */
   receive(data: string): void {
-    this.queue = this.queue.then(() => (this.closed ? undefined : this.serve(data))).catch(() => this.close(1011, "internal error"));
+    this.pending++;
+    this.arm();
+    this.queue = this.queue
+      .then(() => (this.closed ? undefined : this.serve(data)))
+      .catch(() => this.close(1011, "internal error"))
+      .finally(() => (this.pending--, this.arm()));
   }
 
   /** The client went away: the response in flight is aborted (its hold settles as a hang-up). */
   gone(): void {
     this.closed = true;
+    this.arm();
     this.signal.abort();
+  }
+
+  /** The idle timer runs only while nothing is asked or in flight. */
+  private arm() {
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = this.closed || this.pending > 0 ? null : setTimeout(() => this.close(1000, "idle"), IDLE_CLOSE_MS).unref();
   }
 
   private close(code: number, reason: string) {
     if (this.closed) return;
     this.closed = true;
+    this.arm();
     this.socket.close(code, reason);
   }
 
