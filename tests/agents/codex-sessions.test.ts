@@ -13,7 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentAnthropic, startAgentGemini, startAgentOpenAI, startAgentResponses, type AgentFake } from "../fakes/agent-upstreams";
+import { startAgentFakes, type AgentFake, type AgentFakes } from "../fakes/agent-upstreams";
 import { createAccount } from "../support/accounts";
 import { idleBooks } from "../support/books";
 import { startTestServer, usesPostgres, type TestServer } from "../support/server";
@@ -24,16 +24,11 @@ import { startTrapProxy, type TrapProxy } from "./trap-proxy";
 const METRICS_TOKEN = "metrics-token-for-websocket-test";
 let server: TestServer;
 let trap: TrapProxy;
-let fakes: { anthropic: AgentFake; openai: AgentFake; responses: AgentFake; gemini: AgentFake };
+let fakes: AgentFakes;
 
 beforeAll(async () => {
   trap = await startTrapProxy();
-  fakes = {
-    anthropic: await startAgentAnthropic("sk-upstream-agent-anthropic"),
-    openai: await startAgentOpenAI("sk-upstream-agent-openai"),
-    responses: await startAgentResponses("sk-upstream-agent-responses"),
-    gemini: await startAgentGemini("sk-upstream-agent-gemini"),
-  };
+  fakes = await startAgentFakes();
   server = await startTestServer({ config: agentGatewayConfig(fakes), env: { METRICS_TOKEN } });
 });
 afterAll(async () => {

@@ -384,3 +384,15 @@ export function startAgentResponses(key: string): Promise<AgentFake> {
 }
 
 export { DEFAULT_SCRIPT };
+
+export type AgentFakes = { anthropic: AgentFake; openai: AgentFake; responses: AgentFake; gemini: AgentFake };
+
+/** The four agent fakes the coding-agent tests serve their models from. */
+export async function startAgentFakes(): Promise<AgentFakes> {
+  return {
+    anthropic: await startAgentAnthropic("sk-upstream-agent-anthropic"),
+    openai: await startAgentOpenAI("sk-upstream-agent-openai"),
+    responses: await startAgentResponses("sk-upstream-agent-responses"),
+    gemini: await startAgentGemini("sk-upstream-agent-gemini"),
+  };
+}
