@@ -155,12 +155,19 @@ describe("compaction", () => {
     expect(fakes.openai.generationRequests()).toHaveLength(0);
   });
 
-  it("a Responses upstream gets the trigger as sent (it compacts by itself)", async () => {
+  it("a Responses upstream gets the trigger as sent, and /compact as a trigger (it compacts by itself)", async () => {
     const { key } = await createAccount(server, { usd: 1 });
     const item = await compactByTrigger(key, "chat-responses", [user("Hi")]);
     expect(item.encrypted_content).toBe("enc:fake-responses:compaction");
     const sent = fakes.responses.generationRequests().at(-1)!.body;
     expect(sent.input.at(-1)).toEqual({ type: "compaction_trigger" });
     expect(sent.input).toHaveLength(2);
+
+    // /compact on such a model: the upstream's own item, from a trigger request (billed as one).
+    const r = await post(key, "/v1/responses/compact", { model: "chat-responses", input: [user("Hi"), assistant("Hello")] });
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as any).output).toEqual([user("Hi"), { id: expect.any(String), type: "compaction", encrypted_content: "enc:fake-responses:compaction" }]);
+    expect(fakes.responses.generationRequests().at(-1)!.body.input.at(-1)).toEqual({ type: "compaction_trigger" });
+    expect(Number(r.headers.get("x-gateway-cost-usd"))).toBeGreaterThan(0);
   });
 });

@@ -12,7 +12,7 @@ import { responses } from "../protocols";
 import { handleText } from "../routes/text-handler";
 import { tokenAdmission } from "../token-limits";
 import type { RouteContext } from "../types";
-import { compactAnswer, compactionItem, emptySummary, expandCompactions, outputText, summaryRequest, triggerAnswer } from "./compaction";
+import { compactAnswer, compactionItem, compactionOutput, emptySummary, expandCompactions, outputText, summaryRequest, triggerAnswer, triggerRequest } from "./compaction";
 import { expandInput } from "./history";
 import type { Item } from "./store";
 
@@ -25,13 +25,14 @@ function carriedHeaders(h: Record<string, string>): Record<string, string> {
 
 /**
  * Compacts `body.input` (our earlier compaction items already expanded) with one call to the
- * serving model. null: the trigger goes to the upstream as sent (every entry is an OpenAI
- * Responses one, which compacts by itself).
+ * serving model. When every entry is an OpenAI Responses upstream, which compacts by itself, a
+ * trigger is left to go as sent (null) and `/compact` becomes a trigger request to it.
  */
 export async function compactConversation(db: DB, ctx: RouteContext, path: string, body: Record<string, unknown>, mode: "trigger" | "endpoint"): Promise<GatewayResponse | null> {
   const resolved = await resolveModel(ctx.principal, body.model, ["text"]);
   if (!resolved.ok) return ctx.error(resolved.error);
-  if (mode === "trigger" && resolved.routes.length && resolved.routes.every((r) => r.upstream.protocol === "openai-responses")) return null;
+  const upstreamCompacts = resolved.routes.length > 0 && resolved.routes.every((r) => r.upstream.protocol === "openai-responses");
+  if (mode === "trigger" && upstreamCompacts) return null;
 
   let input = typeof body.input === "string" ? [{ type: "message", role: "user", content: body.input }] : body.input;
   if (!Array.isArray(input)) return ctx.error(errors.invalidRequest("input: must be a string or an array of input items.", "input"));
@@ -41,7 +42,7 @@ export async function compactConversation(db: DB, ctx: RouteContext, path: strin
     if (!r.ok) return ctx.error(r.error);
     input = r.value.upstreamInput;
   }
-  const request = summaryRequest(body, input as Item[]);
+  const request = upstreamCompacts ? triggerRequest(body, input as Item[]) : summaryRequest(body, input as Item[]);
   const res = await handleText(
     { protocol: responses, body: request, bodyBytes: Buffer.byteLength(JSON.stringify(request)), signal: ctx.req.signal, startedAt: ctx.startedAt },
     {
@@ -53,11 +54,15 @@ export async function compactConversation(db: DB, ctx: RouteContext, path: strin
   );
   if (res.status !== 200 || typeof res.body !== "string") return res;
   const summarised = JSON.parse(res.body) as Record<string, unknown>;
+  const headers = carriedHeaders(res.headers);
+  if (upstreamCompacts) {
+    const own = compactionOutput(summarised);
+    return own ? compactAnswer(summarised, input as Item[], own, headers) : ctx.error(errors.upstream("The upstream answered the compaction request without exactly one compaction item."));
+  }
   const summary = outputText(summarised);
   // Charged already (the model did answer); the client's retry asks again.
   if (!summary) return ctx.error(emptySummary());
   const item = compactionItem(ctx.principal.accountId, summary);
-  const headers = carriedHeaders(res.headers);
   return mode === "trigger" ? triggerAnswer(summarised, item, body.stream === true, headers) : compactAnswer(summarised, input as Item[], item, headers);
 }
 

@@ -3,7 +3,7 @@
  * Codex asks for it with `{"type":"compaction_trigger"}` as the last input item of
  * POST /v1/responses, or with POST /v1/responses/compact, and needs exactly one `compaction`
  * output item back. A model served only by OpenAI Responses upstreams gets the trigger passed
- * through; otherwise the gateway makes the item: one summarisation call to the serving model
+ * through (`/compact` as a trigger request); otherwise the gateway makes the item: one summarisation call to the serving model
  * (billed as any text call), the summary sealed with the stored-responses key and the account's
  * id into `encrypted_content`. When the item comes back as input it is opened and becomes a user
  * message carrying the summary, so every upstream reads it; another account's item is refused.
@@ -86,6 +86,23 @@ export function summaryRequest(body: Record<string, unknown>, input: Item[]): Re
   delete out.include; // encrypted reasoning asked for the session is no use to a summary
   if (Array.isArray(body.tools) && body.tools.length) out.tool_choice = "none";
   return out;
+}
+
+/**
+ * `/v1/responses/compact` for a model whose upstreams compact by themselves: the same history
+ * with the trigger last, as Codex would send it, so the upstream's own item comes back.
+ */
+export function triggerRequest(body: Record<string, unknown>, input: Item[]): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.assign({}, body, { input: [...input, { type: "compaction_trigger" }], stream: false, store: false });
+  delete out.previous_response_id;
+  delete out.background;
+  return out;
+}
+
+/** The one compaction item of a Responses object, if there is exactly one. */
+export function compactionOutput(response: Record<string, unknown>): Item | null {
+  const items = ((response.output as Item[] | undefined) ?? []).filter((i) => i?.type === "compaction");
+  return items.length === 1 ? items[0]! : null;
 }
 
 /** The text of a Responses object's message output. */
