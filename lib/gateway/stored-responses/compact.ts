@@ -46,7 +46,7 @@ export async function compactConversation(db: DB, ctx: RouteContext, path: strin
   const res = await handleText(
     { protocol: responses, body: request, bodyBytes: Buffer.byteLength(JSON.stringify(request)), signal: ctx.req.signal, startedAt: ctx.startedAt },
     {
-      resolveRoutes: (model) => resolveModel(ctx.principal, model, ["text"]),
+      resolveRoutes: async () => resolved, // the same model, resolved above
       billing: textBilling(db, ctx, path),
       affinityScope: ctx.principal.keyId ?? ctx.principal.userId ?? ctx.principal.accountId,
       admitTokens: tokenAdmission(ctx.principal),
