@@ -5,7 +5,8 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { once } from "node:events";
+import type { Socket } from "node:net";
+import { EventEmitter, once } from "node:events";
 import { closeDb, migrationsApplied } from "./db/client";
 import { env } from "./lib/env";
 import { handleGatewayRequest } from "./lib/gateway/entry";
@@ -28,6 +29,8 @@ import { acquireInstance, updateInstance } from "./lib/runtime/instance-lock";
 import { markRunning } from "./lib/runtime/build-state";
 import { startJobs, type Jobs } from "./lib/runtime/jobs";
 import { markPrepared, prepareDatabase } from "./lib/runtime/prepare";
+import { admitSocket, isResponsesSocket, ResponsesSession } from "./lib/runtime/responses-socket";
+import { WebSocketServer } from "ws";
 
 const URL_BASE = "http://localhost";
 
@@ -74,6 +77,32 @@ async function serveApi(req: IncomingMessage, res: ServerResponse): Promise<void
   // An oversized body is left unread; node:http discards the rest after the response, so the
   // client finishes sending and reads its 413 instead of meeting a reset connection.
   await writeGatewayResponse(res, r);
+}
+
+/** A ServerResponse written straight to an upgrade request's socket, closed once answered. */
+function httpOnSocket(req: IncomingMessage, socket: Socket): ServerResponse {
+  const res = new http.ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket);
+  res.on("finish", () => {
+    res.detachSocket(socket);
+    socket.end();
+  });
+  for (const [k, v] of Object.entries(API_SECURITY_HEADERS)) res.setHeader(k, v);
+  return res;
+}
+
+/** Responses over WebSocket (lib/runtime/responses-socket.ts): the key first, then the socket. */
+async function acceptResponsesSocket(sockets: WebSocketServer, req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+  const who = { headers: req.headers, remoteAddress: req.socket.remoteAddress };
+  const refusal = await admitSocket(who);
+  if (refusal) return writeGatewayResponse(httpOnSocket(req, socket), refusal);
+  sockets.handleUpgrade(req, socket, head, (ws) => {
+    const session = new ResponsesSession(ws, who);
+    ws.on("message", (data, binary) => (binary ? ws.close(1003, "text frames only") : session.receive(data.toString())));
+    ws.on("close", () => session.gone());
+    ws.on("error", () => ws.terminate());
+  });
 }
 
 function goesToNext(url: string): boolean {
@@ -147,7 +176,10 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       logger().warn({ hosts: e.WEBHOOK_ALLOW_HOSTS }, "WEBHOOK_ALLOW_HOSTS exempts these hosts from the private-address rule (tests only)");
     }
     const { default: next } = await import("next");
-    const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: opts.hostname ?? "localhost", port: opts.port ?? e.PORT });
+    // Next hooks WebSocket upgrades (dev's HMR) on the server it first serves, and ends every
+    // socket it does not route; it gets this emitter instead, and only the upgrades off the API.
+    const nextUpgrades = new EventEmitter() as http.Server;
+    const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: opts.hostname ?? "localhost", port: opts.port ?? e.PORT, httpServer: nextUpgrades });
     await app.prepare();
     const nextHandler = app.getRequestHandler();
 
@@ -170,6 +202,18 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       stampPeer(req); // Next's handlers see headers only; sign-in limits need the peer (lib/net)
       void done(nextHandler(req, res));
     });
+    const sockets = new WebSocketServer({ noServer: true, maxPayload: e.TEXT_BODY_LIMIT_MB * 1024 * 1024 + 1024 });
+    server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      if (!isApiPath(req.url ?? "/")) return void nextUpgrades.emit("upgrade", req, socket, head);
+      socket.on("error", () => socket.destroy());
+      const failed = (err: unknown) => {
+        logger().error({ err }, "upgrade request failed");
+        socket.destroy();
+      };
+      if (isResponsesSocket(req.method, req.url ?? "/", req.headers.upgrade)) return void acceptResponsesSocket(sockets, req, socket, head).catch(failed);
+      // No other WebSocket on the API: the request is answered as plain HTTP on the socket.
+      serveApi(req, httpOnSocket(req, socket)).catch(failed);
+    });
     server.listen(opts.port ?? e.PORT, opts.hostname);
     await once(server, "listening");
     const port = (server.address() as { port: number }).port;
@@ -185,6 +229,8 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       close: () =>
         (closing ??= (async () => {
           server.closeIdleConnections();
+          for (const ws of sockets.clients) ws.close(1001, "server stopping"); // upgraded sockets are no longer the server's
+          sockets.close();
           // Streams still open after a grace period are cut; their holds are settled or swept.
           const force = setTimeout(() => server.closeAllConnections(), 5_000);
           await new Promise<void>((r) => server.close(() => r()));

@@ -34,6 +34,8 @@ function create() {
     upstreamErrors: new Counter({ name: "gateway_upstream_errors_total", help: "Failed upstream attempts", labelNames: ["upstream", "kind"], registers: [registry] }),
     spend: new Counter({ name: "gateway_spend_micro_usd_total", help: "Money charged, micro-USD", labelNames: ["model"], registers: [registry] }),
     rateLimited: new Counter({ name: "gateway_rate_limited_total", help: "Requests answered 429", registers: [registry] }),
+    responseSockets: new Counter({ name: "gateway_responses_websockets_total", help: "Responses API WebSocket connections accepted", registers: [registry] }),
+    responseSocketFrames: new Counter({ name: "gateway_responses_websocket_frames_total", help: "response.create frames received over WebSocket", registers: [registry] }),
     rateLimitFailOpen: new Counter({ name: "gateway_rate_limit_fail_open_total", help: "Rate-limit checks skipped because the store was unavailable", registers: [registry] }),
     upstreamTransitions: new Counter({
       name: "gateway_upstream_circuit_transitions_total",

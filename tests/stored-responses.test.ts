@@ -241,6 +241,13 @@ describe("stored responses", () => {
     expect(fakes.openai.generationRequests()).toHaveLength(0);
   });
 
+  it("answers GET /v1/responses that cannot be upgraded with 426 at once (Codex then falls back to HTTP)", async () => {
+    const r = await fetch(`${server.url}/v1/responses`); // no key: the answer must not depend on one
+    expect(r.status).toBe(426);
+    expect(r.headers.get("upgrade")).toBe("websocket");
+    expect(((await r.json()) as any).error).toMatchObject({ code: "websocket_upgrade_required" });
+  });
+
   it("a next turn sent at once to another instance finds the response", async () => {
     const second = await startTestServer({ config: config(), shareWith: server, env: { TEXT_BODY_LIMIT_MB: "1" } });
     try {

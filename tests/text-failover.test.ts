@@ -85,8 +85,8 @@ describe("retries before the first byte", () => {
   });
 
   it("answers 502 upstream_error when every upstream keeps failing, and charges nothing", async () => {
-    fakes.anthropic.reset({ failTimes: 100, failStatus: 503 });
-    fakes.backup.reset({ failTimes: 100, failStatus: 500 });
+    fakes.anthropic.reset({ failTimes: 100, failStatus: 500 });
+    fakes.backup.reset({ failTimes: 100, failStatus: 502 });
     const before = await balanceUsd(server, email);
     const err: any = await ask("chat-failover").catch((e) => e);
     expect(err.status).toBe(502);

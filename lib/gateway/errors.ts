@@ -138,6 +138,22 @@ export const errors = {
     code: "upstream_error",
     message,
   }),
+  /** The upstream keeps refusing with 429 after our retries: the client should back off (its hint, when sent). */
+  upstreamRateLimited: (message: string, retryAfterMs?: number): ApiError => ({
+    status: 429,
+    type: "rate_limit_error",
+    code: "rate_limit_exceeded",
+    message,
+    headers: retryAfterHeader(retryAfterMs),
+  }),
+  /** The upstream stays overloaded (503, Anthropic's 529): 529 `overloaded_error` on Messages routes. */
+  upstreamOverloaded: (retryAfterMs?: number): ApiError => ({
+    status: 503,
+    type: "upstream_error",
+    code: "upstream_overloaded",
+    message: "The upstream provider is overloaded; retry later.",
+    headers: retryAfterHeader(retryAfterMs),
+  }),
   upstreamTimeout: (): ApiError => ({
     status: 504,
     type: "upstream_error",
@@ -145,6 +161,11 @@ export const errors = {
     message: "The upstream provider did not answer in time.",
   }),
 };
+
+/** Retry-After in whole seconds (at least 1), as every SDK reads it; none without a hint. */
+function retryAfterHeader(ms: number | undefined): Record<string, string> | undefined {
+  return ms === undefined ? undefined : { "retry-after": String(Math.max(1, Math.ceil(ms / 1000))) };
+}
 
 /** Dollars as a person reads them: cents when whole cents, else every significant digit. */
 function usd(micro: number): string {
@@ -231,7 +252,7 @@ export function errorBody(err: ApiError, style: ErrorStyle = "openai"): Record<s
         code: err.status,
         message: err.message,
         status: googleStatus(err.status),
-        details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: err.code, domain: "gateway", metadata }],
+        details: retryInfo(err, [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: err.code, domain: "gateway", metadata }]),
       },
     };
   }
@@ -240,8 +261,21 @@ export function errorBody(err: ApiError, style: ErrorStyle = "openai"): Record<s
   return { error: inner };
 }
 
+/** Google's clients (Gemini CLI, the genai SDKs) read the wait from a RetryInfo detail, not the header. */
+function retryInfo(err: ApiError, details: Record<string, unknown>[]): Record<string, unknown>[] {
+  const s = err.headers?.["retry-after"];
+  if (s) details.push({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${s}s` });
+  return details;
+}
+
+/** Anthropic's clients know an overload by 529 (they retry it like a 5xx, honouring Retry-After). */
+function statusFor(err: ApiError, style: ErrorStyle): number {
+  return style === "anthropic" && err.code === "upstream_overloaded" ? 529 : err.status;
+}
+
 export function errorResponse(err: ApiError, style: ErrorStyle = "openai"): GatewayResponse {
-  return json(err.status, errorBody(err, style), { ...shouldRetryHeader(err.status), ...err.headers });
+  const status = statusFor(err, style);
+  return json(status, errorBody(err, style), { ...shouldRetryHeader(status), ...err.headers });
 }
 
 export function isApiError(v: unknown): v is ApiError {
@@ -278,14 +312,17 @@ type RawHeaders = Record<string, string | string[] | undefined>;
 
 /**
  * The one verdict on an upstream's non-2xx answer. 429, 408 and 5xx may heal (retry, then
- * fail over; 502 once spent); 401/403 are the upstream refusing *our* credentials — the
- * gateway's configuration, not the client's key — so 502 and the next entry; any other 4xx is
- * the request's own fault and comes back with the upstream's status and its message, redacted.
+ * fail over); once spent, a 429 stays a 429 and an overload (503, 529) a 503, each with the
+ * upstream's wait, so the client backs off instead of retrying at once; other faults are 502.
+ * 401/403 are the upstream refusing *our* credentials — the gateway's configuration, not the
+ * client's key — so 502 and the next entry; any other 4xx is the request's own fault and comes
+ * back with the upstream's status and its message, redacted.
  */
 export function classifyFailure(status: number, text: string, headers: RawHeaders = {}, secrets: UpstreamSecrets = {}): UpstreamFailure {
-  const retryAfterMs = parseRetryAfter(headers);
+  const retryAfterMs = parseRetryAfter(headers, text);
   if (status === 429)
-    return { ok: false, error: errors.upstream(`The upstream is rate limiting: ${upstreamMessage(text, secrets)}`), retryable: true, retryAfterMs };
+    return { ok: false, error: errors.upstreamRateLimited(`The upstream is rate limiting: ${upstreamMessage(text, secrets)}`, retryAfterMs), retryable: true, retryAfterMs };
+  if (status === 503 || status === 529) return { ok: false, error: errors.upstreamOverloaded(retryAfterMs), retryable: true, retryAfterMs };
   if (status === 408 || status >= 500 || status < 400)
     return { ok: false, error: errors.upstream(`The upstream failed with status ${status}.`), retryable: true, retryAfterMs };
   if (status === 401 || status === 403)
@@ -344,11 +381,37 @@ export function redactUpstream(message: string, { secret, url }: UpstreamSecrets
     .replace(/\bAIza[0-9A-Za-z_-]{20,}/g, "[redacted]");
 }
 
-function parseRetryAfter(headers: RawHeaders): number | undefined {
+/**
+ * The upstream's wait, in ms: `retry-after-ms` (OpenAI), `retry-after` in seconds or as an HTTP
+ * date (RFC 9110), else a Gemini body's RetryInfo `retryDelay` ("7s", "0.5s").
+ */
+export function parseRetryAfter(headers: RawHeaders, text = "", now = Date.now()): number | undefined {
   const ms = Number(first(headers["retry-after-ms"]));
   if (Number.isFinite(ms) && ms > 0) return ms;
-  const s = Number(first(headers["retry-after"]));
-  if (Number.isFinite(s) && s > 0) return s * 1000;
+  const header = first(headers["retry-after"])?.trim();
+  if (header) {
+    const s = Number(header);
+    if (Number.isFinite(s)) return s > 0 ? s * 1000 : undefined;
+    const at = Date.parse(header);
+    if (Number.isFinite(at)) return at > now ? at - now : undefined;
+  }
+  return text.includes("RetryInfo") ? retryDelayMs(text) : undefined;
+}
+
+/** @see https://cloud.google.com/apis/design/errors (google.rpc.RetryInfo; a Duration is "<seconds>s"). */
+function retryDelayMs(text: string): number | undefined {
+  try {
+    const details = (JSON.parse(text) as { error?: { details?: unknown } }).error?.details;
+    if (!Array.isArray(details)) return undefined;
+    for (const d of details as { "@type"?: unknown; retryDelay?: unknown }[]) {
+      if (typeof d?.["@type"] !== "string" || !d["@type"].endsWith("google.rpc.RetryInfo") || typeof d.retryDelay !== "string") continue;
+      const m = /^(\d+(?:\.\d+)?)s$/.exec(d.retryDelay);
+      const ms = m ? Math.round(Number(m[1]) * 1000) : 0;
+      return ms > 0 ? ms : undefined;
+    }
+  } catch {
+    // not JSON: no hint
+  }
   return undefined;
 }
 

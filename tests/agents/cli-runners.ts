@@ -27,6 +27,13 @@ export interface CliRun {
   timeoutMs: number;
   /** A proxy for everything but loopback (tests: a trap that records and refuses). */
   proxy?: string;
+  /** Codex: declare the provider's Responses WebSocket transport (`supports_websockets`). */
+  websockets?: boolean;
+  /**
+   * Codex: compact on the server (`compaction_trigger`) once a response's tokens reach this.
+   * Codex does so for a provider named "OpenAI" — what the README's `OPENAI_BASE_URL` setup is.
+   */
+  remoteCompactAt?: number;
 }
 
 export interface CliResult {
@@ -100,17 +107,19 @@ export function command(r: CliRun): { cmd: string; args: string[]; env: Record<s
         path.join(codexHome, "config.toml"),
         [
           `model = "${r.model}"`,
+          ...(r.remoteCompactAt ? [`model_auto_compact_token_limit = ${r.remoteCompactAt}`] : []),
           `model_provider = "gateway"`,
           `check_for_update_on_startup = false`,
           `approval_policy = "never"`,
           `sandbox_mode = "workspace-write"`,
           `[model_providers.gateway]`,
-          `name = "Gateway"`,
+          `name = "${r.remoteCompactAt ? "OpenAI" : "Gateway"}"`,
           `base_url = "${r.gateway}/v1"`,
           `env_key = "GATEWAY_API_KEY"`,
           `wire_api = "responses"`,
           `request_max_retries = 0`,
           `stream_max_retries = 0`,
+          ...(r.websockets ? [`supports_websockets = true`] : []),
           // Unknown (gateway) model ids get Codex's fallback tool set, without apply_patch.
           // (apply_patch comes with model ids Codex knows, see agent-config.ts.)
           // Features that reach chatgpt.com / github.com (plugins, apps, updates) are off.

@@ -18,7 +18,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentAnthropic, startAgentGemini, startAgentOpenAI, startAgentResponses, type AgentFake, type AgentTask } from "../fakes/agent-upstreams";
+import { startAgentFakes, type AgentFake, type AgentFakes, type AgentTask } from "../fakes/agent-upstreams";
 import { createAccount } from "../support/accounts";
 import { idleBooks } from "../support/books";
 import { startTestServer, usesPostgres, type TestServer } from "../support/server";
@@ -47,17 +47,12 @@ const END = "<!-- works-with:end -->";
 
 let server: TestServer;
 let trap: TrapProxy;
-let fakes: { anthropic: AgentFake; openai: AgentFake; responses: AgentFake; gemini: AgentFake };
+let fakes: AgentFakes;
 const results = new Map<string, { ok: boolean; why: string; ms: number }>();
 
 beforeAll(async () => {
   trap = await startTrapProxy();
-  fakes = {
-    anthropic: await startAgentAnthropic("sk-upstream-agent-anthropic"),
-    openai: await startAgentOpenAI("sk-upstream-agent-openai"),
-    responses: await startAgentResponses("sk-upstream-agent-responses"),
-    gemini: await startAgentGemini("sk-upstream-agent-gemini"),
-  };
+  fakes = await startAgentFakes();
   server = await startTestServer({ config: agentGatewayConfig(fakes), env: { TEST_LOG_LEVEL: undefined, LOG_LEVEL: "info" } });
 });
 

@@ -5,7 +5,8 @@
  * The task: the model's first answer calls the client's own file-writing tool (whichever of
  * Claude Code `Write`, Gemini CLI `write_file`, opencode `write` or Codex `apply_patch` the request
  * offers) to write `task.file` with `task.content`; once the tool result comes back it answers
- * `task.answer`. Requests without a writing tool (titles, summaries) get a short text. Every
+ * `task.answer`. Requests without a writing tool (titles) get a short text; a summary (tools
+ * turned off) or a context already holding the answer (a compacted one) gets the answer. Every
  * answer reports its own usage so the test can check the books per upstream answer.
  *
  * Refusals (the message texts are the vendors' own):
@@ -82,12 +83,19 @@ interface Turn {
   tools: Map<string, any>;
 }
 
-function decide(base: TextScript, fake: AgentFake, turn: Turn, n: number, extra: Partial<TextScript> = {}): TextScript {
+/** Tool calls turned off, in each vendor's words (`none` / `NONE`). */
+function toolsOff(body: any): boolean {
+  return body?.tool_choice === "none" || body?.tool_choice?.type === "none" || body?.toolConfig?.functionCallingConfig?.mode === "NONE";
+}
+
+function decide(base: TextScript, fake: AgentFake, turn: Turn, n: number, body: any, extra: Partial<TextScript> = {}): TextScript {
   const usage = { input: 200 + n, output: 10 + n };
   if (turn.tools.size) fake.offeredTools = [...turn.tools.keys()];
   const task = fake.task;
   const writer = WRITERS.find((w) => turn.tools.has(w));
-  if (!task || turn.afterTool || !writer) return { ...base, text: turn.afterTool && task ? task.answer : "Fake title", toolCalls: [], usage, ...extra };
+  // A summary (tools off) or a context that already says the work is done (a compacted one) ends the task.
+  const done = !!task && (toolsOff(body) || JSON.stringify(body).includes(task.answer));
+  if (!task || turn.afterTool || !writer || done) return { ...base, text: (turn.afterTool || done) && task ? task.answer : "Fake title", toolCalls: [], usage, ...extra };
   return { ...base, text: "", toolCalls: [{ name: writer, arguments: writerArgs(writer, task, turn.tools.get(writer)), id: "" }], usage, ...extra };
 }
 
@@ -312,7 +320,7 @@ export function startAgentAnthropic(key: string): Promise<AgentFake> {
         thinking = { thinking: `Thinking about step ${++n}.`, signature: signature() };
         signatures.set(thinking.signature, thinking.thinking);
       }
-      const s = decide(script, fake(), turn, ++n, { thinking });
+      const s = decide(script, fake(), turn, ++n, body, { thinking });
       return { ...s, toolCalls: s.toolCalls.map((t) => ({ ...t, id: `toolu_${nextId()}` })) };
     },
   }));
@@ -327,7 +335,7 @@ export function startAgentOpenAI(key: string): Promise<AgentFake> {
         afterTool: body.messages?.at(-1)?.role === "tool",
         tools: new Map((body.tools ?? []).filter((t: any) => t.type === "function").map((t: any) => [t.function.name, t.function.parameters])),
       };
-      const s = decide(script, fake(), turn, ++n);
+      const s = decide(script, fake(), turn, ++n, body);
       return { ...s, toolCalls: s.toolCalls.map((t) => ({ ...t, id: `call_${nextId()}` })) };
     },
   }));
@@ -342,7 +350,7 @@ export function startAgentGemini(key: string): Promise<AgentFake> {
     scriptFor: (script, body, path) => {
       const last = body.contents?.at(-1);
       const turn: Turn = { afterTool: parts(last).some((p) => p.functionResponse), tools: geminiTools(body) };
-      const s = decide(script, fake(), turn, ++n);
+      const s = decide(script, fake(), turn, ++n, body);
       const gemini3 = /^gemini-3/.test(modelOf(path));
       return {
         ...s,
@@ -369,10 +377,22 @@ export function startAgentResponses(key: string): Promise<AgentFake> {
         if (t.type === "custom") (tools.set(t.name, CUSTOM), custom.add(t.name));
       }
       const last = items.at(-1)?.type;
-      const s = decide(script, fake(), { afterTool: last === "function_call_output" || last === "custom_tool_call_output", tools }, ++n);
+      const s = decide(script, fake(), { afterTool: last === "function_call_output" || last === "custom_tool_call_output", tools }, ++n, body);
       return { ...s, toolCalls: s.toolCalls.map((t) => ({ ...t, id: `call_${nextId()}` })) };
     },
   }));
 }
 
 export { DEFAULT_SCRIPT };
+
+export type AgentFakes = { anthropic: AgentFake; openai: AgentFake; responses: AgentFake; gemini: AgentFake };
+
+/** The four agent fakes the coding-agent tests serve their models from. */
+export async function startAgentFakes(): Promise<AgentFakes> {
+  return {
+    anthropic: await startAgentAnthropic("sk-upstream-agent-anthropic"),
+    openai: await startAgentOpenAI("sk-upstream-agent-openai"),
+    responses: await startAgentResponses("sk-upstream-agent-responses"),
+    gemini: await startAgentGemini("sk-upstream-agent-gemini"),
+  };
+}

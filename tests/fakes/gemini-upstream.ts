@@ -37,7 +37,14 @@ export const geminiProtocol: Protocol = {
     return null;
   },
   keyOf: (req, url) => (req.headers["x-goog-api-key"] as string | undefined) ?? url.searchParams.get("key") ?? undefined,
-  errorBody: (status, message) => ({ error: { code: status, message, status: STATUS[status] ?? "INTERNAL" } }),
+  errorBody: (status, message, s) => ({
+    error: {
+      code: status,
+      message,
+      status: STATUS[status] ?? "INTERNAL",
+      ...(s?.retryDelay ? { details: [{ "@type": "type.googleapis.com/google.rpc.QuotaFailure", violations: [{ quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests" }] }, { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: s.retryDelay }] } : {}),
+    },
+  }),
   json: (s) => ({
     candidates: [{ content: { role: "model", parts: [...thought(s), ...(s.text ? [{ text: s.text }] : []), ...calls(s)] }, finishReason: "STOP", index: 0 }],
     ...(usage(s, true) ? { usageMetadata: usage(s, true) } : {}),

@@ -4,7 +4,8 @@
  * terminal event). It stores nothing, so it refuses what only a store could serve — a
  * `previous_response_id`, an `item_reference` — with OpenAI's words, as it refuses unknown
  * parameters and reasoning items whose `encrypted_content` another upstream issued ("could
- * not be verified"). Its own reasoning items carry encrypted content naming this fake.
+ * not be verified"). Its own reasoning items carry encrypted content naming this fake, and so
+ * do the compaction items it answers a `compaction_trigger` with.
  */
 import { randomBytes } from "node:crypto";
 import { refuseResponses } from "./vendor-rules";
@@ -19,7 +20,7 @@ const KNOWN = new Set([
   "reasoning", "metadata", "include", "truncation", "user", "safety_identifier", "prompt_cache_key", "prompt_cache_retention",
   "background", "service_tier", "prompt",
 ]);
-const ITEM_TYPES = new Set(["message", "function_call", "function_call_output", "reasoning", "item_reference", "custom_tool_call", "custom_tool_call_output"]);
+const ITEM_TYPES = new Set(["message", "function_call", "function_call_output", "reasoning", "item_reference", "custom_tool_call", "custom_tool_call_output", "compaction", "compaction_trigger"]);
 
 export interface ResponsesFake extends FakeTextUpstream {
   /** Emit a reasoning item (with encrypted content naming this fake) before the answer. */
@@ -55,6 +56,8 @@ function refuse(body: any, name: string): string | null {
     if (type === "function_call" && (typeof it.call_id !== "string" || typeof it.name !== "string" || typeof it.arguments !== "string"))
       return `Missing required parameter: 'input[${i}].call_id'.`;
     if (type === "function_call_output" && typeof it.call_id !== "string") return `Missing required parameter: 'input[${i}].call_id'.`;
+    if (type === "compaction_trigger" && i !== items.length - 1) return `Invalid 'input[${i}]': a compaction_trigger must be the last input item.`;
+    if (type === "compaction" && !String(it.encrypted_content).startsWith(`enc:${name}:`)) return `The encrypted content for item ${it.id} could not be verified.`;
     if (type === "reasoning") {
       if (typeof it.id !== "string" || !Array.isArray(it.summary)) return `Missing required parameter: 'input[${i}].summary'.`;
       if (it.encrypted_content != null && !String(it.encrypted_content).startsWith(`enc:${name}:`))
@@ -66,7 +69,9 @@ function refuse(body: any, name: string): string | null {
   return null;
 }
 
-function output(s: TextScript, fake: { reasoning: boolean; name: string }, n: string) {
+function output(s: TextScript, fake: { reasoning: boolean; name: string }, n: string, body: any) {
+  // Server-side compaction: the trigger is answered with one compaction item, nothing else.
+  if (Array.isArray(body.input) && body.input.at(-1)?.type === "compaction_trigger") return [{ id: `cmp_${n}`, type: "compaction", encrypted_content: `enc:${fake.name}:compaction` }];
   const items: Record<string, unknown>[] = [];
   if (fake.reasoning) items.push({ id: `rs_${n}`, type: "reasoning", summary: [], encrypted_content: `enc:${fake.name}:${randomBytes(6).toString("hex")}` });
   if (s.text) items.push({ id: `msg_${n}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: s.text, annotations: [], logprobs: [] }] });
@@ -119,16 +124,16 @@ export async function startFakeOpenAIResponses(opts: { name?: string; apiKey?: s
     },
     json: (s, body) => {
       const n = next();
-      return response(body, n, "completed", output(s, state, n), usage(s));
+      return response(body, n, "completed", output(s, state, n, body), usage(s));
     },
     events: (s, body) => {
       const n = next();
-      const out = output(s, state, n);
+      const out = output(s, state, n, body);
       let seq = 0;
       const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`;
       const events = [ev("response.created", { response: response(body, n, "in_progress", [], null) }), ev("response.in_progress", { response: response(body, n, "in_progress", [], null) })];
       out.forEach((item, index) => {
-        if (item.type === "reasoning") {
+        if (item.type === "reasoning" || item.type === "compaction") {
           events.push(ev("response.output_item.added", { output_index: index, item: { ...item, encrypted_content: undefined } }), ev("response.output_item.done", { output_index: index, item }));
         } else if (item.type === "message") {
           const text = s.text;

@@ -52,6 +52,10 @@ export interface TextScript {
   failStatus: number;
   /** Retry-After (seconds) on those failures. */
   retryAfter?: number;
+  /** retry-after-ms (OpenAI's) on those failures. */
+  retryAfterMs?: number;
+  /** Gemini: a google.rpc.RetryInfo detail with this retryDelay ("2s") in those failures' body. */
+  retryDelay?: string;
   /** A permanent error status (400, 401…) with the protocol's error body. */
   errorStatus?: number;
   errorMessage: string;
@@ -101,7 +105,7 @@ export interface Protocol {
   match(path: string, body: any): { stream: boolean } | null;
   /** The key sent in the protocol's header, or undefined. */
   keyOf(req: IncomingMessage, url: URL): string | undefined;
-  errorBody(status: number, message: string): unknown;
+  errorBody(status: number, message: string, script?: TextScript): unknown;
   json(script: TextScript, body: any): unknown;
   /** The SSE events in order: each string is one complete event ending in a blank line. */
   events(script: TextScript, body: any): string[];
@@ -155,8 +159,10 @@ export async function startFake(protocol: Protocol, apiKey: string, baseSuffix: 
     if (script.hang) return; // the socket stays open until the client gives up or close()
     if (script.failTimes > 0) {
       script.failTimes--;
-      const headers: Record<string, string> = script.retryAfter !== undefined ? { "retry-after": String(script.retryAfter) } : {};
-      return send(res, script.failStatus, protocol.errorBody(script.failStatus, script.errorMessage), headers);
+      const headers: Record<string, string> = {};
+      if (script.retryAfter !== undefined) headers["retry-after"] = String(script.retryAfter);
+      if (script.retryAfterMs !== undefined) headers["retry-after-ms"] = String(script.retryAfterMs);
+      return send(res, script.failStatus, protocol.errorBody(script.failStatus, script.errorMessage, script), headers);
     }
     if (script.errorStatus) return send(res, script.errorStatus, protocol.errorBody(script.errorStatus, script.errorMessage));
     const turn = script.toolCallsUntilResult && TOOL_RESULT.test(raw) ? { ...script, toolCalls: [] } : script;

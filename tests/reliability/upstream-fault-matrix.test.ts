@@ -50,7 +50,13 @@ interface FaultCase {
   name: string;
   fault: Fault;
   status: number;
-  code: "upstream_error" | "upstream_timeout";
+  code: "upstream_error" | "upstream_timeout" | "rate_limit_exceeded" | "upstream_overloaded";
+  /** The error type on the spec's envelope (default upstream_error). */
+  type?: string;
+  /** Messages routes answer an overload with Anthropic's own 529. */
+  messagesStatus?: number;
+  /** The Retry-After the client gets (the fake's hint, rounded up to whole seconds). */
+  retryAfter?: string;
   /** Retried on the same entry (429, 5xx, timeouts, resets). */
   retried: boolean;
   /** The next entry is tried. */
@@ -63,9 +69,10 @@ const FAULTS: FaultCase[] = [
   status(403, 502, false, true),
   status(400, 400, false, false),
   status(404, 404, false, false),
-  status(429, 502, true, true),
+  { ...status(429, 429, true, true), code: "rate_limit_exceeded", type: "rate_limit_error", retryAfter: "1" },
   status(500, 502, true, true),
-  status(503, 502, true, true),
+  { ...status(503, 503, true, true), code: "upstream_overloaded", messagesStatus: 529 },
+  { ...status(529, 503, true, true), code: "upstream_overloaded", messagesStatus: 529 },
   { name: "timeout", fault: { kind: "hang" }, status: 504, code: "upstream_timeout", retried: true, failover: true },
   { name: "connection reset", fault: { kind: "reset" }, status: 502, code: "upstream_error", retried: true, failover: true },
 ];
@@ -155,15 +162,18 @@ describe.each(CAPS)("$name", (cap) => {
     bad.reset(f.fault);
     const before = await balanceUsd(server, email);
     const r = await send(cap, solo);
-    expect(r.status).toBe(f.status);
+    const expected = (cap.anthropic && f.messagesStatus) || f.status;
+    expect(r.status).toBe(expected);
     expect(r.json?.error?.code).toBe(f.code);
-    if (!cap.anthropic) expect(r.json.error.type).toBe("upstream_error");
+    if (!cap.anthropic) expect(r.json.error.type).toBe(f.type ?? "upstream_error");
     else expect(r.json.type).toBe("error");
+    expect(r.headers.get("retry-after")).toBe(f.retryAfter ?? null);
     if (f.fault.kind === "status" && f.status < 500) expect(r.json.error.message).toContain("Incorrect API key provided");
     expectRedacted(r.text);
     expect(bad.hits.filter((p) => p === cap.path)).toHaveLength(tries);
     expect(await balanceUsd(server, email)).toBe(before);
     const log = await lastLog(solo);
+    // The log keeps the gateway's status (503 for an overload; 529 is only Messages' rendering).
     if (log) expect(log).toMatchObject({ status: f.status, settlement: "upstream_error", cost_micro_usd: "0" });
 
     // Two entries: the healthy one takes over exactly when the fault may heal elsewhere.
@@ -176,7 +186,7 @@ describe.each(CAPS)("$name", (cap) => {
       expect(good.hits).toEqual([cap.path]);
       expect(Number(p.headers.get("x-gateway-cost-usd"))).toBeGreaterThan(0);
     } else {
-      expect(p.status).toBe(f.status);
+      expect(p.status).toBe(expected);
       expect(good.hits).toEqual([]);
     }
   });

@@ -15,6 +15,7 @@ import { estimatePromptTokens } from "../tokens";
 import type { RouteContext, RouteDef } from "../types";
 import { createResponse } from "../stored-responses/create";
 import { textCall } from "./text-call";
+import { compactHandler } from "../stored-responses/compact";
 import { storedResponseRoutes } from "../stored-responses/routes";
 
 /**
@@ -40,6 +41,7 @@ export const textRoutes: RouteDef[] = [
   { method: "POST", path: "/v1/chat/completions", bodyLimit: TEXT_BODY_LIMIT, handler: generation("/v1/chat/completions", chatCompletions) },
   // POST /v1/responses (stateful: stored responses, previous_response_id) and its GET/DELETE routes.
   { method: "POST", path: "/v1/responses", bodyLimit: TEXT_BODY_LIMIT, handler: (ctx) => createResponse(ctx, "/v1/responses") },
+  { method: "POST", path: "/v1/responses/compact", bodyLimit: TEXT_BODY_LIMIT, handler: compactHandler },
   ...storedResponseRoutes,
   {
     method: "POST",

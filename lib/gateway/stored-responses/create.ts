@@ -1,6 +1,7 @@
 /**
- * POST /v1/responses with state: resolves `previous_response_id` and `item_reference` into a
- * stateless request for the text handler (run-response.ts), or hands it to background.ts. The
+ * POST /v1/responses with state: resolves `previous_response_id`, `item_reference` and our
+ * compaction items into a stateless request for the text handler (run-response.ts), answers a
+ * compaction trigger (compact.ts), or hands it to background.ts. The
  * response object says `store` and `previous_response_id` truthfully; stored ones are written
  * after the reply (store.ts says why that is safe).
  */
@@ -10,6 +11,8 @@ import { errors } from "../errors";
 import type { GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
 import { startBackground } from "./background";
+import { compactConversation } from "./compact";
+import { expandCompactions, isCompactionTrigger } from "./compaction";
 import { expandInput, normalizeItem, type Expanded } from "./history";
 import { runResponse } from "./run-response";
 import type { Item } from "./store";
@@ -25,6 +28,15 @@ export async function createResponse(ctx: RouteContext, path: string): Promise<G
   // handler refuses the other bad models with their log row.
   if (typeof body.model === "string" && !isModelId(body.model)) return ctx.error(modelIdError(body.model));
   const db = await getDb();
+
+  // Our compaction items become the summary they carry; a trigger is answered with a new one.
+  const opened = expandCompactions(body.input, ctx.principal.accountId);
+  if (!opened.ok) return ctx.error(opened.error);
+  if (opened.value !== body.input) body = Object.assign({}, body, { input: opened.value });
+  if (isCompactionTrigger(body.input)) {
+    const compacted = await compactConversation(db, ctx, path, body, "trigger");
+    if (compacted) return compacted;
+  }
 
   const prevRaw = body.previous_response_id;
   if (prevRaw !== undefined && prevRaw !== null && (typeof prevRaw !== "string" || !prevRaw))

@@ -87,7 +87,24 @@ async function inputItems(ctx: RouteContext) {
   return json(200, page.value);
 }
 
+/**
+ * `GET /v1/responses` is the Responses WebSocket transport: the custom server upgrades it
+ * (lib/runtime/responses-socket.ts). What reaches here cannot be upgraded — a plain GET, or the
+ * Next mount — and a 426 makes Codex fall back to HTTP at once (any other answer spends its
+ * retry budget first). Answered before the key is checked: nothing is revealed.
+ */
+async function webSocketNotServed(ctx: RouteContext) {
+  return ctx.error({
+    status: 426,
+    type: "invalid_request",
+    code: "websocket_upgrade_required",
+    message: "GET /v1/responses is the WebSocket transport (Upgrade: websocket, served by `npm start`); over HTTP send POST /v1/responses.",
+    headers: { upgrade: "websocket" },
+  });
+}
+
 export const storedResponseRoutes: RouteDef[] = [
+  { method: "GET", path: "/v1/responses", auth: false, handler: webSocketNotServed },
   { method: "GET", path: "/v1/responses/{id}", handler: retrieve },
   { method: "DELETE", path: "/v1/responses/{id}", handler: remove },
   { method: "POST", path: "/v1/responses/{id}/cancel", handler: cancel },

@@ -1,6 +1,6 @@
 /** The one failover loop: retries, failover, stopping, and the health hooks (order, onOutcome). */
 import { afterEach, describe, expect, it } from "vitest";
-import { classifyFailure, clientGone, errors, redactUpstream, transportFailure, type Outcome } from "../errors";
+import { classifyFailure, clientGone, errorResponse, errors, parseRetryAfter, redactUpstream, transportFailure, type Outcome } from "../errors";
 import { failover, installFailoverHooks, type AttemptReport } from "./failover";
 
 type E = { id: string };
@@ -51,6 +51,26 @@ describe("failover", () => {
     const { attempt } = scripted({ a: [s500], b: [transportFailure({ code: "UND_ERR_HEADERS_TIMEOUT" })] });
     expect(await failover([A, B], attempt)).toMatchObject({ ok: false, route: B, attempts: 2, error: { status: 504, code: "upstream_timeout" } });
     expect(await failover([], attempt)).toMatchObject({ ok: false, route: null, attempts: 0, error: { status: 502, code: "upstream_error" } });
+  });
+
+  it("waits the upstream's Retry-After between retries, and moves on when it is longer than the longest wait", async () => {
+    const short = classifyFailure(429, "", { "retry-after-ms": "120" });
+    const { calls, attempt } = scripted({ a: [short, ok("a")], b: [ok("b")] });
+    const t = performance.now();
+    expect(await failover([A, B], attempt, { retries: 2, baseDelayMs: 1, maxDelayMs: 1000 })).toMatchObject({ ok: true, route: A });
+    expect(performance.now() - t).toBeGreaterThanOrEqual(110);
+    expect(calls).toEqual(["a", "a"]);
+
+    // A quota window (60 s) is not waited out: the next entry at once, then the wait to the client.
+    const quota = classifyFailure(429, "", { "retry-after": "60" });
+    const second = scripted({ a: [quota], b: [ok("b")] });
+    const t2 = performance.now();
+    expect(await failover([A, B], second.attempt, { retries: 2, baseDelayMs: 1, maxDelayMs: 1000 })).toMatchObject({ ok: true, route: B });
+    expect(second.calls).toEqual(["a", "b"]);
+    const alone = scripted({ a: [quota] });
+    expect(await failover([A], alone.attempt, { retries: 2, baseDelayMs: 1, maxDelayMs: 1000 })).toMatchObject({ ok: false, error: { status: 429, headers: { "retry-after": "60" } } });
+    expect(alone.calls).toEqual(["a"]);
+    expect(performance.now() - t2).toBeLessThan(500);
   });
 
   it("tries nothing more once the client has gone", async () => {
@@ -106,14 +126,48 @@ describe("classifyFailure", () => {
   it("gives every capability the same verdict for the same status", () => {
     expect(classifyFailure(401, "")).toMatchObject({ retryable: false, failover: true, error: { status: 502, type: "upstream_error", code: "upstream_error" } });
     expect(classifyFailure(403, "")).toMatchObject({ retryable: false, failover: true, error: { status: 502 } });
-    expect(classifyFailure(429, "", { "retry-after": "2" })).toMatchObject({ retryable: true, retryAfterMs: 2000, error: { status: 502 } });
+    expect(classifyFailure(429, "", { "retry-after": "2" })).toMatchObject({ retryable: true, retryAfterMs: 2000, error: { status: 429, type: "rate_limit_error", code: "rate_limit_exceeded", headers: { "retry-after": "2" } } });
     expect(classifyFailure(408, "")).toMatchObject({ retryable: true, error: { status: 502 } });
-    expect(classifyFailure(503, "", { "retry-after-ms": "150" })).toMatchObject({ retryable: true, retryAfterMs: 150, error: { status: 502 } });
+    expect(classifyFailure(500, "")).toMatchObject({ retryable: true, error: { status: 502, code: "upstream_error" } });
+    expect(classifyFailure(503, "", { "retry-after-ms": "150" })).toMatchObject({ retryable: true, retryAfterMs: 150, error: { status: 503, code: "upstream_overloaded", headers: { "retry-after": "1" } } });
+    expect(classifyFailure(529, "")).toMatchObject({ retryable: true, error: { status: 503, code: "upstream_overloaded", headers: undefined } });
     expect(classifyFailure(404, '{"error":{"message":"no such model"}}')).toMatchObject({
       retryable: false,
       error: { status: 404, type: "upstream_error", message: "The upstream rejected the request: no such model" },
     });
     expect(classifyFailure(422, "not json").error.message).toBe("The upstream rejected the request: no message");
+  });
+
+  it("reads the upstream's wait from retry-after-ms, retry-after (seconds or HTTP date) and Gemini's RetryInfo", () => {
+    const now = Date.parse("2026-11-28T12:00:00Z");
+    expect(parseRetryAfter({ "retry-after-ms": "1500", "retry-after": "9" })).toBe(1500);
+    expect(parseRetryAfter({ "retry-after": "3" })).toBe(3000);
+    expect(parseRetryAfter({ "retry-after": "Sat, 28 Nov 2026 12:00:07 GMT" }, "", now)).toBe(7000);
+    expect(parseRetryAfter({ "retry-after": "Sat, 28 Nov 2026 11:59:00 GMT" }, "", now)).toBeUndefined();
+    const gemini = (delay: string) =>
+      JSON.stringify({ error: { code: 429, status: "RESOURCE_EXHAUSTED", message: "Quota exceeded", details: [{ "@type": "type.googleapis.com/google.rpc.QuotaFailure" }, { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: delay }] } });
+    expect(parseRetryAfter({}, gemini("7s"))).toBe(7000);
+    expect(parseRetryAfter({}, gemini("0.25s"))).toBe(250);
+    expect(parseRetryAfter({}, gemini("soon"))).toBeUndefined();
+    expect(parseRetryAfter({}, "not json RetryInfo")).toBeUndefined();
+    expect(classifyFailure(429, gemini("37s")).error.headers).toEqual({ "retry-after": "37" });
+  });
+
+  it("renders a persistent rate limit and an overload in each protocol's shape, with the wait", () => {
+    const limited = classifyFailure(429, '{"error":{"message":"slow down"}}', { "retry-after": "7" }).error;
+    const overloaded = classifyFailure(529, "", { "retry-after": "2" }).error;
+    const body = (r: { body: unknown }) => JSON.parse(r.body as string);
+    const oa = errorResponse(limited, "openai");
+    expect([oa.status, oa.headers["retry-after"], oa.headers["x-should-retry"]]).toEqual([429, "7", undefined]);
+    expect(body(oa).error).toMatchObject({ type: "rate_limit_error", code: "rate_limit_exceeded" });
+    expect(body(errorResponse(limited, "anthropic"))).toMatchObject({ type: "error", error: { type: "rate_limit_error" } });
+    const g = errorResponse(limited, "gemini");
+    expect(body(g).error).toMatchObject({ code: 429, status: "RESOURCE_EXHAUSTED" });
+    expect(body(g).error.details).toContainEqual({ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "7s" });
+    const an = errorResponse(overloaded, "anthropic");
+    expect([an.status, an.headers["retry-after"], body(an).error.type]).toEqual([529, "2", "overloaded_error"]);
+    expect(errorResponse(overloaded, "openai").status).toBe(503);
+    expect(body(errorResponse(overloaded, "gemini")).error).toMatchObject({ code: 503, status: "UNAVAILABLE" });
   });
 
   it("never passes on our key, the upstream's URL or host, or anything key-shaped", () => {

@@ -1,7 +1,8 @@
 /**
  * The one failover loop of every capability (text, embeddings, images, video submit): a model's
  * entries are tried in order; a retryable failure (429, 408, 5xx, timeouts, resets, garbage) is
- * retried on the same entry with exponential backoff and full jitter, then the next entry is
+ * retried on the same entry with exponential backoff and full jitter (at least the upstream's
+ * Retry-After; a longer wait than `maxDelayMs` ends that entry's retries), then the next entry is
  * tried; a failure marked `failover` (the upstream refused our credentials) moves on at once; any
  * other failure (the request's own 4xx, the client gone) is the answer. Only before the first
  * byte reached the client: a stream counts as a success once its first event is read.
@@ -120,7 +121,11 @@ export async function failover<R, T>(
         if (r.failover) break;
         return { route: entry, attempts, ...r };
       }
-      if (i < retries) await sleep(backoffMs(i, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, r.retryAfterMs), signal);
+      if (i === retries) break;
+      // The upstream's own wait is honoured; one longer than our longest wait is a quota
+      // window, not a blip: the next entry now, else the client gets the failure and the wait.
+      if (r.retryAfterMs !== undefined && r.retryAfterMs > policy.maxDelayMs) break;
+      await sleep(backoffMs(i, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, r.retryAfterMs), signal);
     }
   }
   return { route: lastRoute, attempts, ...(last ?? noUpstream()) };
