@@ -3,7 +3,6 @@
  * straight to the framework-agnostic gateway entry and everything else to Next.js. The public
  * API thus never pays Next's per-request cost (DESIGN.md, "Serving the public API").
  */
-import { timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { once } from "node:events";
 import { closeDb, migrationsApplied } from "./db/client";
@@ -21,11 +20,13 @@ import { ClientSignal } from "./lib/net/client-signal";
 import { stampPeer } from "./lib/net/request-address";
 import { metrics } from "./lib/metrics";
 import { startTracing, stopTracing } from "./lib/tracing";
-import { dataDirSecret } from "./lib/crypto";
+import { bearerToken, dataDirSecret, safeEqual } from "./lib/crypto";
 import { ADMIN_PATH, ADMIN_SECRET_FILE, handleAdminRequest } from "./lib/runtime/admin-endpoint";
 import { acquireInstance, updateInstance } from "./lib/runtime/instance-lock";
 import { markRunning } from "./lib/runtime/build-state";
 import { startJobs, type Jobs } from "./lib/runtime/jobs";
+import { CRON_PATH, cronTick, refuseCronCaller } from "./lib/runtime/cron";
+import { afterReplyIdle } from "./lib/after-reply";
 import { markPrepared, prepareDatabase } from "./lib/runtime/prepare";
 
 const URL_BASE = "http://localhost";
@@ -69,14 +70,14 @@ async function serveApi(req: IncomingMessage, res: ServerResponse): Promise<void
     body: req.method === "GET" || req.method === "HEAD" ? null : req,
     signal,
     remoteAddress: req.socket.remoteAddress,
-  }, { settleAfterReply: true });
+  }, { settleAfterReply: !env().serverless }); // serverless: nothing may outlive the invocation (decision 0042)
   // An oversized body is left unread; node:http discards the rest after the response, so the
   // client finishes sending and reads its 413 instead of meeting a reset connection.
   await writeGatewayResponse(res, r);
 }
 
 function goesToNext(url: string): boolean {
-  return !isApiPath(url) && url !== "/metrics" && url !== "/healthz" && url !== "/readyz" && url !== ADMIN_PATH && decodablePath(url);
+  return !isApiPath(url) && url !== "/metrics" && url !== "/healthz" && url !== "/readyz" && url !== ADMIN_PATH && url !== CRON_PATH && decodablePath(url);
 }
 
 /** Next.js answers a path with a malformed %-escape (`/api/…/cs_%FF`) with its HTML 500 page. */
@@ -111,8 +112,7 @@ async function health(res: ServerResponse, ready: boolean): Promise<void> {
 /** Prometheus text format, only with `Authorization: Bearer $METRICS_TOKEN` (off when unset). */
 async function serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const token = env().METRICS_TOKEN;
-  const presented = /^bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "";
-  const ok = token !== undefined && presented.length === token.length && timingSafeEqual(Buffer.from(presented), Buffer.from(token));
+  const ok = token !== undefined && safeEqual(bearerToken(req.headers.authorization), token);
   if (!ok) {
     res.writeHead(token ? 401 : 404, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: { message: token ? "Invalid metrics token." : "Not found.", type: token ? "authentication_error" : "not_found", code: token ? "invalid_token" : "not_found" } }));
@@ -121,6 +121,13 @@ async function serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<
   const { registry } = metrics();
   res.writeHead(200, { "content-type": registry.contentType });
   res.end(await registry.metrics());
+}
+
+/** GET /api/cron/tick (lib/runtime/cron.ts): one bounded pass of the background jobs. */
+async function serveCron(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const r = refuseCronCaller(req.headers.authorization) ?? (await cronTick());
+  res.writeHead(r.status, { "content-type": "application/json" });
+  res.end(JSON.stringify(r.body));
 }
 
 export interface RunningServer {
@@ -141,7 +148,8 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
     await startInvalidationListener();
     await warmRateLimiter();
     await startUpstreamHealth();
-    if (e.RUN_WORKERS) jobs = await startJobs();
+    // Serverless: no timers between invocations; the cron route drives the jobs (decision 0043).
+    if (e.RUN_WORKERS && !e.serverless) jobs = await startJobs();
     if (e.WEBHOOK_ALLOW_HOSTS.length) {
       logger().warn({ hosts: e.WEBHOOK_ALLOW_HOSTS }, "WEBHOOK_ALLOW_HOSTS exempts these hosts from the private-address rule (tests only)");
     }
@@ -165,6 +173,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       if (url === "/healthz") return void done(health(res, false));
       if (url === "/readyz") return void done(health(res, true));
       if (url === ADMIN_PATH) return void done(handleAdminRequest(req, res));
+      if (url === CRON_PATH) return void done(serveCron(req, res));
       if (!decodablePath(url)) return void badPath(res);
       stampPeer(req); // Next's handlers see headers only; sign-in limits need the peer (lib/net)
       void done(nextHandler(req, res));
@@ -190,6 +199,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           clearTimeout(force);
           await textSettlementsIdle(); // replies may have gone before their settlements committed
           await storedResponsesIdle(); // and before their stored responses were written
+          await afterReplyIdle(); // background responses, alerts, last-used stamps
           await jobs?.stop();
           sharedHealth()?.stop();
           await closeRateLimiter();

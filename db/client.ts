@@ -82,15 +82,18 @@ async function openPostgres(url: string): Promise<DbState> {
   // transaction-mode pooler (DATABASE_DIRECT_URL; Neon and Vercel call it the unpooled URL).
   const direct = env().DATABASE_DIRECT_URL ?? url;
   const settings = sessionSettingsSql();
-  const pool = new pg.Pool({ connectionString: url, max: env().DATABASE_POOL_SIZE });
-  pool.on("error", () => {}); // idle client errors surface on the next query instead
-  pool.on("connect", (c) => {
-    // Also while checked out: a session the server ends between two statements of a transaction
-    // (idle_in_transaction_session_timeout) must fail that transaction, not the process.
-    c.on("error", () => {});
-    // Queued on the new client before the query it was opened for.
-    if (settings) void c.query(settings).catch((err: unknown) => logger().warn({ err }, "database session settings refused"));
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: env().DATABASE_POOL_SIZE,
+    // Awaited before the new connection serves its first query.
+    onConnect: async (c) => {
+      // Also while checked out: a session the server ends between two statements of a
+      // transaction (idle_in_transaction_session_timeout) must fail that transaction, not the process.
+      c.on("error", () => {});
+      if (settings) await c.query(settings).catch((err: unknown) => logger().warn({ err }, "database session settings refused"));
+    },
   });
+  pool.on("error", () => {}); // idle client errors surface on the next query instead
   const db = drizzle(pool, { schema }) as unknown as DB;
   const listeners = new Set<() => Promise<void>>();
   return {

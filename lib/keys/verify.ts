@@ -9,6 +9,7 @@ import { accounts, apiKeys } from "../../db/schema";
 import { onInvalidation } from "../invalidation";
 import type { Principal } from "./principal";
 import { hashKey, looksLikeKey } from "./generate";
+import { afterReply } from "../after-reply";
 import { processSingleton } from "../process-singleton";
 
 export type VerifyResult =
@@ -166,7 +167,5 @@ export function stampLastUsed(keyId: string): void {
   const now = Date.now();
   if ((lastStamped.get(keyId) ?? 0) > now - 60_000) return;
   lastStamped.set(keyId, now);
-  void getDb()
-    .then((db) => db.update(apiKeys).set({ lastUsedAt: new Date(now) }).where(eq(apiKeys.id, keyId)))
-    .catch(() => {});
+  afterReply(getDb().then((db) => db.update(apiKeys).set({ lastUsedAt: new Date(now) }).where(eq(apiKeys.id, keyId))));
 }

@@ -11,6 +11,7 @@ import type { DB } from "../../../db/client";
 import { storedResponses, type StoredResponseStatus } from "../../../db/schema";
 import { decryptSecret, encryptSecret } from "../../crypto";
 import { env } from "../../env";
+import { afterReply } from "../../after-reply";
 import { logger } from "../../logger";
 import { sleep } from "../../sleep";
 import { processSingleton } from "../../process-singleton";
@@ -110,6 +111,7 @@ export function queueStoredResponse(db: DB, r: NewStoredResponse, ready?: Promis
       }
     }
   })();
+  afterReply(write);
   p.byId.set(r.id, write);
   for (const i of r.itemIds) p.byItem.set(i, write);
   void write.finally(() => {
