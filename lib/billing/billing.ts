@@ -117,7 +117,8 @@ abstract class Billing implements BillingPort {
     if (early && submitted.balanceAfterMicroUsd !== null) {
       // The reply goes now; the settlement commits a moment later (retried, settle-retry.ts; if
       // the database refuses it for good, that is logged and the hold goes back uncharged).
-      afterReply(result.catch((err) => logger().error({ err, requestId: req.requestId }, "settlement failed after the reply")));
+      // (Never in serverless mode, where nothing may outlive the invocation: decision 0042.)
+      result.catch((err) => logger().error({ err, requestId: req.requestId }, "settlement failed after the reply"));
       return { chargedMicroUsd: submitted.chargedMicroUsd, balanceAfterMicroUsd: submitted.balanceAfterMicroUsd };
     }
     const r = await result;
