@@ -4,6 +4,7 @@ import { applyConfig, applyConfigIfChanged } from "../config/apply";
 import { demoCatalog } from "../config/demo-catalog";
 import { loadConfigFile, resolveConfigPath } from "../config/load";
 import { env } from "../env";
+import { logger } from "../logger";
 import { invalidateCatalog } from "../gateway/catalog";
 import { startInvalidationListener } from "../invalidation";
 import { startUpstreamHealth } from "../gateway/health";
@@ -28,6 +29,7 @@ export async function prepareDatabase(opts: { applyCatalog?: boolean; onlyIfChan
     const source = config ? "config" : "demo";
     if (opts.onlyIfChanged ?? env().serverless) {
       if (await applyConfigIfChanged(db, cfg, source)) await invalidateCatalog();
+      else logger().debug({ source }, "the config is the one applied last: not applied again");
     } else {
       await applyConfig(db, cfg, source);
       await invalidateCatalog();

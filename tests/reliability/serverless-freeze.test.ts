@@ -188,6 +188,10 @@ describe("serverless mode on frozen instances", () => {
     expect(x.charges).toBe(1);
   });
 
+  it("the second instance's cold start found the config applied and did not apply it again", () => {
+    expect(b.server.logs()).toContain("the config is the one applied last: not applied again");
+  });
+
   it("the cron route refuses a caller without the secret", async () => {
     for (const authorization of [undefined, "Bearer wrong", "Bearer cron-secret-for-the-freeze-test-and-more"]) {
       const r = await fetch(`${a.url}/api/cron/tick`, { headers: authorization ? { authorization } : {} });
