@@ -1,7 +1,8 @@
 # Generation Gateway: the custom server (public API without Next's per-request cost) and the
 # console, from a full build. Next's `standalone` output would drop server.ts, so it is not
-# used here (docs/deploy.md). NODE_IMAGE swaps the base (any Debian-based image with Node >= 20.18
-# and a `node` user), e.g. one built locally where no registry of images can be reached.
+# used here (docs/deploy.md). NODE_IMAGE swaps the base (any Debian-based image with Node 22 or
+# 24 and a `node` user), e.g. one built locally where no registry of images can be reached.
+# Node 22 as package.json's engines, CI's PostgreSQL pass and Vercel (which reads engines) use.
 ARG NODE_IMAGE=node:22-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

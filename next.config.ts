@@ -7,6 +7,11 @@ const nextConfig: NextConfig = {
   // PGlite, pg and friends must be loaded by Node, not bundled: one PGlite instance per data
   // folder, shared with the custom server through globalThis (see db/client.ts).
   serverExternalPackages: ["@electric-sql/pglite", "pg", "pino", "@node-rs/argon2", "undici", "nodemailer", "pdfkit"],
+  // A Vercel function never opens PGlite (serverless mode needs DATABASE_URL, decision 0042), and
+  // its 20 MB of WebAssembly and data were two thirds of the /v1 function's traced files: kept
+  // out of every function's trace. Only traced deployments (Vercel) see this; `next start` and the
+  // custom server load node_modules as they are.
+  outputFileTracingExcludes: { "**": ["node_modules/@electric-sql/pglite/**"] },
   poweredByHeader: false,
   // The public API is served by lib/gateway; Next must not rewrite /v1 paths.
   skipTrailingSlashRedirect: true,

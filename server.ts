@@ -3,7 +3,6 @@
  * straight to the framework-agnostic gateway entry and everything else to Next.js. The public
  * API thus never pays Next's per-request cost (DESIGN.md, "Serving the public API").
  */
-import { timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { EventEmitter, once } from "node:events";
@@ -13,7 +12,6 @@ import { handleGatewayRequest } from "./lib/gateway/entry";
 import { closeRateLimiter, warmRateLimiter } from "./lib/gateway/rate-limit";
 import { textSettlementsIdle } from "./lib/billing/text-settle-batch";
 import { storedResponsesIdle } from "./lib/gateway/stored-responses/store";
-import { emailsIdle } from "./lib/email/send-later";
 import type { GatewayResponse } from "./lib/gateway/http";
 import { startInvalidationListener } from "./lib/invalidation";
 import { sharedHealth, startUpstreamHealth } from "./lib/gateway/health";
@@ -23,11 +21,13 @@ import { ClientSignal } from "./lib/net/client-signal";
 import { stampPeer } from "./lib/net/request-address";
 import { metrics } from "./lib/metrics";
 import { startTracing, stopTracing } from "./lib/tracing";
-import { dataDirSecret } from "./lib/crypto";
+import { bearerToken, dataDirSecret, safeEqual } from "./lib/crypto";
 import { ADMIN_PATH, ADMIN_SECRET_FILE, handleAdminRequest } from "./lib/runtime/admin-endpoint";
 import { acquireInstance, updateInstance } from "./lib/runtime/instance-lock";
 import { markRunning } from "./lib/runtime/build-state";
 import { startJobs, type Jobs } from "./lib/runtime/jobs";
+import { CRON_PATH, cronTick, refuseCronCaller } from "./lib/runtime/cron";
+import { afterReplyIdle } from "./lib/after-reply";
 import { markPrepared, prepareDatabase } from "./lib/runtime/prepare";
 import { admitSocket, isResponsesSocket, ResponsesSession } from "./lib/runtime/responses-socket";
 import { WebSocketServer } from "ws";
@@ -73,7 +73,7 @@ async function serveApi(req: IncomingMessage, res: ServerResponse): Promise<void
     body: req.method === "GET" || req.method === "HEAD" ? null : req,
     signal,
     remoteAddress: req.socket.remoteAddress,
-  }, { settleAfterReply: true });
+  }, { settleAfterReply: !env().serverless }); // serverless: nothing may outlive the invocation (decision 0042)
   // An oversized body is left unread; node:http discards the rest after the response, so the
   // client finishes sending and reads its 413 instead of meeting a reset connection.
   await writeGatewayResponse(res, r);
@@ -106,7 +106,7 @@ async function acceptResponsesSocket(sockets: WebSocketServer, req: IncomingMess
 }
 
 function goesToNext(url: string): boolean {
-  return !isApiPath(url) && url !== "/metrics" && url !== "/healthz" && url !== "/readyz" && url !== ADMIN_PATH && decodablePath(url);
+  return !isApiPath(url) && url !== "/metrics" && url !== "/healthz" && url !== "/readyz" && url !== ADMIN_PATH && url !== CRON_PATH && decodablePath(url);
 }
 
 /** Next.js answers a path with a malformed %-escape (`/api/…/cs_%FF`) with its HTML 500 page. */
@@ -141,8 +141,7 @@ async function health(res: ServerResponse, ready: boolean): Promise<void> {
 /** Prometheus text format, only with `Authorization: Bearer $METRICS_TOKEN` (off when unset). */
 async function serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const token = env().METRICS_TOKEN;
-  const presented = /^bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1] ?? "";
-  const ok = token !== undefined && presented.length === token.length && timingSafeEqual(Buffer.from(presented), Buffer.from(token));
+  const ok = token !== undefined && safeEqual(bearerToken(req.headers.authorization), token);
   if (!ok) {
     res.writeHead(token ? 401 : 404, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: { message: token ? "Invalid metrics token." : "Not found.", type: token ? "authentication_error" : "not_found", code: token ? "invalid_token" : "not_found" } }));
@@ -151,6 +150,13 @@ async function serveMetrics(req: IncomingMessage, res: ServerResponse): Promise<
   const { registry } = metrics();
   res.writeHead(200, { "content-type": registry.contentType });
   res.end(await registry.metrics());
+}
+
+/** GET /api/cron/tick (lib/runtime/cron.ts): one bounded pass of the background jobs. */
+async function serveCron(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const r = refuseCronCaller(req.headers.authorization) ?? (await cronTick());
+  res.writeHead(r.status, { "content-type": "application/json" });
+  res.end(JSON.stringify(r.body));
 }
 
 export interface RunningServer {
@@ -171,7 +177,8 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
     await startInvalidationListener();
     await warmRateLimiter();
     await startUpstreamHealth();
-    if (e.RUN_WORKERS) jobs = await startJobs();
+    // Serverless: no timers between invocations; the cron route drives the jobs (decision 0043).
+    if (e.RUN_WORKERS && !e.serverless) jobs = await startJobs();
     if (e.WEBHOOK_ALLOW_HOSTS.length) {
       logger().warn({ hosts: e.WEBHOOK_ALLOW_HOSTS }, "WEBHOOK_ALLOW_HOSTS exempts these hosts from the private-address rule (tests only)");
     }
@@ -198,6 +205,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       if (url === "/healthz") return void done(health(res, false));
       if (url === "/readyz") return void done(health(res, true));
       if (url === ADMIN_PATH) return void done(handleAdminRequest(req, res));
+      if (url === CRON_PATH) return void done(serveCron(req, res));
       if (!decodablePath(url)) return void badPath(res);
       stampPeer(req); // Next's handlers see headers only; sign-in limits need the peer (lib/net)
       void done(nextHandler(req, res));
@@ -237,7 +245,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           clearTimeout(force);
           await textSettlementsIdle(); // replies may have gone before their settlements committed
           await storedResponsesIdle(); // and before their stored responses were written
-          await emailsIdle(); // and before the emails they queued (password resets) went out
+          await afterReplyIdle(); // background responses, queued emails, alerts, last-used stamps
           await jobs?.stop();
           sharedHealth()?.stop();
           await closeRateLimiter();

@@ -7,10 +7,12 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { sql, type ExtractTablesWithRelations } from "drizzle-orm";
 import * as schema from "./schema";
 import { env } from "../lib/env";
+import { logger } from "../lib/logger";
 import { processSingleton } from "../lib/process-singleton";
 
 export type Schema = typeof schema;
@@ -26,7 +28,7 @@ interface DbState {
   /** Runs `fn` on a dedicated connection holding a session advisory lock (PG) or directly (PGlite). */
   withLock: <T>(lockId: number, fn: (db: DB) => Promise<T>) => Promise<T>;
   /** Raw LISTEN support for cross-process cache invalidation; null on PGlite (one process). */
-  listen: ((channel: string, onMessage: (payload: string) => void) => Promise<() => Promise<void>>) | null;
+  listen: ((channel: string, onMessage: (payload: string) => void, onReconnect?: () => void) => Promise<() => Promise<void>>) | null;
 }
 
 const slot = processSingleton("gateway.db", () => ({ current: undefined as Promise<DbState> | undefined }));
@@ -52,43 +54,126 @@ async function openPglite(): Promise<DbState> {
   };
 }
 
+/**
+ * What every gateway connection sets first (docs/deploy.md, "Database safety"): a statement
+ * waiting on a lock fails after DATABASE_LOCK_TIMEOUT_MS instead of queueing behind a stuck
+ * holder, a runaway statement is cancelled, and a session left inside a transaction (a process
+ * frozen or partitioned between two statements) is ended by the server, which rolls it back and
+ * frees its locks. Sent as one SET statement, not as startup parameters: PgBouncer refuses
+ * parameters it does not know. Behind a transaction-mode pooler a SET lands on whichever server
+ * connection ran it, so there set them on the role as well (ALTER ROLE … SET).
+ */
+export function sessionSettingsSql(): string | null {
+  const e = env();
+  const parts = [
+    ["lock_timeout", e.DATABASE_LOCK_TIMEOUT_MS],
+    ["statement_timeout", e.DATABASE_STATEMENT_TIMEOUT_MS],
+    ["idle_in_transaction_session_timeout", e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS],
+  ].filter(([, ms]) => Number(ms) > 0);
+  return parts.length ? parts.map(([k, ms]) => `set ${k} = ${Number(ms)}`).join("; ") : null;
+}
+
 async function openPostgres(url: string): Promise<DbState> {
   const pg = (await import("pg")).default;
   const { drizzle } = await import("drizzle-orm/node-postgres");
   // int8 (bigint) → number: every amount we store is far below 2^53 (see schema.ts).
   pg.types.setTypeParser(20, (v: string) => Number(v));
-  const pool = new pg.Pool({ connectionString: url, max: env().DATABASE_POOL_SIZE });
+  // LISTEN and the migrations' session lock need a session of their own: not through a
+  // transaction-mode pooler (DATABASE_DIRECT_URL; Neon and Vercel call it the unpooled URL).
+  const direct = env().DATABASE_DIRECT_URL ?? url;
+  const settings = sessionSettingsSql();
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: env().DATABASE_POOL_SIZE,
+    // Awaited before the new connection serves its first query.
+    onConnect: async (c) => {
+      // Also while checked out: a session the server ends between two statements of a
+      // transaction (idle_in_transaction_session_timeout) must fail that transaction, not the process.
+      c.on("error", () => {});
+      if (settings) await c.query(settings).catch((err: unknown) => logger().warn({ err }, "database session settings refused"));
+    },
+  });
   pool.on("error", () => {}); // idle client errors surface on the next query instead
   const db = drizzle(pool, { schema }) as unknown as DB;
+  const listeners = new Set<() => Promise<void>>();
   return {
     db,
     mode: "postgres",
-    close: () => pool.end(),
-    withLock: async (lockId, fn) => {
-      const client = await pool.connect();
-      try {
-        await client.query("select pg_advisory_lock($1)", [lockId]);
-        try {
-          return await fn(drizzle(client, { schema }) as unknown as DB);
-        } finally {
-          await client.query("select pg_advisory_unlock($1)", [lockId]);
-        }
-      } finally {
-        client.release();
-      }
+    close: async () => {
+      await Promise.all([...listeners].map((stop) => stop()));
+      await pool.end();
     },
-    listen: async (channel, onMessage) => {
-      const client = new pg.Client({ connectionString: url });
+    withLock: async (lockId, fn) => {
+      // Migrations may wait for another instance's and may run long: no timeouts on this session.
+      const client = new pg.Client({ connectionString: direct, application_name: "gateway-migrate" });
       client.on("error", () => {});
       await client.connect();
-      client.on("notification", (n) => {
+      try {
+        await client.query("select pg_advisory_lock($1)", [lockId]);
+        return await fn(drizzle(client, { schema }) as unknown as DB);
+      } finally {
+        await client.end().catch(() => {}); // ending the session releases its lock
+      }
+    },
+    listen: async (channel, onMessage, onReconnect) => {
+      const stop = await listenForever(pg, direct, channel, onMessage, onReconnect);
+      listeners.add(stop);
+      return stop;
+    },
+  };
+}
+
+/**
+ * LISTEN on a connection of its own that comes back when the server drops it (restart,
+ * failover, pg_terminate_backend, a pooler or network idle cut): reconnects at once, then backs
+ * off up to 5 s while the server is away. Notifications sent while it was down are lost, so
+ * `onReconnect` runs once it listens again (the caller drops its caches). The first connection's
+ * failure is thrown: a start without invalidation would serve revoked keys.
+ */
+async function listenForever(
+  pg: typeof import("pg").default,
+  url: string,
+  channel: string,
+  onMessage: (payload: string) => void,
+  onReconnect?: () => void,
+): Promise<() => Promise<void>> {
+  let current: import("pg").Client | null = null;
+  let stopped = false;
+  const connect = async (first: boolean): Promise<void> => {
+    for (let attempt = 0; !stopped; attempt++) {
+      const c = new pg.Client({ connectionString: url, application_name: "gateway-listen" });
+      c.on("error", () => {}); // the "end" below handles a dropped connection
+      try {
+        await c.connect();
+        await c.query(`listen ${c.escapeIdentifier(channel)}`);
+      } catch (err) {
+        await c.end().catch(() => {});
+        if (first) throw err;
+        await sleep(Math.min(5_000, 50 * 2 ** attempt));
+        continue;
+      }
+      c.on("notification", (n) => {
         if (n.channel === channel) onMessage(n.payload ?? "");
       });
-      await client.query(`listen ${client.escapeIdentifier(channel)}`);
-      return async () => {
-        await client.end().catch(() => {});
-      };
-    },
+      c.once("end", () => {
+        if (stopped || current !== c) return;
+        current = null;
+        logger().warn("the LISTEN connection was dropped; reconnecting");
+        void connect(false);
+      });
+      if (stopped) return void (await c.end().catch(() => {}));
+      current = c;
+      if (!first) {
+        logger().info("listening for invalidations again");
+        onReconnect?.();
+      }
+      return;
+    }
+  };
+  await connect(true);
+  return async () => {
+    stopped = true;
+    await current?.end().catch(() => {});
   };
 }
 

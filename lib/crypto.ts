@@ -2,12 +2,24 @@
  * Secrets at rest (upstream API keys, webhook secrets): AES-256-GCM with ENCRYPTION_KEY, or a
  * key generated once under DATA_DIR. Several instances sharing a database must share the key.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { env } from "./env";
 import { processSingleton } from "./process-singleton";
 
+
+/** Whether a presented secret equals ours, in a time that does not tell how much of it matched. */
+export function safeEqual(presented: string, secret: string): boolean {
+  const x = Buffer.from(presented);
+  const y = Buffer.from(secret);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The token of an `Authorization: Bearer …` header ("" when there is none). */
+export function bearerToken(authorization: string | null | undefined): string {
+  return /^bearer\s+(.+)$/i.exec(authorization ?? "")?.[1] ?? "";
+}
 
 /** Reads (or creates, mode 0600) a secret file under DATA_DIR. */
 export function dataDirSecret(name: string, bytes = 32): string {

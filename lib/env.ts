@@ -35,6 +35,19 @@ const envSchema = z.object({
   PORT: int(3000),
   DATABASE_URL: z.string().optional().transform((v) => v || undefined),
   DATABASE_POOL_SIZE: int(10),
+  /** An unpooled address of the same database, for what a transaction-mode pooler cannot carry: LISTEN and migrations' session lock (docs/deploy.md). */
+  DATABASE_DIRECT_URL: z.string().optional().transform((v) => v || undefined),
+  /** Milliseconds, set on every gateway connection (0 = the server's own setting); docs/deploy.md, "Database safety". */
+  DATABASE_LOCK_TIMEOUT_MS: int(5_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: int(60_000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: int(15_000),
+  /** Serverless mode (docs/decisions/0042): on with SERVERLESS=1, or when Vercel sets VERCEL. */
+  SERVERLESS: bool(false),
+  VERCEL: z.string().optional().transform((v) => !!v && v !== "0"),
+  /** Bearer token of GET /api/cron/tick (unset: the route answers 404). */
+  CRON_SECRET: z.string().optional().transform((v) => v || undefined),
+  /** How long one cron pass may start new work (seconds); keep it under the function's duration limit. */
+  CRON_TIME_BUDGET_S: int(45),
   DATA_DIR: z.string().optional().transform((v) => path.resolve(v || ".data")),
   GATEWAY_CONFIG: z.string().optional().transform((v) => v || undefined),
   PUBLIC_BASE_URL: z.string().optional().transform((v) => v || undefined),
@@ -118,7 +131,11 @@ const envSchema = z.object({
     }),
 });
 
-export type Env = z.infer<typeof envSchema> & { publicBaseUrl: string };
+export type Env = z.infer<typeof envSchema> & {
+  publicBaseUrl: string;
+  /** Nothing outlives an invocation: no leases, no early settlements, jobs driven by the cron route. */
+  serverless: boolean;
+};
 
 let cached: Env | undefined;
 
@@ -133,7 +150,7 @@ export function env(): Env {
   }
   const e = parsed.data;
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, "");
-  cached = { ...e, publicBaseUrl };
+  cached = { ...e, publicBaseUrl, serverless: e.SERVERLESS || e.VERCEL };
   return cached;
 }
 

@@ -49,6 +49,12 @@ export async function notifyInvalidation(msg: Invalidation): Promise<void> {
   }
 }
 
+function dropEverything(): void {
+  dispatch({ kind: "catalog" });
+  dispatch({ kind: "keys" });
+  dispatch({ kind: "accounts" });
+}
+
 /** Subscribes this process to other instances' changes (PostgreSQL only). Idempotent. */
 export function startInvalidationListener(): Promise<void> {
   const reg = registry();
@@ -56,14 +62,18 @@ export function startInvalidationListener(): Promise<void> {
     const s = await dbState();
     if (!s.listen) return;
     logger().debug("listening for cache invalidations from other instances");
-    await s.listen(CHANNEL, (payload) => {
-      try {
-        dispatch(JSON.parse(payload) as Invalidation);
-      } catch {
-        dispatch({ kind: "catalog" });
-        dispatch({ kind: "keys" });
-      }
-    });
+    await s.listen(
+      CHANNEL,
+      (payload) => {
+        try {
+          dispatch(JSON.parse(payload) as Invalidation);
+        } catch {
+          dropEverything();
+        }
+      },
+      // Reconnected after the server dropped the connection: what was sent meanwhile is lost.
+      dropEverything,
+    );
   })();
   return reg.started;
 }

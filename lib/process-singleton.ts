@@ -17,3 +17,11 @@ export function processSingleton<T>(key: string, make: () => T): () => T {
     return held.value;
   };
 }
+
+/**
+ * A value another library keeps on globalThis under Symbol.for(key), as it is (not boxed like
+ * processSingleton's): the request context a serverless platform provides (lib/after-reply.ts).
+ */
+export function sharedGlobal<T>(key: string): T | undefined {
+  return (globalThis as unknown as Record<symbol, T | undefined>)[Symbol.for(key)];
+}

@@ -1,6 +1,11 @@
-/** `npm run db:migrate`: applies committed migrations (also done automatically at start). */
-import { closeDb, migrate } from "../db/client";
+/**
+ * `npm run db:migrate`: applies committed migrations and the config file (GATEWAY_CONFIG, or the
+ * demo catalog) unless that very config was applied last. The build step of a serverless
+ * deployment (vercel.json), so its cold starts find both done; servers also do it at start.
+ */
+import { closeDb } from "../db/client";
+import { prepareDatabase } from "../lib/runtime/prepare";
 
-await migrate();
+await prepareDatabase({ onlyIfChanged: true });
 await closeDb();
-console.error("migrations applied");
+console.error("migrations and the config applied");

@@ -13,6 +13,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
+import { afterReply } from "../after-reply";
 import { env } from "../env";
 import { logger } from "../logger";
 import { metrics } from "../metrics";
@@ -40,9 +41,13 @@ export function billingFor(db: DB, req: BillingRequest, opts: BillingOptions = {
 
 const leases = processSingleton("gateway.textLeases", () => ({ current: undefined as { db: DB; m: LeaseManager } | undefined }));
 
-/** The process-wide lease manager (one per database handle), or null when leases are off (GATEWAY_TEXT_LEASES=off). */
+/**
+ * The process-wide lease manager (one per database handle), or null when leases are off:
+ * GATEWAY_TEXT_LEASES=off, or serverless mode, where a lease would stay held while its instance
+ * sleeps and make other instances refuse covered requests (decision 0042).
+ */
 export function textLeases(db: DB): LeaseManager | null {
-  if (!env().GATEWAY_TEXT_LEASES) return null;
+  if (!env().GATEWAY_TEXT_LEASES || env().serverless) return null;
   const slot = leases();
   if (slot.current?.db === db) return slot.current.m;
   slot.current?.m.stop();
@@ -75,7 +80,7 @@ abstract class Billing implements BillingPort {
     if (r.ok) return r;
     if (r.reason === "budget_exceeded" || r.reason === "member_cap_exceeded") {
       // Told once per window (raiseLimitAlert's dedupe key); the 402 does not wait for it.
-      raiseLimitAlert(this.db, this.req.accountId, this.req.keyId, r).catch((err) => logger().warn({ err, requestId: this.req.requestId }, "limit alert not raised"));
+      afterReply(raiseLimitAlert(this.db, this.req.accountId, this.req.keyId, r).catch((err) => logger().warn({ err, requestId: this.req.requestId }, "limit alert not raised")));
     }
     return r;
   }
@@ -128,6 +133,7 @@ abstract class Billing implements BillingPort {
     if (early && submitted.balanceAfterMicroUsd !== null) {
       // The reply goes now; the settlement commits a moment later (retried, settle-retry.ts; if
       // the database refuses it for good, that is logged and the hold goes back uncharged).
+      // (Never in serverless mode, where nothing may outlive the invocation: decision 0042.)
       result.catch((err) => logger().error({ err, requestId: req.requestId }, "settlement failed after the reply"));
       return { chargedMicroUsd: submitted.chargedMicroUsd, balanceAfterMicroUsd: submitted.balanceAfterMicroUsd };
     }

@@ -1,8 +1,8 @@
 /**
  * A settlement that fails must neither lose the charge (the upstream did the work) nor keep the
  * hold (the client's money stays frozen). Two kinds of failure:
- * - transient (deadlock, serialization failure, lost connection, the server restarting): the
- *   same statement is retried with backoff;
+ * - transient (deadlock, serialization failure, a lock wait past lock_timeout, lost connection,
+ *   the server restarting): the same statement is retried with backoff;
  * - the row itself is refused (a value the log table cannot store): the settlement is retried
  *   once with a repaired log row — the money part unchanged, suspicious fields dropped, and the
  *   row's `settlement` ends in `_repaired` with a `usage_note` saying why.
@@ -22,7 +22,7 @@ export const withNote = (note: string | null | undefined, add: string) => (note 
 export function isTransient(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return err instanceof Error && /ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|Connection terminated/i.test(err.message);
-  return code === "40001" || code === "40P01" || code.startsWith("08") || code.startsWith("53") || code === "57P01" || code === "57P02" || code === "57P03" || code.startsWith("E");
+  return code === "40001" || code === "40P01" || code === "55P03" || code.startsWith("08") || code.startsWith("53") || code === "57P01" || code === "57P02" || code === "57P03" || code.startsWith("E");
 }
 
 /** Delays between attempts of a transient failure (about 15 s in all). */

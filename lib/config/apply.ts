@@ -3,11 +3,13 @@
  * the entries it names; console-made entries are left alone; an entry that left the file is
  * disabled, never deleted, so history keeps its prices.
  */
+import { createHash } from "node:crypto";
 import { and, eq, inArray, not, sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
-import { modelAliases, models, upstreams, type ModelPrice } from "../../db/schema";
+import { gatewaySettings, modelAliases, models, upstreams, type ModelPrice } from "../../db/schema";
 import { usdToMicro } from "../billing/money";
 import { encryptSecret } from "../crypto";
+import { env } from "../env";
 import { newId } from "../ids";
 import { lifecycleDates } from "./lifecycle";
 import { TEXT_CLASS_PRICES, type GatewayConfig } from "./schema";
@@ -106,4 +108,23 @@ export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" |
       .set({ enabled: false, updatedAt: now })
       .where(and(inArray(upstreams.source, [source, otherSource]), namedUpstreams.length ? not(inArray(upstreams.id, namedUpstreams)) : sql`true`));
   });
+}
+
+/** gateway_settings row naming the config last applied (its fingerprint). */
+const APPLIED = "applied_config";
+
+/**
+ * applyConfig unless this very config was applied last (serverless cold starts, decision 0044):
+ * a deployment's first instance — or `npm run db:migrate`, its build step — applies it, the
+ * others read one row. The fingerprint covers the resolved file (so a changed `${ENV}` secret
+ * counts) and the encryption key the upstream keys are sealed with. True when it applied.
+ */
+export async function applyConfigIfChanged(db: DB, cfg: GatewayConfig, source: "config" | "demo"): Promise<boolean> {
+  const fingerprint = createHash("sha256").update(JSON.stringify([source, cfg, env().ENCRYPTION_KEY ?? ""])).digest("hex");
+  const [row] = await db.select({ value: gatewaySettings.value }).from(gatewaySettings).where(eq(gatewaySettings.name, APPLIED));
+  if (row?.value.fingerprint === fingerprint) return false;
+  await applyConfig(db, cfg, source);
+  const value = { fingerprint, appliedAt: new Date().toISOString() };
+  await db.insert(gatewaySettings).values({ name: APPLIED, value }).onConflictDoUpdate({ target: gatewaySettings.name, set: { value, updatedAt: new Date() } });
+  return true;
 }

@@ -10,6 +10,7 @@ import { onInvalidation } from "../invalidation";
 import type { Principal } from "./principal";
 import { hashKey, looksLikeKey } from "./generate";
 import { memberScope } from "./visibility";
+import { afterReply } from "../after-reply";
 import { processSingleton } from "../process-singleton";
 
 export type VerifyResult =
@@ -171,7 +172,5 @@ export function stampLastUsed(keyId: string): void {
   const now = Date.now();
   if ((lastStamped.get(keyId) ?? 0) > now - 60_000) return;
   lastStamped.set(keyId, now);
-  void getDb()
-    .then((db) => db.update(apiKeys).set({ lastUsedAt: new Date(now) }).where(eq(apiKeys.id, keyId)))
-    .catch(() => {});
+  afterReply(getDb().then((db) => db.update(apiKeys).set({ lastUsedAt: new Date(now) }).where(eq(apiKeys.id, keyId))));
 }

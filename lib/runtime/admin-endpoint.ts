@@ -2,22 +2,15 @@
  * The running server's local admin endpoint, used by the admin CLI when the server holds the
  * embedded PGlite database. Loopback only, and guarded by a secret only readable from DATA_DIR.
  */
-import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getDb } from "../../db/client";
 import { runAdminCommand } from "../admin/commands";
 import { textSettlementsIdle } from "../billing/text-settle-batch";
-import { dataDirSecret } from "../crypto";
+import { dataDirSecret, safeEqual } from "../crypto";
 import { logger } from "../logger";
 
 export const ADMIN_PATH = "/_internal/admin";
 export const ADMIN_SECRET_FILE = "admin.secret";
-
-function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"]);
 

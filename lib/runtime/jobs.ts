@@ -1,7 +1,8 @@
 /**
  * Background jobs a process runs when RUN_WORKERS is not false: returning expired holds, and
  * (lib/tasks) video polling, webhooks and retention, and deleting stored responses and request-log rows past
- * their retention. The same code runs in `npm run worker`.
+ * their retention. The same code runs in `npm run worker`. In serverless mode none of it runs
+ * on timers: `cron.ts` runs one bounded pass of the same jobs per call of GET /api/cron/tick.
  */
 import { getDb } from "../../db/client";
 import { sweepExpiredHolds } from "../billing/holds";

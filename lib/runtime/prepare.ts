@@ -1,23 +1,39 @@
 /** What every process does before using the database: migrations, then the config file or demo catalog. */
-import { getDb, migrate } from "../../db/client";
-import { applyConfig } from "../config/apply";
+import { getDb, migrate, migrationsApplied } from "../../db/client";
+import { applyConfig, applyConfigIfChanged } from "../config/apply";
 import { demoCatalog } from "../config/demo-catalog";
 import { loadConfigFile, resolveConfigPath } from "../config/load";
 import { env } from "../env";
+import { logger } from "../logger";
 import { invalidateCatalog } from "../gateway/catalog";
 import { startInvalidationListener } from "../invalidation";
 import { startUpstreamHealth } from "../gateway/health";
 import { acquireInstance } from "./instance-lock";
 import { processSingleton } from "../process-singleton";
 
-export async function prepareDatabase(opts: { applyCatalog?: boolean } = {}): Promise<{ configPath: string | null }> {
+/**
+ * `onlyIfChanged`: skip the config when this very one was applied last (serverless mode and the
+ * build step; decision 0044). A long-lived server applies it at every start, as before, so a
+ * restart also undoes console edits of the entries the file names.
+ */
+export async function prepareDatabase(opts: { applyCatalog?: boolean; onlyIfChanged?: boolean } = {}): Promise<{ configPath: string | null }> {
   // Validate the config before touching the database: a bad file stops the start with one message.
   const configPath = resolveConfigPath(env().GATEWAY_CONFIG);
   const config = configPath ? loadConfigFile(configPath) : null;
-  await migrate();
+  // A start on a migrated database reads one count instead of running the migrator (a session
+  // lock, the journal, every migration's hash).
+  if (!(await migrationsApplied().catch(() => false))) await migrate();
   if (opts.applyCatalog !== false) {
-    await applyConfig(await getDb(), config ?? demoCatalog, config ? "config" : "demo");
-    await invalidateCatalog();
+    const db = await getDb();
+    const cfg = config ?? demoCatalog;
+    const source = config ? "config" : "demo";
+    if (opts.onlyIfChanged ?? env().serverless) {
+      if (await applyConfigIfChanged(db, cfg, source)) await invalidateCatalog();
+      else logger().debug({ source }, "the config is the one applied last: not applied again");
+    } else {
+      await applyConfig(db, cfg, source);
+      await invalidateCatalog();
+    }
   }
   return { configPath };
 }

@@ -91,33 +91,42 @@ async function nap(ms: number, signal: AbortSignal): Promise<void> {
   }
 }
 
-export async function startWorker(opts: WorkerOptions): Promise<void> {
+/**
+ * One worker's state and its tick: claim what is due (tasks, webhook deliveries) up to the free
+ * concurrency and start it, start an alert pass unless one runs, media retention when it is
+ * due. Shared by the long-running loop (startWorker) and the bounded pass a cron route runs
+ * (runWorkerPass).
+ */
+function makeWorker(opts: Omit<WorkerOptions, "signal"> & { signal?: AbortSignal; once?: boolean }, db: DB) {
   const e = env();
-  const db = opts.db ?? (await getDb());
   const storage = opts.storage ?? getMediaStorage();
   const wp = opts.policy && opts.dispatcher ? { policy: opts.policy, dispatcher: opts.dispatcher } : webhookPolicy();
-  const tickMs = opts.tickMs ?? 500;
   const concurrency = opts.concurrency ?? 8;
   const retentionEveryMs = opts.retentionEveryMs ?? 10 * 60_000;
   const log = logger().child({ component: "worker" });
   const inflight = new Set<Promise<void>>();
+  const done = { tasks: 0, deliveries: 0, retention: 0 };
   let lastRetention = 0;
   let alertsBusy = false;
+  /** A bounded pass (`once`) runs alerts and retention on its first tick only. */
+  let ticks = 0;
 
   const track = (p: Promise<void>) => {
     inflight.add(p);
     void p.finally(() => inflight.delete(p));
   };
 
-  log.info("worker started");
-  while (!opts.signal.aborted) {
+  /** Returns how many jobs it claimed. */
+  const tick = async (): Promise<number> => {
     let claimed = 0;
+    const housekeeping = !opts.once || ticks++ === 0;
     try {
       const now = new Date();
       const free = concurrency - inflight.size;
       if (free > 0) {
         const due = await claimDueTasks(db, now, free);
         claimed += due.length;
+        done.tasks += due.length;
         for (const t of due) {
           track(
             runTaskTurn(t, { db, storage, pollIntervalMs: e.TASK_POLL_INTERVAL_MS, publicBaseUrl: e.publicBaseUrl, upstreamFor: opts.upstreamFor, signal: opts.signal }).catch((err) =>
@@ -127,6 +136,7 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
         }
         const deliveries = await claimDueDeliveries(db, now, Math.max(1, concurrency - inflight.size), e.WEBHOOK_TIMEOUT_MS + 30_000);
         claimed += deliveries.length;
+        done.deliveries += deliveries.length;
         for (const d of deliveries) {
           track(
             runDelivery(d, { db, ...wp, timeoutMs: e.WEBHOOK_TIMEOUT_MS, scheduleS: e.WEBHOOK_RETRY_SCHEDULE_S })
@@ -135,7 +145,7 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
           );
         }
       }
-      if (!alertsBusy) {
+      if (!alertsBusy && housekeeping) {
         // Auto top-ups wait on Stripe and alert emails on SMTP: off the loop, one pass at a time
         // per worker; the top-ups first, so their alerts go out in the same pass.
         alertsBusy = true;
@@ -148,16 +158,53 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
             .finally(() => (alertsBusy = false)),
         );
       }
-      if (Date.now() - lastRetention >= retentionEveryMs) {
+      if (housekeeping && Date.now() - lastRetention >= retentionEveryMs) {
         lastRetention = Date.now();
-        await runRetention(db, storage);
+        done.retention += await runRetention(db, storage);
       }
     } catch (err) {
       log.error({ err }, "worker loop error");
     }
+    return claimed;
+  };
+  return { tick, inflight, concurrency, log, done };
+}
+
+export async function startWorker(opts: WorkerOptions): Promise<void> {
+  const w = makeWorker(opts, opts.db ?? (await getDb()));
+  const tickMs = opts.tickMs ?? 500;
+  w.log.info("worker started");
+  while (!opts.signal.aborted) {
+    const claimed = await w.tick();
     // Busy: look again at once for more; idle: wait for the next tick or a wake-up.
-    await nap(claimed > 0 && inflight.size < concurrency ? 0 : tickMs, opts.signal);
+    await nap(claimed > 0 && w.inflight.size < w.concurrency ? 0 : tickMs, opts.signal);
   }
-  await Promise.allSettled([...inflight]);
-  log.info("worker stopped");
+  await Promise.allSettled([...w.inflight]);
+  w.log.info("worker stopped");
+}
+
+/** What one bounded pass did: jobs started (each runs to its end), media files retired. */
+export interface WorkerPass {
+  tasks: number;
+  deliveries: number;
+  retention: number;
+}
+
+/**
+ * One bounded pass of the worker (GET /api/cron/tick, lib/runtime/cron.ts): claims and runs
+ * whatever is due until nothing is or `until` (epoch ms) has passed, then waits for what it
+ * started — a task turn and a delivery each have their own timeouts. Jobs it does not reach wait
+ * for the next pass; a job it claimed and could not finish (the function was stopped) is taken
+ * again when its lease runs out, exactly as after a worker crash.
+ */
+export async function runWorkerPass(opts: Omit<WorkerOptions, "signal"> & { until: number }): Promise<WorkerPass> {
+  const w = makeWorker({ ...opts, once: true, retentionEveryMs: 0 }, opts.db ?? (await getDb()));
+  while (Date.now() < opts.until) {
+    const claimed = await w.tick();
+    if (!claimed && !w.inflight.size) break;
+    // Wait for a slot (or for the work that may make more due: a finished turn enqueues its webhook).
+    if (w.inflight.size) await Promise.race([Promise.race([...w.inflight]), sleep(Math.max(0, opts.until - Date.now()))]);
+  }
+  await Promise.allSettled([...w.inflight]);
+  return { ...w.done };
 }

@@ -46,6 +46,8 @@ export interface TestServer {
   /** Direct SQL on the server's PostgreSQL database (throws on PGlite). */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   logs(): string;
+  /** The server process's id while it runs (the freeze test stops and continues it). */
+  pid(): number | undefined;
   /**
    * Values that must never appear in the server's log (API keys made by the fixtures, upstream
    * credentials from the config, Stripe secrets): dispose() fails the test file if one does.
@@ -251,6 +253,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       return (await pool.query(text, params)).rows as T[];
     },
     logs: () => fs.readFileSync(logFile, "utf8"),
+    pid: () => (child as ChildProcess | null)?.pid,
     secrets: new Set(configSecrets(opts.config, env)),
     stop,
     restart: launch,

@@ -16,6 +16,7 @@ import type { DB } from "../../../db/client";
 import { storedResponses, type StoredResponseStatus } from "../../../db/schema";
 import { encryptSecret, decryptSecret } from "../../crypto";
 import { visibleTo, type Viewer } from "../../keys/visibility";
+import { afterReply } from "../../after-reply";
 import { logger } from "../../logger";
 import { sleep } from "../../sleep";
 import { errors, type ApiError } from "../errors";
@@ -119,7 +120,12 @@ export async function startBackground(
   });
   const l: Live = { events: [], waiters: new Set(), done: false, abort: new AbortController() };
   live().set(id, l);
-  setImmediate(() => void runBackground(db, id).catch((err) => logger().error({ err, responseId: id }, "background response failed")));
+  // Runs after the reply, in this invocation (a serverless platform keeps the instance up for it).
+  afterReply(
+    new Promise((r) => setImmediate(r))
+      .then(() => runBackground(db, id))
+      .catch((err) => logger().error({ err, responseId: id }, "background response failed")),
+  );
   if (stream) return { status: 200, headers: { ...SSE_HEADERS }, body: follow(db, ctx.principal, id, -1) };
   return json(200, response);
 }
@@ -337,17 +343,23 @@ export async function cancelBackground(db: DB, who: Viewer, id: string): Promise
 }
 
 /**
- * The sweep (lib/runtime/jobs.ts): claims queued rows nobody started, and fails running rows
- * whose runner stopped touching them.
+ * The sweep (lib/runtime/jobs.ts, and the cron pass in lib/runtime/cron.ts): claims queued rows
+ * nobody started, and fails running rows whose runner stopped touching them — a process that
+ * died, or a serverless function stopped at its duration limit (a serverless instance is never
+ * frozen while a run is in progress: the run is registered with the platform, lib/after-reply.ts).
  */
-export async function sweepBackgroundResponses(db: DB, now = Date.now()): Promise<number> {
+export async function sweepBackgroundResponses(db: DB, now = Date.now(), until = Infinity): Promise<number> {
   const stale = new Date(now - STALE_MS);
   const queued = await db
     .select({ id: storedResponses.id })
     .from(storedResponses)
     .where(and(eq(storedResponses.background, true), eq(storedResponses.status, "queued"), lt(storedResponses.updatedAt, new Date(now - 5_000))))
     .limit(20);
-  for (const q of queued) await runBackground(db, q.id).catch((err) => logger().error({ err, responseId: q.id }, "background response failed"));
+  // `until` (a cron pass's budget): no new run starts after it; the next pass takes the rest.
+  for (const q of queued) {
+    if (Date.now() >= until) break;
+    await runBackground(db, q.id).catch((err) => logger().error({ err, responseId: q.id }, "background response failed"));
+  }
   const dead = await db
     .update(storedResponses)
     .set({ status: "failed", updatedAt: new Date(now) })

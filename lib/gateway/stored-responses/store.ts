@@ -13,6 +13,7 @@ import { storedResponses, type StoredResponseStatus } from "../../../db/schema";
 import { decryptSecret, encryptSecret } from "../../crypto";
 import { visibleTo, type Viewer } from "../../keys/visibility";
 import { env } from "../../env";
+import { afterReply } from "../../after-reply";
 import { logger } from "../../logger";
 import { sleep } from "../../sleep";
 import { processSingleton } from "../../process-singleton";
@@ -112,6 +113,7 @@ export function queueStoredResponse(db: DB, r: NewStoredResponse, ready?: Promis
       }
     }
   })();
+  afterReply(write);
   p.byId.set(r.id, write);
   for (const i of r.itemIds) p.byItem.set(i, write);
   void write.finally(() => {
