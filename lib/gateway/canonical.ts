@@ -81,12 +81,15 @@ export interface ReasoningPart {
   redacted?: string;
 }
 
+/** What a tool result may hold: text, and the images and documents a tool read (screenshots, files). */
+export type ToolResultContent = TextPart | ImagePart | DocumentPart;
+
 /** The caller's answer to a tool call. `name` is known when the protocol carries it (GC does). */
 export interface ToolResultPart {
   type: "tool_result";
   callId: string;
   name?: string;
-  content: Array<TextPart | ImagePart>;
+  content: ToolResultContent[];
   isError?: boolean;
   cacheControl?: CacheControl;
 }

@@ -25,8 +25,8 @@ const thought = (s: TextScript) => (s.reasoning ? [{ text: s.reasoning, thought:
 const modelOf = (path: string) => decodeURIComponent(path.split("/models/")[1]?.split(":")[0] ?? "");
 
 export const geminiProtocol: Protocol = {
-  refuse: (_req, body) => {
-    const message = refuseGemini(body);
+  refuse: (req, body) => {
+    const message = refuseGemini(body, modelOf(req.url ?? ""));
     return message ? { status: 400, message } : null;
   },
   match: (path) => {

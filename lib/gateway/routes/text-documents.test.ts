@@ -133,7 +133,7 @@ describe("text documents, URLs and what only the issuing vendor can read", () =>
     expect(lastBody("responses").input[0].content[0]).toEqual({ type: "input_file", filename: "a.docx", file_data: docx });
   });
 
-  it("a PDF inside a tool result (Claude Code reading a file) passes through to Anthropic, and follows the result elsewhere", async () => {
+  it("a PDF inside a tool result (Claude Code reading a file) passes through to Anthropic, and follows the tool messages on chat", async () => {
     reset();
     const history = [
       { role: "user", content: "Read report.pdf" },
@@ -145,8 +145,14 @@ describe("text documents, URLs and what only the issuing vendor can read", () =>
     expect(lastBody("anthropic").messages[2]).toEqual(history[2]);
     await ok(await post("/v1/messages", { model: "m-openai", max_tokens: 50, tools, messages: history }));
     const sent = lastBody("openai").messages;
-    expect(sent.at(-2)).toMatchObject({ role: "tool", tool_call_id: "toolu_1", content: "PDF file read" });
-    expect(sent.at(-1)).toEqual({ role: "user", content: [{ type: "file", file: { filename: "document.pdf", file_data: PDF_URL } }] });
+    expect(sent.at(-2)).toMatchObject({ role: "tool", tool_call_id: "toolu_1", content: "PDF file read\n\n[1 attachment of this result follows in the next user message]" });
+    expect(sent.at(-1)).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "Attachments of the result of tool call toolu_1:" },
+        { type: "file", file: { filename: "document.pdf", file_data: PDF_URL } },
+      ],
+    });
   });
 
   it("Gemini audio inline data is still a 400 naming its mimeType", async () => {

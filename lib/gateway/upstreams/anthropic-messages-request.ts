@@ -1,10 +1,10 @@
 /** Canonical request → Anthropic Messages wire body (reference/messages.md, conversion.md). */
-import { argumentsToObject, type CanonicalRequest, type DocumentPart, type ImageSource } from "../canonical";
+import { argumentsToObject, type CanonicalRequest, type DocumentPart, type ImagePart } from "../canonical";
 import { anthropicCacheControl } from "../cache-control";
 import { anthropicThinking } from "../conversion/reasoning";
 import { bareToolId } from "../conversion/signatures";
 import { customToolAsFunction } from "./openai-chat-request";
-import type { Built, Inexpressible } from "./text-types";
+import { isInexpressible, type Built, type Inexpressible } from "./text-types";
 
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 
@@ -14,10 +14,11 @@ export function anthropicToolId(id: string): string {
   return s === "" ? "toolu_empty" : s;
 }
 
-function imageBlock(src: ImageSource): Record<string, unknown> | Inexpressible {
+function imageBlock(p: ImagePart): Record<string, unknown> | Inexpressible {
+  const src = p.source;
   if (src.kind === "url") return { type: "image", source: { type: "url", url: src.url } };
   if (!IMAGE_TYPES.has(src.mediaType))
-    return { ok: false, field: "image", message: `image type ${src.mediaType} is not supported by this model (jpeg, png, gif, webp are)` };
+    return { ok: false, field: p.path ?? "image", message: `image type ${src.mediaType} is not supported by this model (jpeg, png, gif, webp are)` };
   return { type: "image", source: { type: "base64", media_type: src.mediaType, data: src.data } };
 }
 
@@ -30,10 +31,6 @@ function documentBlock(p: DocumentPart): Record<string, unknown> | Inexpressible
   if (src.mediaType !== "application/pdf")
     return { ok: false, field: p.path ?? "messages", message: `documents of type ${src.mediaType} are not supported by this model (PDF and plain text are)` };
   return { type: "document", source: { type: "base64", media_type: src.mediaType, data: src.data }, ...title };
-}
-
-function isInexpressible(v: unknown): v is Inexpressible {
-  return typeof v === "object" && v !== null && (v as { ok?: unknown }).ok === false;
 }
 
 /** What JSON mode (`response_format: {type: "json_object"}`) becomes for Claude. */
@@ -58,7 +55,7 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): B
       } else if (p.type === "text") {
         if (p.text !== "") blocks.push({ type: "text", text: p.text, ...anthropicCacheControl(p.cacheControl) });
       } else if (p.type === "image") {
-        const b = imageBlock(p.source);
+        const b = imageBlock(p);
         if (isInexpressible(b)) return b;
         blocks.push({ ...b, ...anthropicCacheControl(p.cacheControl) });
       } else if (p.type === "document") {
@@ -73,7 +70,8 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): B
           if (c.type === "text") {
             if (c.text !== "") content.push({ type: "text", text: c.text, ...anthropicCacheControl(c.cacheControl) });
           } else {
-            const b = imageBlock(c.source);
+            // Claude reads images and documents inside a tool result as sent.
+            const b = c.type === "image" ? imageBlock(c) : documentBlock(c);
             if (isInexpressible(b)) return b;
             content.push({ ...b, ...anthropicCacheControl(c.cacheControl) });
           }

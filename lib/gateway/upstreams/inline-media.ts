@@ -8,7 +8,7 @@
  * content type checked. Each source is fetched once per request, whatever the failover entries.
  */
 import { request, type Dispatcher } from "undici";
-import type { CanonicalRequest, ContentPart, DocumentSource, ImageSource } from "../canonical";
+import type { CanonicalRequest, ContentPart, DocumentPart, DocumentSource, ImagePart, ImageSource, ToolResultContent } from "../canonical";
 import { env } from "../../env";
 import { processSingleton } from "../../process-singleton";
 import { createGuardedAgent, SsrfBlockedError } from "../../tasks/guarded-dispatcher";
@@ -101,15 +101,26 @@ function fetchOnce(source: ImageSource | DocumentSource, url: string, kind: "ima
 
 const isHttp = (url: string) => /^https?:\/\//i.test(url);
 
+type Media = ImagePart | DocumentPart;
+
+/** The part with its bytes in place of the URL, or why it could not be fetched. */
+async function inlined(p: Media & { source: { kind: "url"; url: string } }): Promise<Media | Inexpressible> {
+  const got = await fetchOnce(p.source, p.source.url, p.type);
+  if (!got.ok) return { ok: false, field: p.path ?? (p.type === "image" ? "image" : "messages"), message: `${got.reason}; this model needs the ${p.type} inline, so the gateway downloads it` };
+  if (p.type === "image") return { ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } };
+  if (got.mediaType === "text/plain") return { ...p, source: { kind: "text", text: Buffer.from(got.data, "base64").toString("utf8") } };
+  return { ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } };
+}
+
 /**
  * The request with every http(s) URL of the chosen kinds replaced by the downloaded bytes
- * (a new request: parsed values are never changed in place), or a 400 naming the first part
- * that could not be fetched.
+ * (a new request: parsed values are never changed in place), tool results included, or a 400
+ * naming the first part that could not be fetched.
  */
 export async function inlineUrls(req: CanonicalRequest, kinds: { images: boolean; documents: boolean }): Promise<{ ok: true; value: CanonicalRequest } | Inexpressible> {
-  const wanted = (p: ContentPart) =>
-    (kinds.images && p.type === "image" && p.source.kind === "url" && isHttp(p.source.url)) ||
-    (kinds.documents && p.type === "document" && p.source.kind === "url" && isHttp(p.source.url));
+  const media = (p: ContentPart): p is Media & { source: { kind: "url"; url: string } } =>
+    ((kinds.images && p.type === "image") || (kinds.documents && p.type === "document")) && p.source.kind === "url" && isHttp(p.source.url);
+  const wanted = (p: ContentPart) => media(p) || (p.type === "tool_result" && p.content.some(media));
   if (!req.messages.some((m) => m.parts.some(wanted))) return { ok: true, value: req };
   const messages = [];
   for (const m of req.messages) {
@@ -119,15 +130,19 @@ export async function inlineUrls(req: CanonicalRequest, kinds: { images: boolean
     }
     const parts: ContentPart[] = [];
     for (const p of m.parts) {
-      if (!wanted(p) || (p.type !== "image" && p.type !== "document") || p.source.kind !== "url") {
-        parts.push(p);
-        continue;
-      }
-      const got = await fetchOnce(p.source, p.source.url, p.type);
-      if (!got.ok) return { ok: false, field: p.path ?? (p.type === "image" ? "image" : "messages"), message: `${got.reason}; this model needs the ${p.type} inline, so the gateway downloads it` };
-      if (p.type === "image") parts.push({ ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } });
-      else if (got.mediaType === "text/plain") parts.push({ ...p, source: { kind: "text", text: Buffer.from(got.data, "base64").toString("utf8") } });
-      else parts.push({ ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } });
+      if (media(p)) {
+        const r = await inlined(p);
+        if ("ok" in r) return r;
+        parts.push(r);
+      } else if (p.type === "tool_result" && p.content.some(media)) {
+        const content: ToolResultContent[] = [];
+        for (const c of p.content) {
+          const r = media(c) ? await inlined(c) : c;
+          if ("ok" in r) return r;
+          content.push(r);
+        }
+        parts.push({ ...p, content });
+      } else parts.push(p);
     }
     messages.push({ ...m, parts });
   }

@@ -22,6 +22,11 @@ export interface Inexpressible {
   message: string;
 }
 
+/** A request builder's part or a refusal (parts are plain records, so `"ok" in x` cannot tell). */
+export function isInexpressible(v: unknown): v is Inexpressible {
+  return typeof v === "object" && v !== null && (v as { ok?: unknown }).ok === false;
+}
+
 export interface PreparedCall {
   route: ModelRoute;
   /** The public model id (raw passthrough events are rewritten to show it). */
