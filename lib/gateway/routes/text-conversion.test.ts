@@ -13,6 +13,7 @@ import type { FakeTextUpstream } from "../../../tests/fakes/text-fake-core";
 import type { ModelRoute } from "../model-route";
 import { JSON_MODE_INSTRUCTION } from "../upstreams/anthropic-messages-request";
 import { DROPPED_PARAMS_HEADER } from "./text-handler";
+import { ENFORCED_PARAMS_HEADER } from "./text-run";
 import { startTestHost, type TestHost } from "./text-test-server";
 
 const PRICE = { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 };
@@ -77,17 +78,36 @@ describe("hints", () => {
     expect(lastBody("anthropic")).not.toHaveProperty("seed");
   });
 
-  it("logprobs to Claude and one-call-at-a-time to Gemini are named; Claude takes parallel_tool_calls: false as its own switch", async () => {
+  it("logprobs to Claude are named; Claude takes parallel_tool_calls: false as its own switch", async () => {
     fakes.anthropic.reset();
     const tools = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }];
     const a = await post("/v1/chat/completions", { model: "m-anthropic", logprobs: true, top_logprobs: 2, parallel_tool_calls: false, tools, messages: [{ role: "user", content: "hi" }] });
     expect(a.status).toBe(200);
     expect(a.headers.get(DROPPED_PARAMS_HEADER)).toBe("logprobs, top_logprobs");
     expect(lastBody("anthropic").tool_choice).toMatchObject({ disable_parallel_tool_use: true });
-    fakes.gemini.reset();
-    const g = await post("/v1/chat/completions", { model: "m-gemini", parallel_tool_calls: false, tools, messages: [{ role: "user", content: "hi" }] });
-    expect(g.status).toBe(200);
-    expect(g.headers.get(DROPPED_PARAMS_HEADER)).toBe("parallel_tool_calls");
+  });
+
+  it("one call at a time served by Gemini (no switch): the gateway keeps the first call, plain and streamed, and names it", async () => {
+    const tools = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }];
+    const two = { toolCalls: [{ name: "f", arguments: '{"n":1}' }, { name: "f", arguments: '{"n":2}' }] };
+    fakes.gemini.reset(two);
+    const g = await openai().chat.completions.create({ model: "m-gemini", parallel_tool_calls: false, tools: tools as never, messages: [{ role: "user", content: "hi" }] }).withResponse();
+    expect(g.response.headers.get(ENFORCED_PARAMS_HEADER)).toBe("parallel_tool_calls");
+    expect(g.response.headers.get(DROPPED_PARAMS_HEADER)).toBeNull();
+    expect(g.data.choices[0]!.message.tool_calls!.map((c) => (c as { function: { arguments: string } }).function.arguments)).toEqual(['{"n":1}']);
+    expect(g.data.choices[0]!.finish_reason).toBe("tool_calls");
+    // Anthropic's own switch, streamed from Gemini.
+    const s = await post("/v1/messages", { model: "m-gemini", max_tokens: 50, stream: true, tools: [{ name: "f", input_schema: { type: "object" } }], tool_choice: { type: "auto", disable_parallel_tool_use: true }, messages: [{ role: "user", content: "hi" }] });
+    expect(s.headers.get(ENFORCED_PARAMS_HEADER)).toBe("tool_choice.disable_parallel_tool_use");
+    const events = await s.text();
+    expect(events.match(/"type":"tool_use"/g)).toHaveLength(1);
+    expect(events).toContain('\\"n\\":1');
+    expect(events).not.toContain('\\"n\\":2');
+    // Without the ask, both calls come back and nothing is named.
+    fakes.gemini.reset(two);
+    const both = await post("/v1/chat/completions", { model: "m-gemini", tools, messages: [{ role: "user", content: "hi" }] });
+    expect(both.headers.get(ENFORCED_PARAMS_HEADER)).toBeNull();
+    expect(((await both.json()) as any).choices[0].message.tool_calls).toHaveLength(2);
   });
 
   it("prompt-cache fields are carried where the target has them and named where it caches on its own", async () => {

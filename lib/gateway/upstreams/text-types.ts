@@ -43,6 +43,8 @@ export interface PreparedCall {
   hideUsageChunk?: boolean;
   /** Fields the request builder dropped (model rules, e.g. sampling with thinking on). */
   dropped?: string[];
+  /** Fields the target has no switch for, which the gateway enforces on the answer (x-gateway-enforced-params). */
+  enforced?: string[];
   /** Converted: upstream tool name → the client's, for names the target refused (tool-names.ts). */
   toolNames?: Record<string, string>;
   /** Passthrough: the client's vendor headers from the allow-list (anthropic-beta, …). */
