@@ -341,3 +341,38 @@ describe("README client snippets", () => {
     }
   });
 });
+
+/**
+ * A streamed Messages answer converted from another vendor (docs/conversion-policy.md, "Usage in
+ * a Messages stream"): message_delta carries the whole usage, cumulative, as Anthropic's own
+ * stream does, and message_start the upstream's prompt count wherever its first event has it.
+ * LangChain's ChatAnthropic takes the prompt count from message_start alone and adds up the
+ * output counts of message_start and message_delta.
+ */
+describe("Messages streams converted from another vendor report its token counts", () => {
+  const lcUsage = async (u: Upstream) => {
+    const chat = new ChatAnthropic({ model: modelOf(u), apiKey: key, maxRetries: 0, anthropicApiUrl: server.url });
+    let total: Awaited<ReturnType<typeof chat.invoke>> | undefined;
+    for await (const c of await chat.stream("Say hi")) total = total ? (total.concat(c) as never) : c;
+    return total!.usage_metadata!;
+  };
+
+  it("LangChain reports Gemini's own counts (its first chunk has the prompt count), cache reads included", async () => {
+    fakes.gemini.reset({ usage: { input: 23, output: 7, cacheRead: 5 } });
+    expect(await lcUsage("gemini")).toMatchObject({ input_tokens: 23, output_tokens: 7, total_tokens: 30, input_token_details: { cache_read: 5 } });
+  });
+
+  it.each(["openai", "responses"] as const)("%s upstream: the final usage is the vendor's (Anthropic SDK), LangChain's output count too", async (u) => {
+    fakes[u].reset({ usage: { input: 23, output: 7 } });
+    const anthropic = new Anthropic({ apiKey: key, baseURL: server.url, maxRetries: 0 });
+    const final = await anthropic.messages.stream({ model: modelOf(u), max_tokens: 50, messages: [{ role: "user", content: "Say hi" }] }).finalMessage();
+    expect(final.usage).toMatchObject({ input_tokens: 23, output_tokens: 7 });
+    fakes[u].reset({ usage: { input: 23, output: 7 } });
+    // OpenAI reports the prompt count only at the end: message_start has the gateway's estimate,
+    // which is what LangChain shows as the prompt count (never a sum with the final one).
+    const lc = await lcUsage(u);
+    expect(lc.output_tokens).toBe(7);
+    expect(lc.input_tokens).toBeGreaterThan(0);
+    expect(lc.input_tokens).toBeLessThan(23);
+  });
+});

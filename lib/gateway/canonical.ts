@@ -263,7 +263,11 @@ export interface CanonicalResponse {
  * cost into their protocol's last usage event.
  */
 export type StreamEvent =
-  | { type: "start"; id: string; model: string; inputTokens?: number }
+  /**
+   * `inputTokens` when the upstream reports the prompt count with its first event (Anthropic,
+   * Gemini), with the part of it read from the cache.
+   */
+  | { type: "start"; id: string; model: string; inputTokens?: number; cacheReadTokens?: number }
   | { type: "text_delta"; text: string }
   /** Reasoning text (AM thinking, GC thought parts, CC reasoning_content). */
   | { type: "reasoning_delta"; text: string }

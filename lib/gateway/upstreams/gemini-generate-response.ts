@@ -119,14 +119,16 @@ export function createGeminiDecoder(publicModel: string) {
       if ("modelVersion" in json) json.modelVersion = publicModel;
       const events: StreamEvent[] = [];
       if (finished) return { events, json };
+      const u = usageFromGemini(json.usageMetadata as GcUsage);
+      const input = u && !u.unreported?.includes("input") ? u : null;
       if (!started) {
         started = true;
-        events.push({ type: "start", id: String(json.responseId ?? ""), model: publicModel });
+        // Every chunk carries the prompt count, the first one too: the start reports it exactly.
+        events.push({ type: "start", id: String(json.responseId ?? ""), model: publicModel, ...(input ? { inputTokens: input.inputTokens, cacheReadTokens: input.cacheReadTokens } : {}) });
       }
-      const u = usageFromGemini(json.usageMetadata as GcUsage);
       if (u) {
         usage = u;
-        if (!u.unreported?.includes("input")) events.push({ type: "usage", usage: { inputTokens: u.inputTokens } });
+        if (input) events.push({ type: "usage", usage: { inputTokens: input.inputTokens } });
       }
       const cand = candidateOf(json);
       for (const p of cand?.content?.parts ?? []) {
