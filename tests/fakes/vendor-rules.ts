@@ -69,6 +69,10 @@ export function refuseAnthropic(body: any): string | null {
     if (!t.type && !TOOL_NAME.test(t.name)) return `tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`;
   const tc = body?.tool_choice;
   if (tc?.type === "tool" && !TOOL_NAME.test(tc.name)) return "tool_choice.tool.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'";
+  // Claude 4.6 and later refuse a prefilled answer, as any model does with thinking on.
+  const last = (body?.messages ?? []).at(-1);
+  if (last?.role === "assistant" && (/claude-(opus|sonnet|haiku)-4-[6-9]|claude-\w+-[5-9]/.test(body.model ?? "") || body.thinking?.type === "enabled"))
+    return "This model does not support assistant message prefill. The conversation must end with a user message.";
   for (const [i, m] of ((body?.messages ?? []) as any[]).entries()) {
     if (!Array.isArray(m.content)) continue;
     for (const [j, b] of (m.content as any[]).entries()) {

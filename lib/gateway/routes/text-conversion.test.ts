@@ -128,10 +128,24 @@ describe("hints", () => {
     expect(keyToOpenAI.headers.get(DROPPED_PARAMS_HEADER)).toBeNull();
   });
 
-  it("JSON mode to Claude is an instruction after the system prompt; a JSON schema is output_config.format", async () => {
+  it("JSON mode to Claude: a prefilled '{' where the model continues one (the answer shown whole, plain and streamed), else the instruction alone", async () => {
+    const json = { response_format: { type: "json_object" as const }, messages: [{ role: "system" as const, content: "Be brief." }, { role: "user" as const, content: "hi" }] };
+    fakes.anthropic.reset({ text: '"ok": true}' });
+    const r = await openai().chat.completions.create({ model: "m-claude45", ...json });
+    expect(r.choices[0]!.message.content).toBe('{"ok": true}');
+    expect(lastBody("anthropic").messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "{" }] });
+    expect(lastBody("anthropic").system).toEqual([{ type: "text", text: "Be brief." }, { type: "text", text: JSON_MODE_INSTRUCTION }]);
+    let streamed = "";
+    for await (const c of await openai().chat.completions.create({ model: "m-claude45", stream: true, ...json })) streamed += c.choices[0]?.delta.content ?? "";
+    expect(JSON.parse(streamed)).toEqual({ ok: true });
+    // Thinking on (or Claude 4.6 and later, or tools): no prefill, the instruction alone.
     fakes.anthropic.reset({ text: '{"ok":true}' });
-    const r = await openai().chat.completions.create({ model: "m-anthropic", response_format: { type: "json_object" }, messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }] });
-    expect(r.choices[0]!.message.content).toBe('{"ok":true}');
+    const thinking = await openai().chat.completions.create({ model: "m-claude45", reasoning_effort: "low", max_completion_tokens: 8000, ...json });
+    expect(thinking.choices[0]!.message.content).toBe('{"ok":true}');
+    expect(lastBody("anthropic").messages.at(-1).role).toBe("user");
+    const r2 = await openai().chat.completions.create({ model: "m-anthropic", ...json });
+    expect(r2.choices[0]!.message.content).toBe('{"ok":true}');
+    expect(lastBody("anthropic").messages.at(-1).role).toBe("user");
     expect(lastBody("anthropic").system).toEqual([{ type: "text", text: "Be brief." }, { type: "text", text: JSON_MODE_INSTRUCTION }]);
     const schema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false };
     await openai().chat.completions.create({ model: "m-anthropic", response_format: { type: "json_schema", json_schema: { name: "r", schema } }, messages: [{ role: "user", content: "hi" }] });

@@ -36,8 +36,20 @@ function documentBlock(p: DocumentPart): Record<string, unknown> | Inexpressible
 /** What JSON mode (`response_format: {type: "json_object"}`) becomes for Claude. */
 export const JSON_MODE_INSTRUCTION = "Respond with exactly one valid JSON object and nothing else: no prose, no Markdown code fences.";
 
+/** The assistant turn JSON mode starts Claude's answer with; the answer is shown with it. */
+export const JSON_PREFILL = "{";
+
+/**
+ * Claude models that continue a prefilled assistant turn: up to the 4.5 generation (4.6 and later
+ * refuse a prefill with a 400). Structured outputs need a schema, so they cannot express "any
+ * JSON object".
+ */
+export function takesPrefill(upstreamModel: string): boolean {
+  const m = upstreamModel.replace(/^.*\//, "");
+  return /^claude-3/.test(m) || /^claude-(?:opus|sonnet|haiku)-4(?:-[015])?(?:-\d{8})?(?:$|@)/.test(m);
+}
+
 export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): Built | Inexpressible {
-  void upstreamModel;
   if (req.temperature !== undefined && req.temperature > 1)
     return { ok: false, field: "temperature", message: `must be between 0 and 1 for this model, got ${req.temperature}` };
   if (req.maxOutputTokens === undefined) return { ok: false, field: "max_tokens", message: "required by this model" };
@@ -106,10 +118,17 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): B
   const systemBlocks = req.systemBlocks?.filter((b) => b.text !== "");
   if (systemBlocks?.length) body.system = systemBlocks.map((b) => ({ type: "text", text: b.text, ...anthropicCacheControl(b.cacheControl) }));
   else if (req.system) body.system = req.system;
-  // JSON mode has no switch on Claude: it is asked for in the system prompt, after the client's own.
+  // JSON mode has no switch on Claude: it is asked for in the system prompt, after the client's
+  // own, and where the model continues a prefill (no thinking, no tools, not already prefilled)
+  // the answer starts as an object by construction (decision 0046).
+  let prefill: string | undefined;
   if (req.responseFormat?.type === "json_object") {
     const blocks = typeof body.system === "string" ? [{ type: "text", text: body.system }] : ((body.system as Record<string, unknown>[] | undefined) ?? []);
     body.system = [...blocks, { type: "text", text: JSON_MODE_INSTRUCTION }];
+    if (takesPrefill(upstreamModel) && !thinking && !req.tools?.length && messages.at(-1)?.role === "user") {
+      prefill = JSON_PREFILL;
+      messages.push({ role: "assistant", content: [{ type: "text", text: prefill }] });
+    }
   }
   if (req.temperature !== undefined && !dropped.includes("temperature")) body.temperature = req.temperature;
   if (req.topP !== undefined && !dropped.includes("top_p")) body.top_p = req.topP;
@@ -138,5 +157,5 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): B
   } else if (req.parallelToolCalls === false && req.tools?.length) body.tool_choice = { type: "auto", disable_parallel_tool_use: true };
   if (req.responseFormat?.type === "json_schema") body.output_config = { format: { type: "json_schema", schema: req.responseFormat.schema } };
   if (req.stream) body.stream = true;
-  return { ok: true, value: body, dropped: dropped.length ? dropped : undefined };
+  return { ok: true, value: body, dropped: dropped.length ? dropped : undefined, prefill };
 }

@@ -14,6 +14,8 @@ export interface Built {
   ok: true;
   value: Record<string, unknown>;
   dropped?: string[];
+  /** The assistant text the body ends with (a prefill): the answer continues it, and is shown with it. */
+  prefill?: string;
 }
 
 export interface Inexpressible {
@@ -45,6 +47,8 @@ export interface PreparedCall {
   dropped?: string[];
   /** Fields the target has no switch for, which the gateway enforces on the answer (x-gateway-enforced-params). */
   enforced?: string[];
+  /** The prefill the body ends with (Built.prefill): put back in front of the answer's text. */
+  prefill?: string;
   /** Converted: upstream tool name → the client's, for names the target refused (tool-names.ts). */
   toolNames?: Record<string, string>;
   /** Passthrough: the client's vendor headers from the allow-list (anthropic-beta, …). */
