@@ -21,6 +21,13 @@ const usage = (s: TextScript, final: boolean): Record<string, unknown> | null =>
 };
 const calls = (s: TextScript) =>
   s.toolCalls.map((t) => ({ functionCall: { ...(t.id ? { id: t.id } : {}), name: t.name, args: JSON.parse(t.arguments) }, ...(t.signature ? { thoughtSignature: t.signature } : {}) }));
+/** logprobsResult for these tokens when the request asked (responseLogprobs; top candidates with `logprobs`). */
+const logprobsOf = (tokens: string[], body: any) => {
+  const g = body?.generationConfig;
+  if (!g?.responseLogprobs || !tokens.length) return {};
+  const top = (t: string) => Array.from({ length: g.logprobs ?? 0 }, (_, k) => ({ token: k === 0 ? t : `${t}~${k}`, tokenId: k, logProbability: -0.25 * (k + 1) }));
+  return { logprobsResult: { topCandidates: tokens.map((t) => ({ candidates: top(t) })), chosenCandidates: tokens.map((t) => ({ token: t, tokenId: 1, logProbability: -0.25 })), logProbabilitySum: -0.25 * tokens.length } };
+};
 const thought = (s: TextScript) => (s.reasoning ? [{ text: s.reasoning, thought: true }] : []);
 const modelOf = (path: string) => decodeURIComponent(path.split("/models/")[1]?.split(":")[0] ?? "");
 
@@ -38,16 +45,16 @@ export const geminiProtocol: Protocol = {
   },
   keyOf: (req, url) => (req.headers["x-goog-api-key"] as string | undefined) ?? url.searchParams.get("key") ?? undefined,
   errorBody: (status, message) => ({ error: { code: status, message, status: STATUS[status] ?? "INTERNAL" } }),
-  json: (s) => ({
-    candidates: [{ content: { role: "model", parts: [...thought(s), ...(s.text ? [{ text: s.text }] : []), ...calls(s)] }, finishReason: "STOP", index: 0 }],
+  json: (s, body) => ({
+    candidates: [{ content: { role: "model", parts: [...thought(s), ...(s.text ? [{ text: s.text }] : []), ...calls(s)] }, finishReason: "STOP", index: 0, ...logprobsOf(s.text ? words(s.text) : [], body) }],
     ...(usage(s, true) ? { usageMetadata: usage(s, true) } : {}),
     modelVersion: "gemini-fake-001",
     responseId: "fake-resp-1",
   }),
-  events: (s) => {
-    const chunk = (parts: unknown[], final: boolean) =>
+  events: (s, body) => {
+    const chunk = (parts: Array<{ text?: string; thought?: boolean } | object>, final: boolean) =>
       `data: ${JSON.stringify({
-        candidates: [{ content: { parts, role: "model" }, ...(final ? { finishReason: "STOP" } : {}), index: 0 }],
+        candidates: [{ content: { parts, role: "model" }, ...(final ? { finishReason: "STOP" } : {}), index: 0, ...logprobsOf(parts.flatMap((p) => ("text" in p && p.text && !p.thought ? [p.text] : [])), body) }],
         ...(usage(s, final) ? { usageMetadata: usage(s, final) } : {}),
         modelVersion: "gemini-fake-001",
         responseId: "fake-resp-1",

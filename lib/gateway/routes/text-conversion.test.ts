@@ -78,13 +78,35 @@ describe("hints", () => {
     expect(lastBody("anthropic")).not.toHaveProperty("seed");
   });
 
-  it("logprobs to Claude are named; Claude takes parallel_tool_calls: false as its own switch", async () => {
+  it("Claude takes parallel_tool_calls: false as its own switch", async () => {
     fakes.anthropic.reset();
     const tools = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }];
-    const a = await post("/v1/chat/completions", { model: "m-anthropic", logprobs: true, top_logprobs: 2, parallel_tool_calls: false, tools, messages: [{ role: "user", content: "hi" }] });
+    const a = await post("/v1/chat/completions", { model: "m-anthropic", parallel_tool_calls: false, tools, messages: [{ role: "user", content: "hi" }] });
     expect(a.status).toBe(200);
-    expect(a.headers.get(DROPPED_PARAMS_HEADER)).toBe("logprobs, top_logprobs");
+    expect(a.headers.get(DROPPED_PARAMS_HEADER)).toBeNull();
     expect(lastBody("anthropic").tool_choice).toMatchObject({ disable_parallel_tool_use: true });
+  });
+
+  it("logprobs are data, not a hint: Gemini's own converted (plain and streamed), Claude's a 400 naming the field", async () => {
+    fakes.anthropic.reset();
+    const a = await post("/v1/chat/completions", { model: "m-anthropic", logprobs: true, top_logprobs: 2, messages: [{ role: "user", content: "hi" }] });
+    expect(a.status).toBe(400);
+    const e = ((await a.json()) as any).error;
+    expect(e.param).toBe("logprobs");
+    expect(fakes.anthropic.generationRequests()).toHaveLength(0);
+    fakes.gemini.reset({ text: "Hi there" });
+    const r = await openai().chat.completions.create({ model: "m-gemini", logprobs: true, top_logprobs: 2, messages: [{ role: "user", content: "hi" }] });
+    expect(lastBody("gemini").generationConfig).toMatchObject({ responseLogprobs: true, logprobs: 2 });
+    const content = r.choices[0]!.logprobs!.content!;
+    expect(content.map((t) => t.token)).toEqual(["Hi", " there"]);
+    expect(content[0]).toEqual({ token: "Hi", logprob: -0.25, bytes: [72, 105], top_logprobs: [{ token: "Hi", logprob: -0.25, bytes: [72, 105] }, { token: "Hi~1", logprob: -0.5, bytes: [72, 105, 126, 49] }] });
+    const streamed: string[] = [];
+    for await (const c of await openai().chat.completions.create({ model: "m-gemini", stream: true, logprobs: true, messages: [{ role: "user", content: "hi" }] }))
+      streamed.push(...(c.choices[0]?.logprobs?.content ?? []).map((t) => t.token));
+    expect(streamed).toEqual(["Hi", " there"]);
+    // Not asked: none.
+    const plain = await openai().chat.completions.create({ model: "m-gemini", messages: [{ role: "user", content: "hi" }] });
+    expect(plain.choices[0]!.logprobs).toBeNull();
   });
 
   it("one call at a time served by Gemini (no switch): the gateway keeps the first call, plain and streamed, and names it", async () => {

@@ -1,6 +1,7 @@
 /** Canonical request → Anthropic Messages wire body (reference/messages.md, conversion.md). */
 import { argumentsToObject, type CanonicalRequest, type DocumentPart, type ImagePart } from "../canonical";
 import { anthropicCacheControl } from "../cache-control";
+import { logprobsRefusal } from "../conversion/policy";
 import { anthropicThinking } from "../conversion/reasoning";
 import { bareToolId } from "../conversion/signatures";
 import { customToolAsFunction } from "./openai-chat-request";
@@ -53,6 +54,8 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): B
   if (req.temperature !== undefined && req.temperature > 1)
     return { ok: false, field: "temperature", message: `must be between 0 and 1 for this model, got ${req.temperature}` };
   if (req.maxOutputTokens === undefined) return { ok: false, field: "max_tokens", message: "required by this model" };
+  const noLogprobs = logprobsRefusal(req);
+  if (noLogprobs) return noLogprobs;
 
   const messages: Array<{ role: string; content: Record<string, unknown>[] }> = [];
   for (const m of req.messages) {

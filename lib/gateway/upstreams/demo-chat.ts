@@ -103,7 +103,7 @@ function callTokens(call: { name: string; arguments: string }): number {
 export const demoChat: TextAdapter = {
   // The demo model answers from the prompt alone: every knob is accepted and has no effect.
   capabilities: {
-    hints: new Set(["top_k", "seed", "presence_penalty", "frequency_penalty", "verbosity", "service_tier", "top_p", "temperature", "logprobs", "top_logprobs", "parallel_tool_calls", "cache_control", "prompt_cache_key"]),
+    hints: new Set(["top_k", "seed", "presence_penalty", "frequency_penalty", "verbosity", "service_tier", "top_p", "temperature", "parallel_tool_calls", "cache_control", "prompt_cache_key"]),
     hostedTools: new Set(),
   },
   prepare(route, req) {

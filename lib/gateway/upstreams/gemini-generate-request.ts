@@ -93,6 +93,9 @@ export function toGeminiBody(req: CanonicalRequest, upstreamModel = ""): Built |
   if (req.seed !== undefined) gen.seed = req.seed;
   if (req.presencePenalty !== undefined) gen.presencePenalty = req.presencePenalty;
   if (req.frequencyPenalty !== undefined) gen.frequencyPenalty = req.frequencyPenalty;
+  // Gemini's own log-probabilities: the chosen token's, and the top alternatives when asked.
+  if (req.logprobs || req.topLogprobs !== undefined) gen.responseLogprobs = true;
+  if (req.topLogprobs) gen.logprobs = req.topLogprobs;
   if (req.reasoning) gen.thinkingConfig = geminiThinkingConfig(req.reasoning, upstreamModel);
   if (req.responseFormat?.type === "json_object") gen.responseMimeType = "application/json";
   else if (req.responseFormat?.type === "json_schema") {

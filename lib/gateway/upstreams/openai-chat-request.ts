@@ -115,6 +115,8 @@ export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): 
   if (req.topP !== undefined) body.top_p = req.topP;
   if (req.stop?.length) body.stop = req.stop;
   if (req.seed !== undefined) body.seed = req.seed;
+  if (req.logprobs) body.logprobs = true;
+  if (req.topLogprobs !== undefined) body.top_logprobs = req.topLogprobs;
   if (req.presencePenalty !== undefined) body.presence_penalty = req.presencePenalty;
   if (req.frequencyPenalty !== undefined) body.frequency_penalty = req.frequencyPenalty;
   if (req.user !== undefined) body.user = boundedUser(req.user);

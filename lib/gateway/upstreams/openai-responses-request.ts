@@ -1,6 +1,6 @@
 /** Canonical request → OpenAI Responses wire body (reference/responses.md), for converted clients. */
 import { documentFilename, imageToUrl, partsText, type CanonicalRequest, type ToolResultContent } from "../canonical";
-import { boundedUser } from "../conversion/policy";
+import { boundedUser, logprobsRefusal } from "../conversion/policy";
 import { openaiReasoningEffort } from "../conversion/reasoning";
 import { bareToolId } from "../conversion/signatures";
 import { functionOf } from "./openai-chat-request";
@@ -23,6 +23,8 @@ export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: stri
   if (req.seed !== undefined) return { ok: false, field: "seed", message: "not supported by this model" };
   if (req.presencePenalty !== undefined) return { ok: false, field: "presence_penalty", message: "not supported by this model" };
   if (req.frequencyPenalty !== undefined) return { ok: false, field: "frequency_penalty", message: "not supported by this model" };
+  const noLogprobs = logprobsRefusal(req);
+  if (noLogprobs) return noLogprobs;
 
   const input: Record<string, unknown>[] = [];
   for (const m of req.messages) {

@@ -150,6 +150,7 @@ export function createMessagesStreamEncoder(ctx: RenderContext): StreamEncoder {
           return [sseEvent("content_block_delta", { type: "content_block_delta", index: idx, delta: { type: "input_json_delta", partial_json: e.arguments } })];
         }
         case "usage":
+        case "logprobs": // only chat clients ask for them
           return [];
         case "done": {
           const out = [...start(), ...close()];
