@@ -9,6 +9,7 @@ import { sleep } from "../../sleep";
 import { estimatePromptTokens } from "../tokens";
 import { clientGone } from "../errors";
 import type { TextAdapter, UpstreamChunk } from "./text-types";
+import { logprobsRefusal } from "../conversion/policy";
 
 /** Pause between streamed words, so a playground visibly streams. */
 export const DEMO_WORD_DELAY_MS = 12;
@@ -107,6 +108,8 @@ export const demoChat: TextAdapter = {
     hostedTools: new Set(),
   },
   prepare(route, req) {
+    const noLogprobs = logprobsRefusal(req);
+    if (noLogprobs) return noLogprobs;
     return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: req, request: req, passthrough: false } };
   },
   async complete(call) {
