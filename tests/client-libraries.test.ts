@@ -376,3 +376,45 @@ describe("Messages streams converted from another vendor report its token counts
     expect(lc.input_tokens).toBeLessThan(23);
   });
 });
+
+/**
+ * Claude's thinking reaches Vercel AI SDK apps as reasoning (docs/conversion-policy.md, "Reasoning"):
+ * through the OpenAI provider's Responses model (reasoning items with their summary), and on chat
+ * completions as `reasoning_content`, the field OpenAI-compatible readers take (`reasoning_content
+ * ?? reasoning`). @ai-sdk/openai's `.chat()` model reads no reasoning field of any server (OpenAI's
+ * chat API has none), so an app wanting Claude's reasoning over chat completions uses the
+ * Responses model or an OpenAI-compatible provider.
+ */
+describe("reasoning from an Anthropic upstream reaches the Vercel AI SDK", () => {
+  const THOUGHT = "The user greets me; I greet back.";
+  const reasoning = { openai: { forceReasoning: true, reasoningEffort: "low", reasoningSummary: "auto" } };
+
+  it("@ai-sdk/openai Responses model: reasoningText, plain and streamed", async () => {
+    const p = createOpenAI({ apiKey: key, baseURL: `${server.url}/v1` });
+    fakes.anthropic.reset({ thinking: { thinking: THOUGHT, signature: "sig-1" } });
+    const r = await generateText({ model: p.responses(modelOf("anthropic")), prompt: "Say hi", maxRetries: 0, maxOutputTokens: 8000, providerOptions: reasoning });
+    expect(r.text).toBe(TEXT);
+    expect(r.reasoningText).toBe(THOUGHT);
+    expect(fakes.anthropic.generationRequests().at(-1)!.body.thinking).toMatchObject({ type: "enabled" });
+    fakes.anthropic.reset({ thinking: { thinking: THOUGHT, signature: "sig-1" } });
+    const s = streamText({ model: p.responses(modelOf("anthropic")), prompt: "Say hi", maxRetries: 0, maxOutputTokens: 8000, providerOptions: reasoning });
+    let streamed = "";
+    for await (const part of s.fullStream) if (part.type === "reasoning-delta") streamed += part.text;
+    expect(streamed).toBe(THOUGHT);
+  });
+
+  it("chat completions: the answer carries reasoning_content, which the .chat() model does not read", async () => {
+    const bodies: any[] = [];
+    const tee: typeof fetch = async (url, init) => {
+      const res = await fetch(url, init);
+      bodies.push(await res.clone().json());
+      return res;
+    };
+    const p = createOpenAI({ apiKey: key, baseURL: `${server.url}/v1`, fetch: tee });
+    fakes.anthropic.reset({ thinking: { thinking: THOUGHT, signature: "sig-1" } });
+    const r = await generateText({ model: p.chat(modelOf("anthropic")), prompt: "Say hi", maxRetries: 0, maxOutputTokens: 8000, providerOptions: { openai: { forceReasoning: true, reasoningEffort: "low" } } });
+    expect(r.text).toBe(TEXT);
+    expect(fakes.anthropic.generationRequests().at(-1)!.body.thinking).toMatchObject({ type: "enabled" });
+    expect(bodies[0].choices[0].message.reasoning_content).toBe(THOUGHT);
+  });
+});
