@@ -45,6 +45,8 @@ beforeAll(async () => {
   // @ai-sdk/google sends Google's own tools only for model ids that look like Gemini 2+.
   const like = (id: string, as: string) => ({ ...config.models.find((m) => m.id === id)!, id: as });
   config.models.push(like("chat-anthropic", "gemini-2.5-on-claude"), like("chat-openai", "gemini-2.5-on-gpt"));
+  // …and tool images inside the function response (functionResponse.parts) for Gemini 3-like ids.
+  config.models.push(like("chat-anthropic", "gemini-3-on-claude"), like("chat-openai", "gemini-3-on-gpt"), like("chat-responses", "gemini-3-on-responses"));
   server = await startTestServer({ config });
   ({ key, email } = await createAccount(server, { usd: 5 }));
   setTracingDisabled(true);
@@ -416,5 +418,58 @@ describe("reasoning from an Anthropic upstream reaches the Vercel AI SDK", () =>
     expect(r.text).toBe(TEXT);
     expect(fakes.anthropic.generationRequests().at(-1)!.body.thinking).toMatchObject({ type: "enabled" });
     expect(bodies[0].choices[0].message.reasoning_content).toBe(THOUGHT);
+  });
+});
+
+/**
+ * An image read through a tool (docs/conversion-policy.md, "What a tool read") on another
+ * vendor's model: the AI SDK's toModelOutput through @ai-sdk/google (functionResponse.parts), and
+ * Claude Code's Read through @anthropic-ai/sdk, each reaching the upstream in its own form.
+ */
+describe("a tool's image reaches another vendor's model", () => {
+  const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+  const screenshot = tool({
+    description: "Take a screenshot",
+    inputSchema: z.object({}),
+    execute: async () => PNG,
+    toModelOutput: ({ output }) => ({ type: "content", value: [{ type: "text", text: "Screenshot taken" }, { type: "file", mediaType: "image/png", data: { type: "data", data: output } }] }),
+  });
+  const SHOT = { name: "screenshot", arguments: "{}" };
+
+  it.each([
+    ["gemini-3-on-claude", "anthropic"],
+    ["gemini-3-on-gpt", "openai"],
+    ["gemini-3-on-responses", "responses"],
+  ] as const)("@ai-sdk/google toModelOutput image → %s", async (model, u) => {
+    fakes[u].reset({ toolCalls: [SHOT], toolCallsUntilResult: true });
+    const google = createGoogleGenerativeAI({ apiKey: key, baseURL: `${server.url}/v1beta` });
+    const r = await generateText({ model: google(model), prompt: "What is on screen?", maxRetries: 0, tools: { screenshot }, stopWhen: isStepCount(3) });
+    expect(r.text).toBe(TEXT);
+    const second = fakes[u].generationRequests()[1]!;
+    expect(second.refused).toBeUndefined();
+    const sent = JSON.stringify(second.body);
+    if (u === "anthropic") expect(second.body.messages.at(-1).content[0].content).toContainEqual({ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } });
+    else if (u === "responses") expect(second.body.input.at(-1).output).toContainEqual({ type: "input_image", image_url: `data:image/png;base64,${PNG}`, detail: "auto" });
+    else expect(second.body.messages.at(-1).content).toContainEqual({ type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } });
+    expect(sent).toContain(PNG);
+  });
+
+  it.each(["gemini", "openai", "responses"] as const)("@anthropic-ai/sdk tool_result image (Claude Code's Read) → %s", async (u) => {
+    fakes[u].reset();
+    const anthropic = new Anthropic({ apiKey: key, baseURL: server.url, maxRetries: 0 });
+    const msg = await anthropic.messages.create({
+      model: modelOf(u),
+      max_tokens: 50,
+      tools: [{ name: "Read", input_schema: { type: "object", properties: { file_path: { type: "string" } } } }],
+      messages: [
+        { role: "user", content: "What does shot.png show?" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "shot.png" } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }] }] },
+      ],
+    });
+    expect(msg.content).toEqual([{ type: "text", text: TEXT }]);
+    const last = fakes[u].generationRequests().at(-1)!;
+    expect(last.refused).toBeUndefined();
+    expect(JSON.stringify(last.body)).toContain(PNG);
   });
 });
