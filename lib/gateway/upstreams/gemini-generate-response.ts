@@ -139,7 +139,7 @@ export function createGeminiDecoder(publicModel: string) {
       if (!started) {
         started = true;
         // Every chunk carries the prompt count, the first one too: the start reports it exactly.
-        events.push({ type: "start", id: String(json.responseId ?? ""), model: publicModel, ...(input ? { inputTokens: input.inputTokens, cacheReadTokens: input.cacheReadTokens } : {}) });
+        events.push({ type: "start", id: String(json.responseId ?? ""), model: publicModel, inputTokens: input?.inputTokens, cacheReadTokens: input?.cacheReadTokens });
       }
       if (u) {
         usage = u;

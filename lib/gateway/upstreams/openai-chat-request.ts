@@ -83,7 +83,7 @@ export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): 
       if (p.type === "tool_result") {
         const id = bareToolId(p.callId);
         let text = partsText(p.content);
-        if (p.isError) text = `Error: ${text}`;
+        if (p.isError) text = text ? `Error: ${text}` : "Error:";
         const media = p.content.filter((c) => c.type !== "text");
         if (media.length) {
           text += `${text ? "\n\n" : ""}${toolAttachmentNote(media.length)}`;
