@@ -4,36 +4,21 @@
  * them in the form it takes, the fakes enforcing the vendors' own 400 rules, nothing named as
  * dropped; what cannot be carried is a 400 naming the exact path.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFourTextFakes, UPS, type FourTextFakes, type Up } from "../../../tests/fakes/four-text-upstreams";
-import { startTestHost, type TestHost } from "./text-test-server";
+import { describe, expect, it } from "vitest";
+import { useFourTextHost, type Up } from "../../../tests/fakes/four-text-upstreams";
 
-let four: FourTextFakes;
-let fakes: FourTextFakes["fakes"];
-let host: TestHost;
-
-beforeAll(async () => {
-  four = await startFourTextFakes();
-  fakes = four.fakes;
-  const route = four.route;
-  host = await startTestHost({
-    ...Object.fromEntries(UPS.map((u) => [`m-${u}`, [route(u)]])),
-    // Gemini 3 takes media inside the function response; earlier models beside it.
-    "m-gemini-3": [{ ...route("gemini"), upstreamModel: "gemini-3-fake" }],
-  });
-});
-afterAll(async () => {
-  await host?.close();
-  await four?.close();
-});
+const four = useFourTextHost((route) => ({
+  // Gemini 3 takes media inside the function response; earlier models beside it.
+  "m-gemini-3": [{ ...route("gemini"), upstreamModel: "gemini-3-fake" }],
+}));
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 const PNG_URL = `data:image/png;base64,${PNG}`;
 const PDF = Buffer.from("%PDF-1.4\n%%EOF\n").toString("base64");
 
-const post = (path: string, body: unknown) => fetch(`${host.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-const lastCall = (up: Up) => fakes[up].generationRequests().at(-1)!;
-const reset = () => Object.values(fakes).forEach((f) => f.reset());
+const post = (path: string, body: unknown) => fetch(`${four.host.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const lastCall = (up: Up) => four.fakes[up].generationRequests().at(-1)!;
+const reset = () => Object.values(four.fakes).forEach((f) => f.reset());
 async function ok(r: Response) {
   const text = await r.text();
   expect(r.status, text).toBe(200);
@@ -192,7 +177,7 @@ describe("a Gemini client's tool image (functionResponse.parts, what @ai-sdk/goo
     const e2 = ((await rs.json()) as any).error;
     expect(e2.message).toMatch(/^input\[1\]\.output\[0\]\.file_id: /);
     expect(e2.param).toBe("input[1].output[0].file_id");
-    expect(fakes.anthropic.generationRequests()).toHaveLength(0);
-    expect(fakes.gemini.generationRequests()).toHaveLength(0);
+    expect(four.fakes.anthropic.generationRequests()).toHaveLength(0);
+    expect(four.fakes.gemini.generationRequests()).toHaveLength(0);
   });
 });
