@@ -301,3 +301,12 @@ describe("what a tool read (images, documents) stays inside the tool result", ()
     expect(fileId.ok && fileId.value.unconvertible).toEqual(["input[0].output[0].file_id"]);
   });
 });
+
+describe("log-probabilities asked in Responses and Gemini shapes", () => {
+  it("only their own upstream (passthrough) gives them back: converted routes refuse them by name", () => {
+    const rs = responses.parseRequest({ model: "m", input: "hi", top_logprobs: 3, include: ["message.output_text.logprobs"] });
+    expect(rs.ok && rs.value.unconvertible).toEqual(["top_logprobs", "include (message.output_text.logprobs)"]);
+    const gc = generateContent.parseRequest({ contents: [{ parts: [{ text: "hi" }] }], generationConfig: { responseLogprobs: true, logprobs: 2 } }, { pathModel: "gm" });
+    expect(gc.ok && gc.value.unconvertible).toEqual(["generationConfig.responseLogprobs"]);
+  });
+});

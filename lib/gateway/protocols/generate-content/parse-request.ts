@@ -16,6 +16,8 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
   const unconvertible: string[] = [];
   // Several candidates: a Gemini upstream (passthrough) makes them; a converted route refuses.
   if (g.candidateCount && g.candidateCount > 1) unconvertible.push("generationConfig.candidateCount");
+  // Log-probabilities: data only a Gemini upstream (passthrough) gives back in Gemini's shape.
+  if ((g as { responseLogprobs?: unknown }).responseLogprobs === true) unconvertible.push("generationConfig.responseLogprobs");
   // Reasoning controls map (docs/conversion-policy.md, "Reasoning").
   let reasoning: ReasoningControl | undefined;
   const tc = g.thinkingConfig;

@@ -103,6 +103,10 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
     responseFormat = { type: "json_schema", name: f.name, schema: f.schema ?? {}, strict: f.strict ?? undefined };
   else if (f && f.type !== "text") return { ok: false, error: bad("text.format.type", `"${f.type}" is not supported`) };
 
+  // Token log-probabilities are data only an OpenAI Responses upstream (passthrough) gives back.
+  const lp = b as { top_logprobs?: unknown; include?: unknown };
+  if (typeof lp.top_logprobs === "number" && lp.top_logprobs > 0) unconvertible.push("top_logprobs");
+  if (Array.isArray(lp.include) && lp.include.includes("message.output_text.logprobs")) unconvertible.push("include (message.output_text.logprobs)");
   const cacheHints = b as { prompt_cache_key?: unknown; prompt_cache_retention?: unknown };
   return {
     ok: true,
