@@ -9,6 +9,9 @@
  * charge per upstream answer, each tokens × price, balance = Σ ledger, nothing held. In every
  * cell the CLI must not try to leave loopback (a trap proxy records any attempt).
  *
+ * A second set of cells has Claude Code, Gemini CLI and opencode first read a screenshot through
+ * their own file-reading tool; the turn that writes must carry the image, in the upstream's form.
+ *
  * Cells not yet in ENABLED still run and are reported (with the gateway's error) but do not fail
  * the file; the README "Works with" table lists exactly the enabled cells, checked here
  * (UPDATE_README=1 rewrites it from this run's results). AGENT_DUMP=<folder> writes what reached
@@ -74,17 +77,13 @@ function fakeOf(kind: UpstreamKind): AgentFake {
   return kind === "gemini3" ? fakes.gemini : fakes[kind];
 }
 
-/** What went wrong in a cell, in one line (the CLI's own output names the gateway's error). */
-/**
- * The CLIs whose image read through their own tool is checked on every upstream kind. Gemini CLI's
- * read_file and opencode's read are not scripted right yet (they fail on their own vendor's
- * upstream too, so the fake's scenario is at fault, not the conversion).
- */
-const IMAGE_CLIS: CliName[] = ["claude"];
+/** The CLIs whose image read through their own tool is checked on every upstream kind (Codex's view_image is not scripted yet). */
+const IMAGE_CLIS: CliName[] = ["claude", "gemini", "opencode"];
 
 /** A small PNG (a screenshot stand-in) for the cells that read an image through a tool. */
 const SCREENSHOT = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 
+/** What went wrong in a cell, in one line (the CLI's own output names the gateway's error). */
 async function runCell(cli: CliName, kind: UpstreamKind, opts: { image?: boolean } = {}): Promise<{ why: string | null; r: CliResult; task: AgentTask; email: string; outside: string[] }> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "agent-home-"));
   const workdir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-work-"));
@@ -172,8 +171,9 @@ describe.skipIf(!usesPostgres())("coding agents through the gateway", () => {
     }
   }
 
-  // An image read through the agent's own tool (a screenshot read with Claude Code's Read) reaches
-  // every upstream kind in the form it takes (docs/conversion-policy.md, "What a tool read").
+  // An image read through the agent's own tool (a screenshot read with Claude Code's Read, Gemini
+  // CLI's read_file, opencode's read) reaches every upstream kind in the form it takes
+  // (docs/conversion-policy.md, "What a tool read").
   for (const cli of IMAGE_CLIS)
     for (const kind of Object.keys(UPSTREAMS) as UpstreamKind[])
       it(`${CLIS[cli]} reads a screenshot through its own tool × ${UPSTREAMS[kind]} upstream`, async () => {
@@ -182,9 +182,9 @@ describe.skipIf(!usesPostgres())("coding agents through the gateway", () => {
         expect(why).toBeNull();
         const answered = fakeOf(kind).requests.filter((q) => q.answered);
         const called = (q: (typeof answered)[number]) => q.answered!.toolCalls[0]?.name;
-        expect(answered.some((q) => called(q)! in READERS)).toBe(true);
+        expect(answered.some((q) => READERS.includes(called(q)!))).toBe(true);
         // The turn that wrote the file had the screenshot in the tool result, in the upstream's form.
-        const write = answered.find((q) => called(q) !== undefined && !(called(q)! in READERS));
+        const write = answered.find((q) => called(q) !== undefined && !READERS.includes(called(q)!));
         expect(JSON.stringify(write?.body)).toMatch(INLINE_IMAGE);
         await checkBooks(email, kind);
       }, 90_000);

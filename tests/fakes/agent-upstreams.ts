@@ -53,8 +53,9 @@ const bad = (message: string): Refusal => ({ status: 400, message });
 /** Tools the CLIs write files with, in order of preference, and their argument shapes. */
 const WRITERS = ["Write", "write_file", "write", "apply_patch", "exec_command", "shell"];
 
-/** Tools the CLIs read files (images included) with, and their path argument. */
-export const READERS: Record<string, string> = { Read: "file_path", read_file: "absolute_path", read: "filePath", view_image: "path" };
+/** Tools the CLIs read files (images included) with; the path argument is the first of PATH_ARGS their schema has. */
+export const READERS = ["Read", "read_file", "read", "view_image"];
+const PATH_ARGS = ["file_path", "absolute_path", "filePath", "path"];
 
 /** Inline image data in any vendor's request shape. */
 export const INLINE_IMAGE = /"(?:media_type|mimeType)":"image\/|data:image\//;
@@ -95,17 +96,22 @@ interface Turn {
   body: unknown;
 }
 
+function readerPath(schema: any): string {
+  const props = Object.keys(schema?.properties ?? {});
+  return PATH_ARGS.find((a) => props.includes(a)) ?? "file_path";
+}
+
 function decide(base: TextScript, fake: AgentFake, turn: Turn, n: number, extra: Partial<TextScript> = {}): TextScript {
   const usage = { input: 200 + n, output: 10 + n };
   if (turn.tools.size) fake.offeredTools = [...turn.tools.keys()];
   const task = fake.task;
   const writer = WRITERS.find((w) => turn.tools.has(w));
-  const reader = Object.keys(READERS).find((r) => turn.tools.has(r));
+  const reader = READERS.find((r) => turn.tools.has(r));
   if (task?.image && writer && reader) {
     const sent = JSON.stringify(turn.body);
     // First the read; once an image came back (in whatever form the upstream takes it), the write.
     if (!INLINE_IMAGE.test(sent))
-      return { ...base, text: "", toolCalls: [{ name: reader, arguments: JSON.stringify({ [READERS[reader]!]: `${task.dir}/${task.image}` }), id: "" }], usage, ...extra };
+      return { ...base, text: "", toolCalls: [{ name: reader, arguments: JSON.stringify({ [readerPath(turn.tools.get(reader))]: `${task.dir}/${task.image}` }), id: "" }], usage, ...extra };
     if (!sent.includes(`${task.dir}/${task.file}`)) return { ...base, text: "", toolCalls: [{ name: writer, arguments: writerArgs(writer, task, turn.tools.get(writer)), id: "" }], usage, ...extra };
   }
   if (!task || turn.afterTool || !writer) return { ...base, text: turn.afterTool && task ? task.answer : "Fake title", toolCalls: [], usage, ...extra };
