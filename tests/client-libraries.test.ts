@@ -45,6 +45,8 @@ beforeAll(async () => {
   // @ai-sdk/google sends Google's own tools only for model ids that look like Gemini 2+.
   const like = (id: string, as: string) => ({ ...config.models.find((m) => m.id === id)!, id: as });
   config.models.push(like("chat-anthropic", "gemini-2.5-on-claude"), like("chat-openai", "gemini-2.5-on-gpt"));
+  // …and tool images inside the function response (functionResponse.parts) for Gemini 3-like ids.
+  config.models.push(like("chat-anthropic", "gemini-3-on-claude"), like("chat-openai", "gemini-3-on-gpt"), like("chat-responses", "gemini-3-on-responses"));
   server = await startTestServer({ config });
   ({ key, email } = await createAccount(server, { usd: 5 }));
   setTracingDisabled(true);
@@ -339,5 +341,135 @@ describe("README client snippets", () => {
       expect(await client.toolLoop(modelOf(u), seen)).toBe(TEXT);
       expect(seen).toEqual(["Paris"]);
     }
+  });
+});
+
+/**
+ * A streamed Messages answer converted from another vendor (docs/conversion-policy.md, "Usage in
+ * a Messages stream"): message_delta carries the whole usage, cumulative, as Anthropic's own
+ * stream does, and message_start the upstream's prompt count wherever its first event has it.
+ * LangChain's ChatAnthropic takes the prompt count from message_start alone and adds up the
+ * output counts of message_start and message_delta.
+ */
+describe("Messages streams converted from another vendor report its token counts", () => {
+  const lcUsage = async (u: Upstream) => {
+    const chat = new ChatAnthropic({ model: modelOf(u), apiKey: key, maxRetries: 0, anthropicApiUrl: server.url });
+    let total: Awaited<ReturnType<typeof chat.invoke>> | undefined;
+    for await (const c of await chat.stream("Say hi")) total = total ? (total.concat(c) as never) : c;
+    return total!.usage_metadata!;
+  };
+
+  it("LangChain reports Gemini's own counts (its first chunk has the prompt count), cache reads included", async () => {
+    fakes.gemini.reset({ usage: { input: 23, output: 7, cacheRead: 5 } });
+    expect(await lcUsage("gemini")).toMatchObject({ input_tokens: 23, output_tokens: 7, total_tokens: 30, input_token_details: { cache_read: 5 } });
+  });
+
+  it.each(["openai", "responses"] as const)("%s upstream: the final usage is the vendor's (Anthropic SDK), LangChain's output count too", async (u) => {
+    fakes[u].reset({ usage: { input: 23, output: 7 } });
+    const anthropic = new Anthropic({ apiKey: key, baseURL: server.url, maxRetries: 0 });
+    const final = await anthropic.messages.stream({ model: modelOf(u), max_tokens: 50, messages: [{ role: "user", content: "Say hi" }] }).finalMessage();
+    expect(final.usage).toMatchObject({ input_tokens: 23, output_tokens: 7 });
+    fakes[u].reset({ usage: { input: 23, output: 7 } });
+    // OpenAI reports the prompt count only at the end: message_start has the gateway's estimate,
+    // which is what LangChain shows as the prompt count (never a sum with the final one).
+    const lc = await lcUsage(u);
+    expect(lc.output_tokens).toBe(7);
+    expect(lc.input_tokens).toBeGreaterThan(0);
+    expect(lc.input_tokens).toBeLessThan(23);
+  });
+});
+
+/**
+ * Claude's thinking reaches Vercel AI SDK apps as reasoning (docs/conversion-policy.md, "Reasoning"):
+ * through the OpenAI provider's Responses model (reasoning items with their summary), and on chat
+ * completions as `reasoning_content`, the field OpenAI-compatible readers take (`reasoning_content
+ * ?? reasoning`). @ai-sdk/openai's `.chat()` model reads no reasoning field of any server (OpenAI's
+ * chat API has none), so an app wanting Claude's reasoning over chat completions uses the
+ * Responses model or an OpenAI-compatible provider.
+ */
+describe("reasoning from an Anthropic upstream reaches the Vercel AI SDK", () => {
+  const THOUGHT = "The user greets me; I greet back.";
+  const reasoning = { openai: { forceReasoning: true, reasoningEffort: "low", reasoningSummary: "auto" } };
+
+  it("@ai-sdk/openai Responses model: reasoningText, plain and streamed", async () => {
+    const p = createOpenAI({ apiKey: key, baseURL: `${server.url}/v1` });
+    fakes.anthropic.reset({ thinking: { thinking: THOUGHT, signature: "sig-1" } });
+    const r = await generateText({ model: p.responses(modelOf("anthropic")), prompt: "Say hi", maxRetries: 0, maxOutputTokens: 8000, providerOptions: reasoning });
+    expect(r.text).toBe(TEXT);
+    expect(r.reasoningText).toBe(THOUGHT);
+    expect(fakes.anthropic.generationRequests().at(-1)!.body.thinking).toMatchObject({ type: "enabled" });
+    fakes.anthropic.reset({ thinking: { thinking: THOUGHT, signature: "sig-1" } });
+    const s = streamText({ model: p.responses(modelOf("anthropic")), prompt: "Say hi", maxRetries: 0, maxOutputTokens: 8000, providerOptions: reasoning });
+    let streamed = "";
+    for await (const part of s.fullStream) if (part.type === "reasoning-delta") streamed += part.text;
+    expect(streamed).toBe(THOUGHT);
+  });
+
+  it("chat completions: the answer carries reasoning_content, which the .chat() model does not read", async () => {
+    const bodies: any[] = [];
+    const tee: typeof fetch = async (url, init) => {
+      const res = await fetch(url, init);
+      bodies.push(await res.clone().json());
+      return res;
+    };
+    const p = createOpenAI({ apiKey: key, baseURL: `${server.url}/v1`, fetch: tee });
+    fakes.anthropic.reset({ thinking: { thinking: THOUGHT, signature: "sig-1" } });
+    const r = await generateText({ model: p.chat(modelOf("anthropic")), prompt: "Say hi", maxRetries: 0, maxOutputTokens: 8000, providerOptions: { openai: { forceReasoning: true, reasoningEffort: "low" } } });
+    expect(r.text).toBe(TEXT);
+    expect(fakes.anthropic.generationRequests().at(-1)!.body.thinking).toMatchObject({ type: "enabled" });
+    expect(bodies[0].choices[0].message.reasoning_content).toBe(THOUGHT);
+  });
+});
+
+/**
+ * An image read through a tool (docs/conversion-policy.md, "What a tool read") on another
+ * vendor's model: the AI SDK's toModelOutput through @ai-sdk/google (functionResponse.parts), and
+ * Claude Code's Read through @anthropic-ai/sdk, each reaching the upstream in its own form.
+ */
+describe("a tool's image reaches another vendor's model", () => {
+  const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+  const screenshot = tool({
+    description: "Take a screenshot",
+    inputSchema: z.object({}),
+    execute: async () => PNG,
+    toModelOutput: ({ output }) => ({ type: "content", value: [{ type: "text", text: "Screenshot taken" }, { type: "file", mediaType: "image/png", data: { type: "data", data: output } }] }),
+  });
+  const SHOT = { name: "screenshot", arguments: "{}" };
+
+  it.each([
+    ["gemini-3-on-claude", "anthropic"],
+    ["gemini-3-on-gpt", "openai"],
+    ["gemini-3-on-responses", "responses"],
+  ] as const)("@ai-sdk/google toModelOutput image → %s", async (model, u) => {
+    fakes[u].reset({ toolCalls: [SHOT], toolCallsUntilResult: true });
+    const google = createGoogleGenerativeAI({ apiKey: key, baseURL: `${server.url}/v1beta` });
+    const r = await generateText({ model: google(model), prompt: "What is on screen?", maxRetries: 0, tools: { screenshot }, stopWhen: isStepCount(3) });
+    expect(r.text).toBe(TEXT);
+    const second = fakes[u].generationRequests()[1]!;
+    expect(second.refused).toBeUndefined();
+    const sent = JSON.stringify(second.body);
+    if (u === "anthropic") expect(second.body.messages.at(-1).content[0].content).toContainEqual({ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } });
+    else if (u === "responses") expect(second.body.input.at(-1).output).toContainEqual({ type: "input_image", image_url: `data:image/png;base64,${PNG}`, detail: "auto" });
+    else expect(second.body.messages.at(-1).content).toContainEqual({ type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } });
+    expect(sent).toContain(PNG);
+  });
+
+  it.each(["gemini", "openai", "responses"] as const)("@anthropic-ai/sdk tool_result image (Claude Code's Read) → %s", async (u) => {
+    fakes[u].reset();
+    const anthropic = new Anthropic({ apiKey: key, baseURL: server.url, maxRetries: 0 });
+    const msg = await anthropic.messages.create({
+      model: modelOf(u),
+      max_tokens: 50,
+      tools: [{ name: "Read", input_schema: { type: "object", properties: { file_path: { type: "string" } } } }],
+      messages: [
+        { role: "user", content: "What does shot.png show?" },
+        { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "shot.png" } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }] }] },
+      ],
+    });
+    expect(msg.content).toEqual([{ type: "text", text: TEXT }]);
+    const last = fakes[u].generationRequests().at(-1)!;
+    expect(last.refused).toBeUndefined();
+    expect(JSON.stringify(last.body)).toContain(PNG);
   });
 });

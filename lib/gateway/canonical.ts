@@ -81,12 +81,15 @@ export interface ReasoningPart {
   redacted?: string;
 }
 
+/** What a tool result may hold: text, and the images and documents a tool read (screenshots, files). */
+export type ToolResultContent = TextPart | ImagePart | DocumentPart;
+
 /** The caller's answer to a tool call. `name` is known when the protocol carries it (GC does). */
 export interface ToolResultPart {
   type: "tool_result";
   callId: string;
   name?: string;
-  content: Array<TextPart | ImagePart>;
+  content: ToolResultContent[];
   isError?: boolean;
   cacheControl?: CacheControl;
 }
@@ -168,7 +171,7 @@ export interface CanonicalRequest {
   tools?: CanonicalTool[];
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
-  /** Chat's token log-probabilities (a hint: only OpenAI upstreams give them). */
+  /** Chat's token log-probabilities: data the client asked for, converted (Gemini) or refused (docs/conversion-policy.md). */
   logprobs?: boolean;
   topLogprobs?: number;
   /** Output cap as the client sent it; the route fills a default before billing and upstream. */
@@ -243,6 +246,13 @@ export interface Usage {
 
 export type OutputPart = TextPart | ToolCallPart | ReasoningPart;
 
+/** One output token's log-probability, with the most likely alternatives when asked (chat's `logprobs.content[]`). */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  topLogprobs: Array<{ token: string; logprob: number }>;
+}
+
 export interface CanonicalResponse {
   id: string;
   /** The upstream's model name; protocols render the public id instead. */
@@ -251,6 +261,8 @@ export interface CanonicalResponse {
   stopReason: StopReason;
   stopSequence?: string | null;
   usage: Usage;
+  /** The text's token log-probabilities, when the client asked for them. */
+  logprobs?: TokenLogprob[];
 }
 
 /**
@@ -260,7 +272,11 @@ export interface CanonicalResponse {
  * cost into their protocol's last usage event.
  */
 export type StreamEvent =
-  | { type: "start"; id: string; model: string; inputTokens?: number }
+  /**
+   * `inputTokens` when the upstream reports the prompt count with its first event (Anthropic,
+   * Gemini), with the part of it read from the cache.
+   */
+  | { type: "start"; id: string; model: string; inputTokens?: number; cacheReadTokens?: number }
   | { type: "text_delta"; text: string }
   /** Reasoning text (AM thinking, GC thought parts, CC reasoning_content). */
   | { type: "reasoning_delta"; text: string }
@@ -268,6 +284,8 @@ export type StreamEvent =
   | { type: "reasoning_end"; origin: ReasoningOrigin; signature?: string; redacted?: string }
   | { type: "tool_call_start"; index: number; id: string; name: string; kind?: "custom" }
   | { type: "tool_call_delta"; index: number; arguments: string }
+  /** Log-probabilities of the text tokens just streamed (asked for by the client). */
+  | { type: "logprobs"; content: TokenLogprob[] }
   /** Partial usage seen mid-stream (AM's message_start, GC's per-chunk counts); metering only. */
   | { type: "usage"; usage: Partial<Usage> }
   | {

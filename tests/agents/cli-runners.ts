@@ -174,7 +174,8 @@ export function command(r: CliRun): { cmd: string; args: string[]; env: Record<s
               npm: "@ai-sdk/openai-compatible",
               name: "Gateway",
               options: { baseURL: `${r.gateway}/v1`, apiKey: r.key },
-              models: { [r.model]: { name: r.model, tool_call: true } },
+              // Image input declared: opencode otherwise replaces a tool's image with an error text.
+              models: { [r.model]: { name: r.model, tool_call: true, attachment: true, modalities: { input: ["text", "image"], output: ["text"] } } },
             },
           },
         }),

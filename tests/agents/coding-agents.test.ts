@@ -9,6 +9,9 @@
  * charge per upstream answer, each tokens × price, balance = Σ ledger, nothing held. In every
  * cell the CLI must not try to leave loopback (a trap proxy records any attempt).
  *
+ * A second set of cells has Claude Code, Gemini CLI and opencode first read a screenshot through
+ * their own file-reading tool; the turn that writes must carry the image, in the upstream's form.
+ *
  * Cells not yet in ENABLED still run and are reported (with the gateway's error) but do not fail
  * the file; the README "Works with" table lists exactly the enabled cells, checked here
  * (UPDATE_README=1 rewrites it from this run's results). AGENT_DUMP=<folder> writes what reached
@@ -18,7 +21,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAgentFakes, type AgentFake, type AgentFakes, type AgentTask } from "../fakes/agent-upstreams";
+import { INLINE_IMAGE, READERS, startAgentFakes, type AgentFake, type AgentFakes, type AgentTask } from "../fakes/agent-upstreams";
 import { createAccount } from "../support/accounts";
 import { idleBooks } from "../support/books";
 import { startTestServer, usesPostgres, type TestServer } from "../support/server";
@@ -69,17 +72,27 @@ function fakeOf(kind: UpstreamKind): AgentFake {
   return kind === "gemini3" ? fakes.gemini : fakes[kind];
 }
 
+/** The CLIs whose image read through their own tool is checked on every upstream kind (Codex's view_image is not scripted yet). */
+const IMAGE_CLIS: CliName[] = ["claude", "gemini", "opencode"];
+
+/** A small PNG (a screenshot stand-in) for the cells that read an image through a tool. */
+const SCREENSHOT = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+
 /** What went wrong in a cell, in one line (the CLI's own output names the gateway's error). */
-async function runCell(cli: CliName, kind: UpstreamKind): Promise<{ why: string | null; r: CliResult; task: AgentTask; email: string; outside: string[] }> {
+async function runCell(cli: CliName, kind: UpstreamKind, opts: { image?: boolean } = {}): Promise<{ why: string | null; r: CliResult; task: AgentTask; email: string; outside: string[] }> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "agent-home-"));
   const workdir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-work-"));
   const task: AgentTask = { dir: workdir, file: "hello.txt", content: `Hello from ${cli} via ${kind}\n`, answer: `Done: hello.txt written for ${cli}.` };
+  if (opts.image) {
+    fs.writeFileSync(path.join(workdir, "shot.png"), SCREENSHOT);
+    task.image = "shot.png";
+  }
   for (const f of Object.values(fakes)) {
     f.reset();
     f.task = task;
   }
   const { email, key } = await createAccount(server, { usd: 5 });
-  const r = await runCli({ cli, gateway: server.url, key, model: cli === "codex" ? AGENT_MODELS[kind].codexId : AGENT_MODELS[kind].id, home, workdir, prompt: `Create the file hello.txt containing exactly: ${task.content.trim()}`, timeoutMs: 60_000, proxy: trap.url });
+  const r = await runCli({ cli, gateway: server.url, key, model: cli === "codex" ? AGENT_MODELS[kind].codexId : AGENT_MODELS[kind].id, home, workdir, prompt: `${opts.image ? "Look at the screenshot shot.png, then c" : "C"}reate the file hello.txt containing exactly: ${task.content.trim()}`, timeoutMs: 60_000, proxy: trap.url });
   const file = path.join(workdir, task.file);
   const refused = Object.values(fakes).flatMap((f) => f.requests.filter((q) => q.refused).map((q) => `upstream refused: ${q.refused!.message}`));
   const lines = `${r.stdout}\n${r.stderr}`.split("\n");
@@ -152,6 +165,24 @@ describe.skipIf(!usesPostgres())("coding agents through the gateway", () => {
       }, 90_000);
     }
   }
+
+  // An image read through the agent's own tool (a screenshot read with Claude Code's Read, Gemini
+  // CLI's read_file, opencode's read) reaches every upstream kind in the form it takes
+  // (docs/conversion-policy.md, "What a tool read").
+  for (const cli of IMAGE_CLIS)
+    for (const kind of Object.keys(UPSTREAMS) as UpstreamKind[])
+      it(`${CLIS[cli]} reads a screenshot through its own tool × ${UPSTREAMS[kind]} upstream`, async () => {
+        const { why, email, outside } = await runCell(cli, kind, { image: true });
+        expect(outside).toEqual([]);
+        expect(why).toBeNull();
+        const answered = fakeOf(kind).requests.filter((q) => q.answered);
+        const called = (q: (typeof answered)[number]) => q.answered!.toolCalls[0]?.name;
+        expect(answered.some((q) => READERS.includes(called(q)!))).toBe(true);
+        // The turn that wrote the file had the screenshot in the tool result, in the upstream's form.
+        const write = answered.find((q) => called(q) !== undefined && !READERS.includes(called(q)!));
+        expect(JSON.stringify(write?.body)).toMatch(INLINE_IMAGE);
+        await checkBooks(email, kind);
+      }, 90_000);
 
   it("the README's Works with table lists exactly the enabled cells", () => {
     const text = fs.readFileSync(README, "utf8");

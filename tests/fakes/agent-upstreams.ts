@@ -35,6 +35,11 @@ export interface AgentTask {
   content: string;
   /** The model's final answer. */
   answer: string;
+  /**
+   * An image file to look at first, through the client's own file-reading tool (a screenshot
+   * read through a tool): the write follows once an image came back (the client may re-encode it).
+   */
+  image?: string;
 }
 
 export interface AgentFake extends FakeTextUpstream {
@@ -48,6 +53,13 @@ const bad = (message: string): Refusal => ({ status: 400, message });
 
 /** Tools the CLIs write files with, in order of preference, and their argument shapes. */
 const WRITERS = ["Write", "write_file", "write", "apply_patch", "exec_command", "shell"];
+
+/** Tools the CLIs read files (images included) with; the path argument is the first of PATH_ARGS their schema has. */
+export const READERS = ["Read", "read_file", "read", "view_image"];
+const PATH_ARGS = ["file_path", "absolute_path", "filePath", "path"];
+
+/** Inline image data in any vendor's request shape. */
+export const INLINE_IMAGE = /"(?:media_type|mimeType)":"image\/|data:image\//;
 
 /** Marks a Responses `custom` (freeform) tool in Turn.tools. */
 const CUSTOM = Symbol("custom");
@@ -81,6 +93,13 @@ interface Turn {
   afterTool: boolean;
   /** Offered tools: name → parameter schema. */
   tools: Map<string, any>;
+  /** The request body (an image task looks for the image and the write in it). */
+  body: unknown;
+}
+
+function readerPath(schema: any): string {
+  const props = Object.keys(schema?.properties ?? {});
+  return PATH_ARGS.find((a) => props.includes(a)) ?? "file_path";
 }
 
 /** Tool calls turned off, in each vendor's words (`none` / `NONE`). */
@@ -88,13 +107,21 @@ function toolsOff(body: any): boolean {
   return body?.tool_choice === "none" || body?.tool_choice?.type === "none" || body?.toolConfig?.functionCallingConfig?.mode === "NONE";
 }
 
-function decide(base: TextScript, fake: AgentFake, turn: Turn, n: number, body: any, extra: Partial<TextScript> = {}): TextScript {
+function decide(base: TextScript, fake: AgentFake, turn: Turn, n: number, extra: Partial<TextScript> = {}): TextScript {
   const usage = { input: 200 + n, output: 10 + n };
   if (turn.tools.size) fake.offeredTools = [...turn.tools.keys()];
   const task = fake.task;
   const writer = WRITERS.find((w) => turn.tools.has(w));
+  const reader = READERS.find((r) => turn.tools.has(r));
   // A summary (tools off) or a context that already says the work is done (a compacted one) ends the task.
-  const done = !!task && (toolsOff(body) || JSON.stringify(body).includes(task.answer));
+  const done = !!task && (toolsOff(turn.body) || JSON.stringify(turn.body).includes(task.answer));
+  if (task?.image && writer && reader && !done) {
+    const sent = JSON.stringify(turn.body);
+    // First the read; once an image came back (in whatever form the upstream takes it), the write.
+    if (!INLINE_IMAGE.test(sent))
+      return { ...base, text: "", toolCalls: [{ name: reader, arguments: JSON.stringify({ [readerPath(turn.tools.get(reader))]: `${task.dir}/${task.image}` }), id: "" }], usage, ...extra };
+    if (!sent.includes(`${task.dir}/${task.file}`)) return { ...base, text: "", toolCalls: [{ name: writer, arguments: writerArgs(writer, task, turn.tools.get(writer)), id: "" }], usage, ...extra };
+  }
   if (!task || turn.afterTool || !writer || done) return { ...base, text: (turn.afterTool || done) && task ? task.answer : "Fake title", toolCalls: [], usage, ...extra };
   return { ...base, text: "", toolCalls: [{ name: writer, arguments: writerArgs(writer, task, turn.tools.get(writer)), id: "" }], usage, ...extra };
 }
@@ -314,13 +341,14 @@ export function startAgentAnthropic(key: string): Promise<AgentFake> {
       const turn: Turn = {
         afterTool: last?.role === "user" && blocks(last).some((b) => b.type === "tool_result"),
         tools: new Map((body.tools ?? []).filter((t: any) => t.name).map((t: any) => [t.name, t.input_schema])),
+        body,
       };
       let thinking: TextScript["thinking"];
       if (body.thinking?.type === "enabled" || body.thinking?.type === "adaptive") {
         thinking = { thinking: `Thinking about step ${++n}.`, signature: signature() };
         signatures.set(thinking.signature, thinking.thinking);
       }
-      const s = decide(script, fake(), turn, ++n, body, { thinking });
+      const s = decide(script, fake(), turn, ++n, { thinking });
       return { ...s, toolCalls: s.toolCalls.map((t) => ({ ...t, id: `toolu_${nextId()}` })) };
     },
   }));
@@ -332,10 +360,12 @@ export function startAgentOpenAI(key: string): Promise<AgentFake> {
     refuse: (_req, body) => chatRefusal(body),
     scriptFor: (script, body) => {
       const turn: Turn = {
-        afterTool: body.messages?.at(-1)?.role === "tool",
+        // A tool's images follow the tool messages in one user message.
+        afterTool: body.messages?.at(-1)?.role === "tool" || (body.messages?.at(-1)?.role === "user" && body.messages?.at(-2)?.role === "tool"),
         tools: new Map((body.tools ?? []).filter((t: any) => t.type === "function").map((t: any) => [t.function.name, t.function.parameters])),
+        body,
       };
-      const s = decide(script, fake(), turn, ++n, body);
+      const s = decide(script, fake(), turn, ++n);
       return { ...s, toolCalls: s.toolCalls.map((t) => ({ ...t, id: `call_${nextId()}` })) };
     },
   }));
@@ -349,8 +379,8 @@ export function startAgentGemini(key: string): Promise<AgentFake> {
     refuse: (_req, body, path) => geminiRefusal(body, modelOf(path), signatures),
     scriptFor: (script, body, path) => {
       const last = body.contents?.at(-1);
-      const turn: Turn = { afterTool: parts(last).some((p) => p.functionResponse), tools: geminiTools(body) };
-      const s = decide(script, fake(), turn, ++n, body);
+      const turn: Turn = { afterTool: parts(last).some((p) => p.functionResponse), tools: geminiTools(body), body };
+      const s = decide(script, fake(), turn, ++n);
       const gemini3 = /^gemini-3/.test(modelOf(path));
       return {
         ...s,
@@ -377,7 +407,7 @@ export function startAgentResponses(key: string): Promise<AgentFake> {
         if (t.type === "custom") (tools.set(t.name, CUSTOM), custom.add(t.name));
       }
       const last = items.at(-1)?.type;
-      const s = decide(script, fake(), { afterTool: last === "function_call_output" || last === "custom_tool_call_output", tools }, ++n, body);
+      const s = decide(script, fake(), { afterTool: last === "function_call_output" || last === "custom_tool_call_output", tools, body }, ++n);
       return { ...s, toolCalls: s.toolCalls.map((t) => ({ ...t, id: `call_${nextId()}` })) };
     },
   }));

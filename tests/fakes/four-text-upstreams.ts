@@ -1,5 +1,7 @@
 /** The four text fakes (OpenAI chat, Anthropic, Gemini, OpenAI Responses) and a route to each, for codec tests. */
+import { afterAll, beforeAll } from "vitest";
 import type { ModelRoute } from "../../lib/gateway/model-route";
+import { startTestHost, type TestHost } from "../../lib/gateway/routes/text-test-server";
 import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./anthropic-upstream";
 import { GEMINI_FAKE_KEY, startFakeGemini } from "./gemini-upstream";
 import { OPENAI_RESPONSES_FAKE_KEY, startFakeOpenAIResponses } from "./openai-responses-upstream";
@@ -35,6 +37,31 @@ export async function startFourTextFakes(): Promise<FourTextFakes> {
     }),
     async close() {
       for (const f of Object.values(fakes)) await f.close();
+    },
+  };
+}
+
+/**
+ * For a test file: the four fakes and a test host serving `m-<up>` from each (and the `more`
+ * routes), started before its tests and closed after them. Read `fakes` and `host` inside tests.
+ */
+export function useFourTextHost(more: (route: FourTextFakes["route"]) => Record<string, ModelRoute[]> = () => ({})): { fakes: FourTextFakes["fakes"]; host: TestHost } {
+  let four: FourTextFakes | undefined;
+  let host: TestHost | undefined;
+  beforeAll(async () => {
+    four = await startFourTextFakes();
+    host = await startTestHost({ ...Object.fromEntries(UPS.map((u) => [`m-${u}`, [four!.route(u)]])), ...more(four.route) });
+  });
+  afterAll(async () => {
+    await host?.close();
+    await four?.close();
+  });
+  return {
+    get fakes() {
+      return four!.fakes;
+    },
+    get host() {
+      return host!;
     },
   };
 }

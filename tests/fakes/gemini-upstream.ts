@@ -21,12 +21,19 @@ const usage = (s: TextScript, final: boolean): Record<string, unknown> | null =>
 };
 const calls = (s: TextScript) =>
   s.toolCalls.map((t) => ({ functionCall: { ...(t.id ? { id: t.id } : {}), name: t.name, args: JSON.parse(t.arguments) }, ...(t.signature ? { thoughtSignature: t.signature } : {}) }));
+/** logprobsResult for these tokens when the request asked (responseLogprobs; top candidates with `logprobs`). */
+const logprobsOf = (tokens: string[], body: any) => {
+  const g = body?.generationConfig;
+  if (!g?.responseLogprobs || !tokens.length) return {};
+  const top = (t: string) => Array.from({ length: g.logprobs ?? 0 }, (_, k) => ({ token: k === 0 ? t : `${t}~${k}`, tokenId: k, logProbability: -0.25 * (k + 1) }));
+  return { logprobsResult: { topCandidates: tokens.map((t) => ({ candidates: top(t) })), chosenCandidates: tokens.map((t) => ({ token: t, tokenId: 1, logProbability: -0.25 })), logProbabilitySum: -0.25 * tokens.length } };
+};
 const thought = (s: TextScript) => (s.reasoning ? [{ text: s.reasoning, thought: true }] : []);
 const modelOf = (path: string) => decodeURIComponent(path.split("/models/")[1]?.split(":")[0] ?? "");
 
 export const geminiProtocol: Protocol = {
-  refuse: (_req, body) => {
-    const message = refuseGemini(body);
+  refuse: (req, body) => {
+    const message = refuseGemini(body, modelOf(req.url ?? ""));
     return message ? { status: 400, message } : null;
   },
   match: (path) => {
@@ -45,16 +52,16 @@ export const geminiProtocol: Protocol = {
       ...(s?.retryDelay ? { details: [{ "@type": "type.googleapis.com/google.rpc.QuotaFailure", violations: [{ quotaMetric: "generativelanguage.googleapis.com/generate_content_free_tier_requests" }] }, { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: s.retryDelay }] } : {}),
     },
   }),
-  json: (s) => ({
-    candidates: [{ content: { role: "model", parts: [...thought(s), ...(s.text ? [{ text: s.text }] : []), ...calls(s)] }, finishReason: "STOP", index: 0 }],
+  json: (s, body) => ({
+    candidates: [{ content: { role: "model", parts: [...thought(s), ...(s.text ? [{ text: s.text }] : []), ...calls(s)] }, finishReason: "STOP", index: 0, ...logprobsOf(s.text ? words(s.text) : [], body) }],
     ...(usage(s, true) ? { usageMetadata: usage(s, true) } : {}),
     modelVersion: "gemini-fake-001",
     responseId: "fake-resp-1",
   }),
-  events: (s) => {
-    const chunk = (parts: unknown[], final: boolean) =>
+  events: (s, body) => {
+    const chunk = (parts: Array<{ text?: string; thought?: boolean } | object>, final: boolean) =>
       `data: ${JSON.stringify({
-        candidates: [{ content: { parts, role: "model" }, ...(final ? { finishReason: "STOP" } : {}), index: 0 }],
+        candidates: [{ content: { parts, role: "model" }, ...(final ? { finishReason: "STOP" } : {}), index: 0, ...logprobsOf(parts.flatMap((p) => ("text" in p && p.text && !p.thought ? [p.text] : [])), body) }],
         ...(usage(s, final) ? { usageMetadata: usage(s, final) } : {}),
         modelVersion: "gemini-fake-001",
         responseId: "fake-resp-1",

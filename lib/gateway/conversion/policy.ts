@@ -18,8 +18,6 @@ export type HintField =
   | "service_tier"
   | "top_p"
   | "temperature"
-  | "logprobs"
-  | "top_logprobs"
   | "parallel_tool_calls"
   | "cache_control"
   | "prompt_cache_key";
@@ -54,8 +52,6 @@ const KEYS: Array<[HintField, keyof CanonicalRequest]> = [
   ["frequency_penalty", "frequencyPenalty"],
   ["verbosity", "verbosity"],
   ["service_tier", "serviceTier"],
-  ["logprobs", "logprobs"],
-  ["top_logprobs", "topLogprobs"],
 ];
 
 export function applyConversionPolicy(req: CanonicalRequest, target: PolicyTarget): PolicyOutcome {
@@ -82,6 +78,15 @@ export function applyConversionPolicy(req: CanonicalRequest, target: PolicyTarge
   if (dropped.length && target.strict)
     return { ok: false, field: dropped[0]!, message: "has no counterpart on this model's upstream, and this model refuses hints (strict)" };
   return { ok: true, request: out ?? req, dropped };
+}
+
+/**
+ * Token log-probabilities are data the client asked for, not a knob: a target without them
+ * (Anthropic; OpenAI Responses, whose converted answer does not carry them) refuses the request.
+ */
+export function logprobsRefusal(req: CanonicalRequest): { ok: false; field: string; message: string } | null {
+  const field = req.logprobs ? "logprobs" : req.topLogprobs !== undefined ? "top_logprobs" : null;
+  return field && { ok: false, field, message: "token log-probabilities are not available from this model's upstream" };
 }
 
 function hasCacheBreakpoints(req: CanonicalRequest): boolean {

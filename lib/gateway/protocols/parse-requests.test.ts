@@ -251,3 +251,62 @@ describe("what coding agents send", () => {
     }
   });
 });
+
+describe("what a tool read (images, documents) stays inside the tool result", () => {
+  const PNG = "iVBORw0KGgo=";
+  it("Gemini functionResponse.parts (what @ai-sdk/google sends) become the result's image and document, each with its path", () => {
+    const r = generateContent.parseRequest(
+      {
+        contents: [
+          { role: "model", parts: [{ functionCall: { id: "c1", name: "shot", args: {} } }] },
+          { role: "user", parts: [{ functionResponse: { id: "c1", name: "shot", response: { content: "ok" }, parts: [{ inlineData: { mimeType: "image/png", data: PNG } }, { inlineData: { mimeType: "application/pdf", data: "JVBE" } }] } }] },
+        ],
+      },
+      { pathModel: "gm" },
+    );
+    expect(r.ok && r.value.messages[1]!.parts[0]).toEqual({
+      type: "tool_result",
+      callId: "c1",
+      name: "shot",
+      content: [
+        { type: "text", text: '{"content":"ok"}' },
+        { type: "image", source: { kind: "base64", mediaType: "image/png", data: PNG }, path: "contents[1].parts[0].functionResponse.parts[0]" },
+        { type: "document", source: { kind: "base64", mediaType: "application/pdf", data: "JVBE" }, path: "contents[1].parts[0].functionResponse.parts[1]" },
+      ],
+    });
+    const audio = generateContent.parseRequest({ contents: [{ role: "user", parts: [{ functionResponse: { name: "shot", parts: [{ inlineData: { mimeType: "audio/wav", data: "AA" } }] } }] }] }, { pathModel: "gm" });
+    expect(!audio.ok && audio.error.param).toBe("contents[0].parts[0].functionResponse.parts[0].inlineData.mimeType");
+  });
+
+  it("a Messages tool_result keeps its document (no longer moved after the results)", () => {
+    const doc = { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBE" } };
+    const r = messages.parseRequest({ model: "m", max_tokens: 5, messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "read" }, doc] }] }] });
+    expect(r.ok && r.value.messages[0]!.parts).toEqual([
+      { type: "tool_result", callId: "t1", content: [{ type: "text", text: "read" }, { type: "document", source: { kind: "base64", mediaType: "application/pdf", data: "JVBE" }, path: "messages[0].content[0].content[1]" }] },
+    ]);
+  });
+
+  it("a Responses function_call_output's input_image and input_file, named by their path in output", () => {
+    const r = responses.parseRequest({
+      model: "m",
+      input: [
+        { type: "function_call_output", call_id: "c1", output: [{ type: "input_image", image_url: `data:image/png;base64,${PNG}` }, { type: "input_file", filename: "a.pdf", file_data: "data:application/pdf;base64,JVBE" }] },
+      ],
+    });
+    expect(r.ok && r.value.messages[0]!.parts[0]).toMatchObject({
+      type: "tool_result",
+      content: [{ type: "image", path: "input[0].output[0]" }, { type: "document", filename: "a.pdf", path: "input[0].output[1]" }],
+    });
+    const fileId = responses.parseRequest({ model: "m", input: [{ type: "function_call_output", call_id: "c1", output: [{ type: "input_file", file_id: "file-1" }] }] });
+    expect(fileId.ok && fileId.value.unconvertible).toEqual(["input[0].output[0].file_id"]);
+  });
+});
+
+describe("log-probabilities asked in Responses and Gemini shapes", () => {
+  it("only their own upstream (passthrough) gives them back: converted routes refuse them by name", () => {
+    const rs = responses.parseRequest({ model: "m", input: "hi", top_logprobs: 3, include: ["message.output_text.logprobs"] });
+    expect(rs.ok && rs.value.unconvertible).toEqual(["top_logprobs", "include (message.output_text.logprobs)"]);
+    const gc = generateContent.parseRequest({ contents: [{ parts: [{ text: "hi" }] }], generationConfig: { responseLogprobs: true, logprobs: 2 } }, { pathModel: "gm" });
+    expect(gc.ok && gc.value.unconvertible).toEqual(["generationConfig.responseLogprobs"]);
+  });
+});

@@ -13,6 +13,7 @@ import type { FakeTextUpstream } from "../../../tests/fakes/text-fake-core";
 import type { ModelRoute } from "../model-route";
 import { JSON_MODE_INSTRUCTION } from "../upstreams/anthropic-messages-request";
 import { DROPPED_PARAMS_HEADER } from "./text-handler";
+import { ENFORCED_PARAMS_HEADER } from "./text-run";
 import { startTestHost, type TestHost } from "./text-test-server";
 
 const PRICE = { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 };
@@ -77,17 +78,58 @@ describe("hints", () => {
     expect(lastBody("anthropic")).not.toHaveProperty("seed");
   });
 
-  it("logprobs to Claude and one-call-at-a-time to Gemini are named; Claude takes parallel_tool_calls: false as its own switch", async () => {
+  it("Claude takes parallel_tool_calls: false as its own switch", async () => {
     fakes.anthropic.reset();
     const tools = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }];
-    const a = await post("/v1/chat/completions", { model: "m-anthropic", logprobs: true, top_logprobs: 2, parallel_tool_calls: false, tools, messages: [{ role: "user", content: "hi" }] });
+    const a = await post("/v1/chat/completions", { model: "m-anthropic", parallel_tool_calls: false, tools, messages: [{ role: "user", content: "hi" }] });
     expect(a.status).toBe(200);
-    expect(a.headers.get(DROPPED_PARAMS_HEADER)).toBe("logprobs, top_logprobs");
+    expect(a.headers.get(DROPPED_PARAMS_HEADER)).toBeNull();
     expect(lastBody("anthropic").tool_choice).toMatchObject({ disable_parallel_tool_use: true });
-    fakes.gemini.reset();
-    const g = await post("/v1/chat/completions", { model: "m-gemini", parallel_tool_calls: false, tools, messages: [{ role: "user", content: "hi" }] });
-    expect(g.status).toBe(200);
-    expect(g.headers.get(DROPPED_PARAMS_HEADER)).toBe("parallel_tool_calls");
+  });
+
+  it("logprobs are data, not a hint: Gemini's own converted (plain and streamed), Claude's a 400 naming the field", async () => {
+    fakes.anthropic.reset();
+    const a = await post("/v1/chat/completions", { model: "m-anthropic", logprobs: true, top_logprobs: 2, messages: [{ role: "user", content: "hi" }] });
+    expect(a.status).toBe(400);
+    const e = ((await a.json()) as any).error;
+    expect(e.param).toBe("logprobs");
+    expect(fakes.anthropic.generationRequests()).toHaveLength(0);
+    fakes.gemini.reset({ text: "Hi there" });
+    const r = await openai().chat.completions.create({ model: "m-gemini", logprobs: true, top_logprobs: 2, messages: [{ role: "user", content: "hi" }] });
+    expect(lastBody("gemini").generationConfig).toMatchObject({ responseLogprobs: true, logprobs: 2 });
+    const content = r.choices[0]!.logprobs!.content!;
+    expect(content.map((t) => t.token)).toEqual(["Hi", " there"]);
+    expect(content[0]).toEqual({ token: "Hi", logprob: -0.25, bytes: [72, 105], top_logprobs: [{ token: "Hi", logprob: -0.25, bytes: [72, 105] }, { token: "Hi~1", logprob: -0.5, bytes: [72, 105, 126, 49] }] });
+    const streamed: string[] = [];
+    for await (const c of await openai().chat.completions.create({ model: "m-gemini", stream: true, logprobs: true, messages: [{ role: "user", content: "hi" }] }))
+      streamed.push(...(c.choices[0]?.logprobs?.content ?? []).map((t) => t.token));
+    expect(streamed).toEqual(["Hi", " there"]);
+    // Not asked: none.
+    const plain = await openai().chat.completions.create({ model: "m-gemini", messages: [{ role: "user", content: "hi" }] });
+    expect(plain.choices[0]!.logprobs).toBeNull();
+  });
+
+  it("one call at a time served by Gemini (no switch): the gateway keeps the first call, plain and streamed, and names it", async () => {
+    const tools = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }];
+    const two = { toolCalls: [{ name: "f", arguments: '{"n":1}' }, { name: "f", arguments: '{"n":2}' }] };
+    fakes.gemini.reset(two);
+    const g = await openai().chat.completions.create({ model: "m-gemini", parallel_tool_calls: false, tools: tools as never, messages: [{ role: "user", content: "hi" }] }).withResponse();
+    expect(g.response.headers.get(ENFORCED_PARAMS_HEADER)).toBe("parallel_tool_calls");
+    expect(g.response.headers.get(DROPPED_PARAMS_HEADER)).toBeNull();
+    expect(g.data.choices[0]!.message.tool_calls!.map((c) => (c as { function: { arguments: string } }).function.arguments)).toEqual(['{"n":1}']);
+    expect(g.data.choices[0]!.finish_reason).toBe("tool_calls");
+    // Anthropic's own switch, streamed from Gemini.
+    const s = await post("/v1/messages", { model: "m-gemini", max_tokens: 50, stream: true, tools: [{ name: "f", input_schema: { type: "object" } }], tool_choice: { type: "auto", disable_parallel_tool_use: true }, messages: [{ role: "user", content: "hi" }] });
+    expect(s.headers.get(ENFORCED_PARAMS_HEADER)).toBe("tool_choice.disable_parallel_tool_use");
+    const events = await s.text();
+    expect(events.match(/"type":"tool_use"/g)).toHaveLength(1);
+    expect(events).toContain('\\"n\\":1');
+    expect(events).not.toContain('\\"n\\":2');
+    // Without the ask, both calls come back and nothing is named.
+    fakes.gemini.reset(two);
+    const both = await post("/v1/chat/completions", { model: "m-gemini", tools, messages: [{ role: "user", content: "hi" }] });
+    expect(both.headers.get(ENFORCED_PARAMS_HEADER)).toBeNull();
+    expect(((await both.json()) as any).choices[0].message.tool_calls).toHaveLength(2);
   });
 
   it("prompt-cache fields are carried where the target has them and named where it caches on its own", async () => {
@@ -108,10 +150,24 @@ describe("hints", () => {
     expect(keyToOpenAI.headers.get(DROPPED_PARAMS_HEADER)).toBeNull();
   });
 
-  it("JSON mode to Claude is an instruction after the system prompt; a JSON schema is output_config.format", async () => {
+  it("JSON mode to Claude: a prefilled '{' where the model continues one (the answer shown whole, plain and streamed), else the instruction alone", async () => {
+    const json = { response_format: { type: "json_object" as const }, messages: [{ role: "system" as const, content: "Be brief." }, { role: "user" as const, content: "hi" }] };
+    fakes.anthropic.reset({ text: '"ok": true}' });
+    const r = await openai().chat.completions.create({ model: "m-claude45", ...json });
+    expect(r.choices[0]!.message.content).toBe('{"ok": true}');
+    expect(lastBody("anthropic").messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "{" }] });
+    expect(lastBody("anthropic").system).toEqual([{ type: "text", text: "Be brief." }, { type: "text", text: JSON_MODE_INSTRUCTION }]);
+    let streamed = "";
+    for await (const c of await openai().chat.completions.create({ model: "m-claude45", stream: true, ...json })) streamed += c.choices[0]?.delta.content ?? "";
+    expect(JSON.parse(streamed)).toEqual({ ok: true });
+    // Thinking on (or Claude 4.6 and later, or tools): no prefill, the instruction alone.
     fakes.anthropic.reset({ text: '{"ok":true}' });
-    const r = await openai().chat.completions.create({ model: "m-anthropic", response_format: { type: "json_object" }, messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "hi" }] });
-    expect(r.choices[0]!.message.content).toBe('{"ok":true}');
+    const thinking = await openai().chat.completions.create({ model: "m-claude45", reasoning_effort: "low", max_completion_tokens: 8000, ...json });
+    expect(thinking.choices[0]!.message.content).toBe('{"ok":true}');
+    expect(lastBody("anthropic").messages.at(-1).role).toBe("user");
+    const r2 = await openai().chat.completions.create({ model: "m-anthropic", ...json });
+    expect(r2.choices[0]!.message.content).toBe('{"ok":true}');
+    expect(lastBody("anthropic").messages.at(-1).role).toBe("user");
     expect(lastBody("anthropic").system).toEqual([{ type: "text", text: "Be brief." }, { type: "text", text: JSON_MODE_INSTRUCTION }]);
     const schema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false };
     await openai().chat.completions.create({ model: "m-anthropic", response_format: { type: "json_schema", json_schema: { name: "r", schema } }, messages: [{ role: "user", content: "hi" }] });

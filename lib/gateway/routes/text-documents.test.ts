@@ -7,36 +7,21 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MEDIA_URLS_PER_REQUEST, setMediaFetcher } from "../upstreams/inline-media";
-import { startFourTextFakes, UPS, type FourTextFakes, type Up } from "../../../tests/fakes/four-text-upstreams";
-import { startTestHost, type TestHost } from "./text-test-server";
+import { useFourTextHost, type Up } from "../../../tests/fakes/four-text-upstreams";
 
-let four: FourTextFakes;
-let fakes: FourTextFakes["fakes"];
-let host: TestHost;
-
-beforeAll(async () => {
-  four = await startFourTextFakes();
-  fakes = four.fakes;
-  const route = four.route;
-  host = await startTestHost({
-    ...Object.fromEntries(UPS.map((u) => [`m-${u}`, [route(u)]])),
-    // Two Gemini entries: a download is made once for both.
-    "m-gemini-two": [{ ...route("gemini"), rowId: "row-g1", upstream: { ...route("gemini").upstream, apiKey: "wrong" } }, { ...route("gemini"), rowId: "row-g2" }],
-  });
-});
-afterAll(async () => {
-  await host?.close();
-  await four?.close();
-});
+const four = useFourTextHost((route) => ({
+  // Two Gemini entries: a download is made once for both.
+  "m-gemini-two": [{ ...route("gemini"), rowId: "row-g1", upstream: { ...route("gemini").upstream, apiKey: "wrong" } }, { ...route("gemini"), rowId: "row-g2" }],
+}));
 
 /** A one-page PDF, as base64. */
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R >> endobj\n%%EOF\n").toString("base64");
 const PDF_URL = `data:application/pdf;base64,${PDF}`;
 
-const post = (path: string, body: unknown) => fetch(`${host.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown) => fetch(`${four.host.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 const gc = (up: Up) => `/v1beta/models/m-${up}:generateContent`;
-const lastBody = (up: Up) => fakes[up].generationRequests().at(-1)!.body;
-const reset = () => Object.values(fakes).forEach((f) => f.reset());
+const lastBody = (up: Up) => four.fakes[up].generationRequests().at(-1)!.body;
+const reset = () => Object.values(four.fakes).forEach((f) => f.reset());
 async function ok(r: Response) {
   const text = await r.text();
   expect(r.status, text).toBe(200);
@@ -78,7 +63,7 @@ describe("a PDF reaches every upstream in its own shape", () => {
         expect(sent).toContain('"document.pdf"');
       } else if (client === "gemini") expect(body.messages[0].content[0]).toEqual({ type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF } });
       else RECEIVED[up](body);
-      expect(fakes[up].generationRequests().at(-1)!.refused).toBeUndefined();
+      expect(four.fakes[up].generationRequests().at(-1)!.refused).toBeUndefined();
     });
 });
 
@@ -114,7 +99,7 @@ describe("text documents, URLs and what only the issuing vendor can read", () =>
     expect(((await rs.json()) as any).error.message).toMatch(/^input\[0\]\.content\[0\]\.file_id: /);
     const am = await post("/v1/messages", { model: "m-gemini", max_tokens: 50, messages: [{ role: "user", content: [{ type: "document", source: { type: "file", file_id: "file_011" } }] }] });
     expect(am.status).toBe(400);
-    expect(fakes.gemini.generationRequests()).toHaveLength(0);
+    expect(four.fakes.gemini.generationRequests()).toHaveLength(0);
   });
 
   it("a document type Claude cannot read is a 400 naming the part, before any upstream call", async () => {
@@ -123,17 +108,17 @@ describe("text documents, URLs and what only the issuing vendor can read", () =>
     const r = await post("/v1/chat/completions", { model: "m-anthropic", messages: [{ role: "user", content: [{ type: "text", text: "Read" }, { type: "file", file: { filename: "a.docx", file_data: docx } }] }] });
     expect(r.status).toBe(400);
     expect(((await r.json()) as any).error.message).toMatch(/^messages\[0\]\.content\[1\]: documents of type application\/vnd\.openxml.* not supported/);
-    expect(fakes.anthropic.generationRequests()).toHaveLength(0);
+    expect(four.fakes.anthropic.generationRequests()).toHaveLength(0);
     const toGemini = await post("/v1/responses", { model: "m-gemini", input: [{ role: "user", content: [{ type: "input_file", filename: "a.docx", file_data: docx }] }] });
     expect(toGemini.status).toBe(400);
     expect(((await toGemini.json()) as any).error.message).toMatch(/^input\[0\]\.content\[0\]: documents of type/);
-    expect(fakes.gemini.generationRequests()).toHaveLength(0);
+    expect(four.fakes.gemini.generationRequests()).toHaveLength(0);
     // The same file goes to an OpenAI Responses upstream, which reads it.
     await ok(await post("/v1/chat/completions", { model: "m-responses", messages: [{ role: "user", content: [{ type: "file", file: { filename: "a.docx", file_data: docx } }] }] }));
     expect(lastBody("responses").input[0].content[0]).toEqual({ type: "input_file", filename: "a.docx", file_data: docx });
   });
 
-  it("a PDF inside a tool result (Claude Code reading a file) passes through to Anthropic, and follows the result elsewhere", async () => {
+  it("a PDF inside a tool result (Claude Code reading a file) passes through to Anthropic, and follows the tool messages on chat", async () => {
     reset();
     const history = [
       { role: "user", content: "Read report.pdf" },
@@ -145,8 +130,14 @@ describe("text documents, URLs and what only the issuing vendor can read", () =>
     expect(lastBody("anthropic").messages[2]).toEqual(history[2]);
     await ok(await post("/v1/messages", { model: "m-openai", max_tokens: 50, tools, messages: history }));
     const sent = lastBody("openai").messages;
-    expect(sent.at(-2)).toMatchObject({ role: "tool", tool_call_id: "toolu_1", content: "PDF file read" });
-    expect(sent.at(-1)).toEqual({ role: "user", content: [{ type: "file", file: { filename: "document.pdf", file_data: PDF_URL } }] });
+    expect(sent.at(-2)).toMatchObject({ role: "tool", tool_call_id: "toolu_1", content: "PDF file read\n\n[1 attachment of this result follows in the next user message]" });
+    expect(sent.at(-1)).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "Attachments of the result of tool call toolu_1:" },
+        { type: "file", file: { filename: "document.pdf", file_data: PDF_URL } },
+      ],
+    });
   });
 
   it("Gemini audio inline data is still a 400 naming its mimeType", async () => {
@@ -196,7 +187,7 @@ describe("URLs the target cannot take are downloaded (SSRF-guarded, capped, type
     const r = await post("/v1/chat/completions", { model: "m-gemini-two", messages: [{ role: "user", content: [{ type: "text", text: "What is it?" }, { type: "image_url", image_url: { url: `${webUrl}/cat.png` } }] }] });
     await ok(r);
     // The first entry is refused (wrong key), the second serves: both got the same bytes, fetched once.
-    const sent = fakes.gemini.generationRequests();
+    const sent = four.fakes.gemini.generationRequests();
     expect(sent).toHaveLength(2);
     for (const q of sent) expect(q.body.contents[0].parts[1]).toEqual({ inlineData: { mimeType: "image/png", data: PNG.toString("base64") } });
     expect(hits).toEqual(["/cat.png"]);
@@ -224,7 +215,7 @@ describe("URLs the target cannot take are downloaded (SSRF-guarded, capped, type
     const msg = ((await r.json()) as any).error.message as string;
     expect(msg).toMatch(/^messages\[0\]\.content\[1\]: /);
     expect(msg).toMatch(why);
-    expect(fakes.gemini.generationRequests()).toHaveLength(0);
+    expect(four.fakes.gemini.generationRequests()).toHaveLength(0);
   });
 
   it("a private address is blocked by the SSRF guard (nothing is fetched); an unreachable one is a 400 too", async () => {
@@ -238,7 +229,7 @@ describe("URLs the target cannot take are downloaded (SSRF-guarded, capped, type
       const meta = await post("/v1/messages", { model: "m-gemini", max_tokens: 50, messages: [{ role: "user", content: [{ type: "image", source: { type: "url", url: "http://169.254.169.254/latest/meta-data" } }] }] });
       expect(meta.status).toBe(400);
       expect(hits).toEqual([]);
-      expect(fakes.gemini.generationRequests()).toHaveLength(0);
+      expect(four.fakes.gemini.generationRequests()).toHaveLength(0);
     } finally {
       setMediaFetcher({ allowHosts: [webUrl.slice("http://".length)], maxBytes: 2048 });
     }
@@ -249,24 +240,24 @@ describe("URLs the target cannot take are downloaded (SSRF-guarded, capped, type
   it("a balance that cannot cover the text hold is a 402 before any download (decision 0036)", async () => {
     reset();
     hits.length = 0;
-    const before = host.balance.available;
-    host.balance.available = 10;
+    const before = four.host.balance.available;
+    four.host.balance.available = 10;
     try {
       const r = await post("/v1/chat/completions", { model: "m-gemini", messages: [{ role: "user", content: [{ type: "text", text: "x" }, { type: "image_url", image_url: { url: `${webUrl}/cat.png` } }] }] });
       expect(r.status).toBe(402);
       expect(hits).toEqual([]);
-      expect(fakes.gemini.generationRequests()).toHaveLength(0);
+      expect(four.fakes.gemini.generationRequests()).toHaveLength(0);
     } finally {
-      host.balance.available = before;
+      four.host.balance.available = before;
     }
     // Funded: the hold came first, then the download; a failed download gives the hold back.
-    const holds = host.holds.length;
+    const holds = four.host.holds.length;
     const r = await post("/v1/chat/completions", { model: "m-gemini", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: `${webUrl}/missing.png` } }] }] });
     expect(r.status).toBe(400);
-    expect(host.holds.length).toBe(holds + 1);
-    expect(host.settlements.at(-1)).toMatchObject({ costMicroUsd: 0, status: 400 });
-    expect(host.settlements.at(-1)!.hold).not.toBeNull();
-    expect(host.balance.available).toBe(before);
+    expect(four.host.holds.length).toBe(holds + 1);
+    expect(four.host.settlements.at(-1)).toMatchObject({ costMicroUsd: 0, status: 400 });
+    expect(four.host.settlements.at(-1)!.hold).not.toBeNull();
+    expect(four.host.balance.available).toBe(before);
   });
 
   it("more URLs than a request may download is a 400 naming the limit, and nothing is fetched", async () => {
@@ -288,7 +279,7 @@ describe("URLs the target cannot take are downloaded (SSRF-guarded, capped, type
       const r = await post("/v1/chat/completions", { model: "m-gemini", messages: [{ role: "user", content: images }] });
       expect(r.status).toBe(400);
       expect(((await r.json()) as any).error.message).toMatch(/^messages\[0\]\.content\[1\]: the files of this request are larger than Gemini's 20 MB inline request limit allows/);
-      expect(fakes.gemini.generationRequests()).toHaveLength(0);
+      expect(four.fakes.gemini.generationRequests()).toHaveLength(0);
     } finally {
       setMediaFetcher({ allowHosts: [webUrl.slice("http://".length)], maxBytes: 2048 });
     }

@@ -19,6 +19,8 @@ export interface Plan {
   call: PreparedCall;
   /** Client field names dropped as hints for this route (x-gateway-dropped-params). */
   dropped: string[];
+  /** Client field names the gateway enforces on the answer for this route (x-gateway-enforced-params). */
+  enforced: string[];
 }
 
 export type Plans = { ok: true; plans: Map<ModelRoute, Plan>; usable: ModelRoute[] } | { ok: false; error: ApiError; reason: "invalid_request" | "upstream_error" };
@@ -60,7 +62,8 @@ export async function planRoutes(tc: TextCall, req: CanonicalRequest, routes: re
     const adapter = textAdapterFor(route.upstream.protocol);
     if (!adapter) continue;
     const planned = await planOne(tc, req, route, adapter);
-    if (planned.ok) plans.set(route, { adapter, call: planned.call, dropped: planned.dropped.map((f) => protocol.fieldName(f)) });
+    if (planned.ok)
+      plans.set(route, { adapter, call: planned.call, dropped: planned.dropped.map((f) => protocol.fieldName(f)), enforced: (planned.call.enforced ?? []).map((f) => protocol.fieldName(f)) });
     else firstRefusal ??= planned;
   }
   const usable = routes.filter((r) => plans.has(r));

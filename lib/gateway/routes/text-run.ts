@@ -18,6 +18,8 @@ import type { SettlementReason, TextCall, TextDeps, TextSettlement } from "./tex
 
 /** Names every hint the serving route dropped (docs/conversion-policy.md). */
 export const DROPPED_PARAMS_HEADER = "x-gateway-dropped-params";
+/** Names what the upstream has no switch for and the gateway enforces on the answer (docs/conversion-policy.md). */
+export const ENFORCED_PARAMS_HEADER = "x-gateway-enforced-params";
 /** The model that served (an alias's target, whose price was charged). */
 export const SERVED_MODEL_HEADER = "x-gateway-model";
 export const DEFAULT_TEXT_TIMEOUT_MS = 120_000;
@@ -138,6 +140,8 @@ export class TextRun {
     const headers: Record<string, string> = { [SERVED_MODEL_HEADER]: served.modelId, ...this.i.admitted.headers };
     const dropped = this.plan(served).dropped;
     if (dropped.length) headers[DROPPED_PARAMS_HEADER] = dropped.join(", ");
+    const enforced = this.plan(served).enforced;
+    if (enforced.length) headers[ENFORCED_PARAMS_HEADER] = enforced.join(", ");
     return headers;
   }
 

@@ -5,26 +5,12 @@
  * The fakes refuse any name outside `^[a-zA-Z0-9_-]{1,64}$`, as the vendors do.
  */
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFourTextFakes, UPS, type FourTextFakes, type Up } from "../../../tests/fakes/four-text-upstreams";
-import { startTestHost, type TestHost } from "./text-test-server";
+import { describe, expect, it } from "vitest";
+import { useFourTextHost, type Up } from "../../../tests/fakes/four-text-upstreams";
 
-let four: FourTextFakes;
-let fakes: FourTextFakes["fakes"];
-let host: TestHost;
+const four = useFourTextHost();
 
-beforeAll(async () => {
-  four = await startFourTextFakes();
-  fakes = four.fakes;
-  const route = four.route;
-  host = await startTestHost(Object.fromEntries(UPS.map((u) => [`m-${u}`, [route(u)]])));
-});
-afterAll(async () => {
-  await host?.close();
-  await four?.close();
-});
-
-const post = (path: string, body: unknown) => fetch(`${host.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown) => fetch(`${four.host.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 const hash8 = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 8);
 const LONG = `mcp.${"very_long_server_name".repeat(4)}:tool`; // 90 characters, valid for Gemini
 const LONG_STANDIN = `${LONG.replace(/[.:]/g, "_").slice(0, 55)}_${hash8(LONG)}`;
@@ -54,11 +40,11 @@ describe("Gemini's MCP-style and long tool names on OpenAI and Anthropic", () =>
   it.each(["openai", "anthropic", "responses"] as const)("to %s: stand-ins everywhere upstream, the client's names back (plain and streamed)", async (up) => {
     for (const stream of [false, true]) {
       // The model calls the stand-ins of `files:read` and of the long name.
-      fakes[up].reset({ text: "", toolCalls: [{ name: STANDINS[1]!, arguments: '{"path":"b"}' }, { name: LONG_STANDIN, arguments: "{}" }] });
+      four.fakes[up].reset({ text: "", toolCalls: [{ name: STANDINS[1]!, arguments: '{"path":"b"}' }, { name: LONG_STANDIN, arguments: "{}" }] });
       const r = await post(`/v1beta/models/m-${up}:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`, geminiBody);
       const text = await r.text();
       expect(r.status, text).toBe(200);
-      const sent = fakes[up].generationRequests().at(-1)!;
+      const sent = four.fakes[up].generationRequests().at(-1)!;
       expect(sent.refused).toBeUndefined();
       expect(declared(up, sent.body)).toEqual(STANDINS);
       const wire = JSON.stringify(sent.body);
@@ -74,11 +60,11 @@ describe("Gemini's MCP-style and long tool names on OpenAI and Anthropic", () =>
   });
 
   it("an OpenAI name Gemini refuses (a leading digit) gets a stand-in there, and comes back as sent", async () => {
-    fakes.gemini.reset({ text: "", toolCalls: [{ name: "_3d-render", arguments: "{}" }] });
+    four.fakes.gemini.reset({ text: "", toolCalls: [{ name: "_3d-render", arguments: "{}" }] });
     const r = await post("/v1/chat/completions", { model: "m-gemini", tools: [{ type: "function", function: { name: "3d-render", parameters: schema } }], messages: [{ role: "user", content: "go" }] });
     const body = (await r.json()) as any;
     expect(r.status).toBe(200);
-    expect(fakes.gemini.generationRequests().at(-1)!.body.tools[0].functionDeclarations[0].name).toBe("_3d-render");
+    expect(four.fakes.gemini.generationRequests().at(-1)!.body.tools[0].functionDeclarations[0].name).toBe("_3d-render");
     expect(body.choices[0].message.tool_calls[0].function.name).toBe("3d-render");
   });
 });

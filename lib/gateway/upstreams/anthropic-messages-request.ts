@@ -1,10 +1,11 @@
 /** Canonical request → Anthropic Messages wire body (reference/messages.md, conversion.md). */
-import { argumentsToObject, type CanonicalRequest, type DocumentPart, type ImageSource } from "../canonical";
+import { argumentsToObject, type CanonicalRequest, type DocumentPart, type ImagePart } from "../canonical";
 import { anthropicCacheControl } from "../cache-control";
+import { logprobsRefusal } from "../conversion/policy";
 import { anthropicThinking } from "../conversion/reasoning";
 import { bareToolId } from "../conversion/signatures";
 import { customToolAsFunction } from "./openai-chat-request";
-import type { Built, Inexpressible } from "./text-types";
+import { isInexpressible, type Built, type Inexpressible } from "./text-types";
 
 const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
 
@@ -14,10 +15,11 @@ export function anthropicToolId(id: string): string {
   return s === "" ? "toolu_empty" : s;
 }
 
-function imageBlock(src: ImageSource): Record<string, unknown> | Inexpressible {
+function imageBlock(p: ImagePart): Record<string, unknown> | Inexpressible {
+  const src = p.source;
   if (src.kind === "url") return { type: "image", source: { type: "url", url: src.url } };
   if (!IMAGE_TYPES.has(src.mediaType))
-    return { ok: false, field: "image", message: `image type ${src.mediaType} is not supported by this model (jpeg, png, gif, webp are)` };
+    return { ok: false, field: p.path ?? "image", message: `image type ${src.mediaType} is not supported by this model (jpeg, png, gif, webp are)` };
   return { type: "image", source: { type: "base64", media_type: src.mediaType, data: src.data } };
 }
 
@@ -32,18 +34,28 @@ function documentBlock(p: DocumentPart): Record<string, unknown> | Inexpressible
   return { type: "document", source: { type: "base64", media_type: src.mediaType, data: src.data }, ...title };
 }
 
-function isInexpressible(v: unknown): v is Inexpressible {
-  return typeof v === "object" && v !== null && (v as { ok?: unknown }).ok === false;
-}
-
 /** What JSON mode (`response_format: {type: "json_object"}`) becomes for Claude. */
 export const JSON_MODE_INSTRUCTION = "Respond with exactly one valid JSON object and nothing else: no prose, no Markdown code fences.";
 
+/** The assistant turn JSON mode starts Claude's answer with; the answer is shown with it. */
+export const JSON_PREFILL = "{";
+
+/**
+ * Claude models that continue a prefilled assistant turn: up to the 4.5 generation (4.6 and later
+ * refuse a prefill with a 400). Structured outputs need a schema, so they cannot express "any
+ * JSON object".
+ */
+export function takesPrefill(upstreamModel: string): boolean {
+  const m = upstreamModel.replace(/^.*\//, "");
+  return /^claude-3/.test(m) || /^claude-(?:opus|sonnet|haiku)-4(?:-[015])?(?:-\d{8})?(?:$|@)/.test(m);
+}
+
 export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): Built | Inexpressible {
-  void upstreamModel;
   if (req.temperature !== undefined && req.temperature > 1)
     return { ok: false, field: "temperature", message: `must be between 0 and 1 for this model, got ${req.temperature}` };
   if (req.maxOutputTokens === undefined) return { ok: false, field: "max_tokens", message: "required by this model" };
+  const noLogprobs = logprobsRefusal(req);
+  if (noLogprobs) return noLogprobs;
 
   const messages: Array<{ role: string; content: Record<string, unknown>[] }> = [];
   for (const m of req.messages) {
@@ -58,7 +70,7 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): B
       } else if (p.type === "text") {
         if (p.text !== "") blocks.push({ type: "text", text: p.text, ...anthropicCacheControl(p.cacheControl) });
       } else if (p.type === "image") {
-        const b = imageBlock(p.source);
+        const b = imageBlock(p);
         if (isInexpressible(b)) return b;
         blocks.push({ ...b, ...anthropicCacheControl(p.cacheControl) });
       } else if (p.type === "document") {
@@ -73,7 +85,8 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): B
           if (c.type === "text") {
             if (c.text !== "") content.push({ type: "text", text: c.text, ...anthropicCacheControl(c.cacheControl) });
           } else {
-            const b = imageBlock(c.source);
+            // Claude reads images and documents inside a tool result as sent.
+            const b = c.type === "image" ? imageBlock(c) : documentBlock(c);
             if (isInexpressible(b)) return b;
             content.push({ ...b, ...anthropicCacheControl(c.cacheControl) });
           }
@@ -108,10 +121,17 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): B
   const systemBlocks = req.systemBlocks?.filter((b) => b.text !== "");
   if (systemBlocks?.length) body.system = systemBlocks.map((b) => ({ type: "text", text: b.text, ...anthropicCacheControl(b.cacheControl) }));
   else if (req.system) body.system = req.system;
-  // JSON mode has no switch on Claude: it is asked for in the system prompt, after the client's own.
+  // JSON mode has no switch on Claude: it is asked for in the system prompt, after the client's
+  // own, and where the model continues a prefill (no thinking, no tools, not already prefilled)
+  // the answer starts as an object by construction (decision 0046).
+  let prefill: string | undefined;
   if (req.responseFormat?.type === "json_object") {
     const blocks = typeof body.system === "string" ? [{ type: "text", text: body.system }] : ((body.system as Record<string, unknown>[] | undefined) ?? []);
     body.system = [...blocks, { type: "text", text: JSON_MODE_INSTRUCTION }];
+    if (takesPrefill(upstreamModel) && !thinking && !req.tools?.length && messages.at(-1)?.role === "user") {
+      prefill = JSON_PREFILL;
+      messages.push({ role: "assistant", content: [{ type: "text", text: prefill }] });
+    }
   }
   if (req.temperature !== undefined && !dropped.includes("temperature")) body.temperature = req.temperature;
   if (req.topP !== undefined && !dropped.includes("top_p")) body.top_p = req.topP;
@@ -140,5 +160,5 @@ export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): B
   } else if (req.parallelToolCalls === false && req.tools?.length) body.tool_choice = { type: "auto", disable_parallel_tool_use: true };
   if (req.responseFormat?.type === "json_schema") body.output_config = { format: { type: "json_schema", schema: req.responseFormat.schema } };
   if (req.stream) body.stream = true;
-  return { ok: true, value: body, dropped: dropped.length ? dropped : undefined };
+  return { ok: true, value: body, dropped: dropped.length ? dropped : undefined, prefill };
 }

@@ -2,10 +2,11 @@
 import { createAnthropicDecoder, fromAnthropicResponse } from "./anthropic-messages-response";
 import { toAnthropicBody } from "./anthropic-messages-request";
 import { ANTHROPIC_TOOL_NAMES, forTarget, restoreNames, restoringDecoder } from "./tool-names";
-import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
+import { httpComplete, httpStream, type ChunkDecoder, type HttpTarget } from "./text-http-call";
 import { joinUrl, vendorHeaders } from "./http";
 import { costIntoUsage, sameProtocol } from "./passthrough";
-import type { PreparedCall, TextAdapter } from "./text-types";
+import type { CompleteResult, PreparedCall, TextAdapter, UpstreamChunk } from "./text-types";
+import type { Outcome } from "../errors";
 import type { ModelRoute } from "../model-route";
 
 /** Forwarded on the passthrough: beta features (context_management, …) need their flag. */
@@ -36,15 +37,43 @@ export const anthropicMessages: TextAdapter = {
     const named = forTarget(req, ANTHROPIC_TOOL_NAMES);
     const body = toAnthropicBody(named.request, route.upstreamModel);
     if (!body.ok) return body;
-    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped, toolNames: named.toolNames } };
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped, prefill: body.prefill, toolNames: named.toolNames } };
   },
   complete(call, opts) {
-    return restoreNames(call, httpComplete(call, opts, target(call.route, call), fromAnthropicResponse, (j) => {
+    return withPrefill(call, restoreNames(call, httpComplete(call, opts, target(call.route, call), fromAnthropicResponse, (j) => {
       j.model = call.publicModel;
-    }));
+    })));
   },
   stream(call, opts) {
     const d = createAnthropicDecoder(call.publicModel);
-    return httpStream(call, opts, target(call.route, call), restoringDecoder(call, d));
+    return httpStream(call, opts, target(call.route, call), prefillDecoder(call, restoringDecoder(call, d)));
   },
 };
+
+/** The answer of a prefilled call shown whole: the prefill before its text. */
+async function withPrefill(call: PreparedCall, result: Promise<Outcome<CompleteResult>>): Promise<Outcome<CompleteResult>> {
+  const r = await result;
+  if (!call.prefill || !r.ok) return r;
+  const content = [...r.value.response.content];
+  const i = content.findIndex((p) => p.type === "text");
+  if (i >= 0) content[i] = { type: "text", text: call.prefill + (content[i] as { text: string }).text };
+  else content.unshift({ type: "text", text: call.prefill });
+  return { ...r, value: { ...r.value, response: { ...r.value.response, content } } };
+}
+
+/** A stream of a prefilled call: the prefill goes out with the first text. */
+function prefillDecoder(call: PreparedCall, d: ChunkDecoder): ChunkDecoder {
+  let pending = call.prefill;
+  if (!pending) return d;
+  const fix = (c: UpstreamChunk): UpstreamChunk => {
+    if (!pending) return c;
+    const events = c.events.map((e) => {
+      if (!pending || e.type !== "text_delta") return e;
+      const text = pending + e.text;
+      pending = undefined;
+      return { ...e, text };
+    });
+    return { ...c, events };
+  };
+  return { push: (data, event) => fix(d.push(data, event)), end: () => d.end() };
+}

@@ -9,6 +9,7 @@ import { sleep } from "../../sleep";
 import { estimatePromptTokens } from "../tokens";
 import { clientGone } from "../errors";
 import type { TextAdapter, UpstreamChunk } from "./text-types";
+import { logprobsRefusal } from "../conversion/policy";
 
 /** Pause between streamed words, so a playground visibly streams. */
 export const DEMO_WORD_DELAY_MS = 12;
@@ -103,10 +104,12 @@ function callTokens(call: { name: string; arguments: string }): number {
 export const demoChat: TextAdapter = {
   // The demo model answers from the prompt alone: every knob is accepted and has no effect.
   capabilities: {
-    hints: new Set(["top_k", "seed", "presence_penalty", "frequency_penalty", "verbosity", "service_tier", "top_p", "temperature", "logprobs", "top_logprobs", "parallel_tool_calls", "cache_control", "prompt_cache_key"]),
+    hints: new Set(["top_k", "seed", "presence_penalty", "frequency_penalty", "verbosity", "service_tier", "top_p", "temperature", "parallel_tool_calls", "cache_control", "prompt_cache_key"]),
     hostedTools: new Set(),
   },
   prepare(route, req) {
+    const noLogprobs = logprobsRefusal(req);
+    if (noLogprobs) return noLogprobs;
     return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: req, request: req, passthrough: false } };
   },
   async complete(call) {

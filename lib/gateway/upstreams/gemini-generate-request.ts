@@ -1,12 +1,33 @@
 /** Canonical request → Gemini generateContent wire body (reference/generate-content.md). */
-import { argumentsToObject, partsText, type CanonicalRequest } from "../canonical";
+import { argumentsToObject, partsText, type CanonicalRequest, type DocumentPart, type ImagePart } from "../canonical";
 import { geminiThinkingConfig } from "../conversion/reasoning";
 import { GEMINI_SKIP_SIGNATURE, isGemini3 } from "../conversion/signatures";
 import { customToolAsFunction } from "./openai-chat-request";
-import type { Built, Inexpressible } from "./text-types";
+import { isInexpressible, type Built, type Inexpressible } from "./text-types";
 
 /** GC's documented limit on stop sequences. */
 export const GEMINI_MAX_STOP = 5;
+
+/** An image or document as a Gemini part (inline bytes; plain text as a text part). */
+function mediaPart(p: ImagePart | DocumentPart): Record<string, unknown> | Inexpressible {
+  const src = p.source;
+  if (src.kind === "url")
+    return p.type === "image"
+      ? { ok: false, field: p.path ?? "image", message: "image URLs other than http(s) are not supported by this model; send the image inline as base64" }
+      : { ok: false, field: p.path ?? "messages", message: "document URLs are not supported by this model; send the file inline as base64" };
+  if (src.kind === "text") return { text: src.text };
+  if (p.type === "document" && src.mediaType !== "application/pdf" && !src.mediaType.startsWith("text/"))
+    return { ok: false, field: p.path ?? "messages", message: `documents of type ${src.mediaType} are not supported by this model (PDF and text are)` };
+  return { inlineData: { mimeType: src.mediaType, data: src.data } };
+}
+
+/** What Gemini 3 takes inside a function response (Google's list: png, jpeg, webp, PDF, plain text). */
+const FUNCTION_RESPONSE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "application/pdf", "text/plain"]);
+
+function functionResponseMedia(part: Record<string, unknown>): boolean {
+  const d = part.inlineData as { mimeType?: string } | undefined;
+  return !!d && FUNCTION_RESPONSE_TYPES.has(d.mimeType ?? "");
+}
 
 export function toGeminiBody(req: CanonicalRequest, upstreamModel = ""): Built | Inexpressible {
   const gemini3 = isGemini3(upstreamModel);
@@ -23,18 +44,10 @@ export function toGeminiBody(req: CanonicalRequest, upstreamModel = ""): Built |
     for (const p of m.parts) {
       if (p.type === "text") {
         if (p.text !== "") parts.push({ text: p.text });
-      } else if (p.type === "image") {
-        if (p.source.kind === "url")
-          return { ok: false, field: p.path ?? "image", message: "image URLs other than http(s) are not supported by this model; send the image inline as base64" };
-        parts.push({ inlineData: { mimeType: p.source.mediaType, data: p.source.data } });
-      } else if (p.type === "document") {
-        const src = p.source;
-        if (src.kind === "text") parts.push({ text: src.text });
-        else if (src.kind === "url")
-          return { ok: false, field: p.path ?? "messages", message: "document URLs are not supported by this model; send the file inline as base64" };
-        else if (src.mediaType !== "application/pdf" && !src.mediaType.startsWith("text/"))
-          return { ok: false, field: p.path ?? "messages", message: `documents of type ${src.mediaType} are not supported by this model (PDF and text are)` };
-        else parts.push({ inlineData: { mimeType: src.mediaType, data: src.data } });
+      } else if (p.type === "image" || p.type === "document") {
+        const part = mediaPart(p);
+        if (isInexpressible(part)) return part;
+        parts.push(part);
       } else if (p.type === "reasoning") {
         continue; // thought text is not replayed; Gemini's signatures ride on the calls
       } else if (p.type === "tool_call") {
@@ -47,10 +60,21 @@ export function toGeminiBody(req: CanonicalRequest, upstreamModel = ""): Built |
       } else {
         const name = p.name ?? names.get(p.callId);
         if (!name) return { ok: false, field: "messages", message: `a tool result answers call "${p.callId}", which no earlier turn made` };
-        if (p.content.some((c) => c.type === "image"))
-          return { ok: false, field: "image", message: "images inside tool results are not supported by this model" };
         const text = partsText(p.content);
-        parts.push({ functionResponse: { name, response: p.isError ? { error: text } : { output: text } } });
+        const response = { name, response: p.isError ? { error: text } : { output: text } };
+        // What the tool read: Gemini 3 takes it inside the function response (multimodal function
+        // responses); earlier models read it as parts right beside it.
+        const inside: Record<string, unknown>[] = [];
+        const beside: Record<string, unknown>[] = [];
+        for (const c of p.content) {
+          if (c.type === "text") continue;
+          const part = mediaPart(c);
+          if (isInexpressible(part)) return part;
+          if (gemini3 && functionResponseMedia(part)) inside.push(part);
+          else beside.push(part);
+        }
+        parts.push({ functionResponse: inside.length ? { ...response, parts: inside } : response });
+        if (beside.length) parts.push({ text: `Attachments of the result of ${name}:` }, ...beside);
       }
     }
     if (!parts.length) continue;
@@ -69,6 +93,9 @@ export function toGeminiBody(req: CanonicalRequest, upstreamModel = ""): Built |
   if (req.seed !== undefined) gen.seed = req.seed;
   if (req.presencePenalty !== undefined) gen.presencePenalty = req.presencePenalty;
   if (req.frequencyPenalty !== undefined) gen.frequencyPenalty = req.frequencyPenalty;
+  // Gemini's own log-probabilities: the chosen token's, and the top alternatives when asked.
+  if (req.logprobs || req.topLogprobs !== undefined) gen.responseLogprobs = true;
+  if (req.topLogprobs) gen.logprobs = req.topLogprobs;
   if (req.reasoning) gen.thinkingConfig = geminiThinkingConfig(req.reasoning, upstreamModel);
   if (req.responseFormat?.type === "json_object") gen.responseMimeType = "application/json";
   else if (req.responseFormat?.type === "json_schema") {

@@ -1,5 +1,5 @@
 /** Gemini generateContent wire response and `?alt=sse` chunks → canonical. */
-import type { CanonicalResponse, OutputPart, StopReason, StreamEvent, Usage } from "../canonical";
+import type { CanonicalResponse, OutputPart, StopReason, StreamEvent, TokenLogprob, Usage } from "../canonical";
 import { errors } from "../errors";
 import { makeUsage, tokenCount } from "../usage";
 import { randomBase62 } from "../../ids";
@@ -57,8 +57,22 @@ function callId(p: GcPart): string {
   return idWithSignature(p.functionCall?.id ?? `call_${randomBase62(24)}`, p.thoughtSignature);
 }
 
+type GcLogprob = { token?: string; logProbability?: number };
+
 function candidateOf(json: Record<string, unknown>) {
-  return (json.candidates as Array<{ content?: { parts?: GcPart[] }; finishReason?: string }> | undefined)?.[0];
+  return (
+    json.candidates as
+      | Array<{ content?: { parts?: GcPart[] }; finishReason?: string; logprobsResult?: { chosenCandidates?: GcLogprob[]; topCandidates?: Array<{ candidates?: GcLogprob[] }> } }>
+      | undefined
+  )?.[0];
+}
+
+/** Gemini's logprobsResult (chosen token per step, top candidates per step) as chat's per-token list. */
+export function logprobsFromGemini(cand: ReturnType<typeof candidateOf>): TokenLogprob[] | undefined {
+  const r = cand?.logprobsResult;
+  if (!r?.chosenCandidates) return undefined;
+  const entry = (c: GcLogprob) => ({ token: String(c.token ?? ""), logprob: Number(c.logProbability ?? 0) });
+  return r.chosenCandidates.map((c, i) => ({ ...entry(c), topLogprobs: (r.topCandidates?.[i]?.candidates ?? []).map(entry) }));
 }
 
 export function fromGeminiResponse(json: Record<string, unknown>): CanonicalResponse | null {
@@ -88,6 +102,7 @@ export function fromGeminiResponse(json: Record<string, unknown>): CanonicalResp
     content,
     stopReason: blocked ? "content_filter" : stopFromGemini(cand?.finishReason, hasCalls),
     usage: usageFromGemini(json.usageMetadata as GcUsage) ?? makeUsage({}),
+    logprobs: logprobsFromGemini(cand),
   };
 }
 
@@ -119,14 +134,16 @@ export function createGeminiDecoder(publicModel: string) {
       if ("modelVersion" in json) json.modelVersion = publicModel;
       const events: StreamEvent[] = [];
       if (finished) return { events, json };
+      const u = usageFromGemini(json.usageMetadata as GcUsage);
+      const input = u && !u.unreported?.includes("input") ? u : null;
       if (!started) {
         started = true;
-        events.push({ type: "start", id: String(json.responseId ?? ""), model: publicModel });
+        // Every chunk carries the prompt count, the first one too: the start reports it exactly.
+        events.push({ type: "start", id: String(json.responseId ?? ""), model: publicModel, inputTokens: input?.inputTokens, cacheReadTokens: input?.cacheReadTokens });
       }
-      const u = usageFromGemini(json.usageMetadata as GcUsage);
       if (u) {
         usage = u;
-        if (!u.unreported?.includes("input")) events.push({ type: "usage", usage: { inputTokens: u.inputTokens } });
+        if (input) events.push({ type: "usage", usage: { inputTokens: input.inputTokens } });
       }
       const cand = candidateOf(json);
       for (const p of cand?.content?.parts ?? []) {
@@ -147,6 +164,8 @@ export function createGeminiDecoder(publicModel: string) {
           events.push({ type: "tool_call_delta", index, arguments: JSON.stringify(p.functionCall.args ?? {}) });
         }
       }
+      const logprobs = logprobsFromGemini(cand);
+      if (logprobs?.length) events.push({ type: "logprobs", content: logprobs });
       const blocked = !cand && (json.promptFeedback as { blockReason?: string } | undefined)?.blockReason;
       if (cand?.finishReason || blocked) {
         endThinking(events);

@@ -3,6 +3,7 @@ import { createGeminiDecoder, fromGeminiResponse } from "./gemini-generate-respo
 import { toGeminiBody } from "./gemini-generate-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl } from "./http";
+import { firstCallDecoder, firstCallOnly, oneCallEnforced } from "./first-call-only";
 import { forTarget, GEMINI_TOOL_NAMES, restoreNames, restoringDecoder } from "./tool-names";
 import { costIntoUsage, sameProtocol } from "./passthrough";
 import type { TextAdapter } from "./text-types";
@@ -19,7 +20,8 @@ function target(route: ModelRoute, stream: boolean): HttpTarget {
 export const geminiGenerate: TextAdapter = {
   passthrough: sameProtocol("generate-content", (json, cost) => costIntoUsage(json.usageMetadata, cost, "costUsd")),
   capabilities: {
-    hints: new Set(["top_k", "seed", "presence_penalty", "frequency_penalty", "top_p", "temperature"]),
+    // parallel_tool_calls: no switch upstream; the gateway keeps the first call (first-call-only.ts).
+    hints: new Set(["top_k", "seed", "presence_penalty", "frequency_penalty", "top_p", "temperature", "parallel_tool_calls"]),
     hostedTools: new Set(["web_search", "code_execution", "url_context"]),
   },
   // Gemini takes no arbitrary URLs: images and documents go inline.
@@ -36,15 +38,16 @@ export const geminiGenerate: TextAdapter = {
     const named = forTarget(req, GEMINI_TOOL_NAMES);
     const body = toGeminiBody(named.request, route.upstreamModel);
     if (!body.ok) return body;
-    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped, toolNames: named.toolNames } };
+    const enforced = oneCallEnforced(req);
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped, enforced, toolNames: named.toolNames } };
   },
   complete(call, opts) {
-    return restoreNames(call, httpComplete(call, opts, target(call.route, false), fromGeminiResponse, (j) => {
+    return firstCallOnly(call, restoreNames(call, httpComplete(call, opts, target(call.route, false), fromGeminiResponse, (j) => {
       j.modelVersion = call.publicModel;
-    }));
+    })));
   },
   stream(call, opts) {
     const d = createGeminiDecoder(call.publicModel);
-    return httpStream(call, opts, target(call.route, true), restoringDecoder(call, { push: (data) => d.push(data), end: () => d.end() }));
+    return httpStream(call, opts, target(call.route, true), firstCallDecoder(call, restoringDecoder(call, { push: (data) => d.push(data), end: () => d.end() })));
   },
 };

@@ -8,7 +8,7 @@
  * content type checked. Each source is fetched once per request, whatever the failover entries.
  */
 import { request, type Dispatcher } from "undici";
-import type { CanonicalRequest, ContentPart, DocumentSource, ImageSource } from "../canonical";
+import type { CanonicalRequest, ContentPart, DocumentPart, DocumentSource, ImagePart, ImageSource, ToolResultContent } from "../canonical";
 import { env } from "../../env";
 import { processSingleton } from "../../process-singleton";
 import { createGuardedAgent, SsrfBlockedError } from "../../tasks/guarded-dispatcher";
@@ -107,15 +107,22 @@ function fetchOnce(source: ImageSource | DocumentSource, url: string, kind: "ima
 
 const isHttp = (url: string) => /^https?:\/\//i.test(url);
 
-const wants = (kinds: Pick<InlineMediaSpec, "images" | "documents">) => (p: ContentPart) =>
-  (kinds.images && p.type === "image" && p.source.kind === "url" && isHttp(p.source.url)) ||
-  (kinds.documents && p.type === "document" && p.source.kind === "url" && isHttp(p.source.url));
+type Media = ImagePart | DocumentPart;
+type UrlMedia = Media & { source: { kind: "url"; url: string } };
 
-/** How many URLs the gateway would download for this request to reach a target of this kind. */
+/** Parts (and parts inside tool results) whose URL the gateway must download for this target. */
+const wants = (kinds: Pick<InlineMediaSpec, "images" | "documents">) => (p: ContentPart | ToolResultContent): p is UrlMedia =>
+  ((kinds.images && p.type === "image") || (kinds.documents && p.type === "document")) && p.source.kind === "url" && isHttp(p.source.url);
+
+/** How many URLs the gateway would download for this request to reach a target of this kind, tool results included. */
 export function mediaUrlCount(req: CanonicalRequest, kinds: Pick<InlineMediaSpec, "images" | "documents">): number {
-  const wanted = wants(kinds);
+  const media = wants(kinds);
   let n = 0;
-  for (const m of req.messages) for (const p of m.parts) if (wanted(p)) n++;
+  for (const m of req.messages)
+    for (const p of m.parts) {
+      if (media(p)) n++;
+      else if (p.type === "tool_result") for (const c of p.content) if (media(c)) n++;
+    }
   return n;
 }
 
@@ -126,16 +133,28 @@ export function tooManyMediaUrls(count: number): string {
 
 /**
  * The request with every http(s) URL of the chosen kinds replaced by the downloaded bytes
- * (a new request: parsed values are never changed in place), or a 400 naming the first part
- * that could not be fetched, or the limit it passed: at most MEDIA_URLS_PER_REQUEST URLs, and
- * no more bytes in all than the target takes inline (a download stops at the allowance left).
+ * (a new request: parsed values are never changed in place), tool results included, or a 400
+ * naming the first part that could not be fetched, or the limit it passed: at most
+ * MEDIA_URLS_PER_REQUEST URLs, and no more bytes in all than the target takes inline (a
+ * download stops at the allowance left).
  */
 export async function inlineUrls(req: CanonicalRequest, spec: InlineMediaSpec): Promise<{ ok: true; value: CanonicalRequest } | Inexpressible> {
-  const wanted = wants(spec);
+  const media = wants(spec);
   const count = mediaUrlCount(req, spec);
   if (count === 0) return { ok: true, value: req };
   if (count > MEDIA_URLS_PER_REQUEST) return { ok: false, field: "messages", message: tooManyMediaUrls(count) };
   let left = spec.maxInlineBytes;
+  /** The part with its bytes in place of the URL, or why it could not be fetched. */
+  const inlined = async (p: UrlMedia): Promise<Media | Inexpressible> => {
+    const got = await fetchOnce(p.source, p.source.url, p.type, left, spec.limitName);
+    if (!got.ok) return { ok: false, field: p.path ?? (p.type === "image" ? "image" : "messages"), message: `${got.reason}; this model needs the ${p.type} inline, so the gateway downloads it` };
+    left -= got.bytes;
+    if (left < 0) return { ok: false, field: p.path ?? "messages", message: `the files of this request are larger than ${spec.limitName} allows` };
+    if (p.type === "image") return { ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } };
+    if (got.mediaType === "text/plain") return { ...p, source: { kind: "text", text: Buffer.from(got.data, "base64").toString("utf8") } };
+    return { ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } };
+  };
+  const wanted = (p: ContentPart) => media(p) || (p.type === "tool_result" && p.content.some(media));
   const messages = [];
   for (const m of req.messages) {
     if (!m.parts.some(wanted)) {
@@ -144,17 +163,19 @@ export async function inlineUrls(req: CanonicalRequest, spec: InlineMediaSpec): 
     }
     const parts: ContentPart[] = [];
     for (const p of m.parts) {
-      if (!wanted(p) || (p.type !== "image" && p.type !== "document") || p.source.kind !== "url") {
-        parts.push(p);
-        continue;
-      }
-      const got = await fetchOnce(p.source, p.source.url, p.type, left, spec.limitName);
-      if (!got.ok) return { ok: false, field: p.path ?? (p.type === "image" ? "image" : "messages"), message: `${got.reason}; this model needs the ${p.type} inline, so the gateway downloads it` };
-      left -= got.bytes;
-      if (left < 0) return { ok: false, field: p.path ?? "messages", message: `the files of this request are larger than ${spec.limitName} allows` };
-      if (p.type === "image") parts.push({ ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } });
-      else if (got.mediaType === "text/plain") parts.push({ ...p, source: { kind: "text", text: Buffer.from(got.data, "base64").toString("utf8") } });
-      else parts.push({ ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } });
+      if (media(p)) {
+        const r = await inlined(p);
+        if ("ok" in r) return r;
+        parts.push(r);
+      } else if (p.type === "tool_result" && p.content.some(media)) {
+        const content: ToolResultContent[] = [];
+        for (const c of p.content) {
+          const r = media(c) ? await inlined(c) : c;
+          if ("ok" in r) return r;
+          content.push(r);
+        }
+        parts.push({ ...p, content });
+      } else parts.push(p);
     }
     messages.push({ ...m, parts });
   }

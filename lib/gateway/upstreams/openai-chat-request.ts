@@ -1,9 +1,9 @@
 /** Canonical request → OpenAI Chat Completions wire body (reference/chat-completions.md). */
-import { documentFilename, imageToUrl, partsText, type CanonicalRequest, type CanonicalTool, type DocumentPart } from "../canonical";
+import { documentFilename, imageToUrl, partsText, type CanonicalRequest, type CanonicalTool, type DocumentPart, type ToolResultContent } from "../canonical";
 import { boundedUser } from "../conversion/policy";
 import { openaiReasoningEffort } from "../conversion/reasoning";
 import { bareToolId } from "../conversion/signatures";
-import type { Built, Inexpressible } from "./text-types";
+import { isInexpressible, type Built, type Inexpressible } from "./text-types";
 
 /**
  * A Responses `custom` tool (free text, optional grammar) as a function with one string
@@ -36,6 +36,18 @@ export function chatFilePart(p: DocumentPart): Record<string, unknown> | Inexpre
   return { type: "file", file: { filename: documentFilename(p), file_data: `data:${src.mediaType};base64,${src.data}` } };
 }
 
+/** A text, image or document part as chat user content. */
+function userPart(p: ToolResultContent): Record<string, unknown> | Inexpressible {
+  if (p.type === "text") return { type: "text", text: p.text };
+  if (p.type === "image") return { type: "image_url", image_url: { url: imageToUrl(p.source) } };
+  return chatFilePart(p);
+}
+
+/** What a tool message says when its images or files had to follow in the next user message. */
+export function toolAttachmentNote(n: number): string {
+  return `[${n === 1 ? "1 attachment" : `${n} attachments`} of this result follow${n === 1 ? "s" : ""} in the next user message]`;
+}
+
 /** CC rejects more than 4 stop sequences. */
 export const OPENAI_MAX_STOP = 4;
 
@@ -63,22 +75,34 @@ export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): 
       continue;
     }
     // Tool results become `tool` messages right after the assistant turn; the rest one user message.
+    // A tool message carries text only: what a tool read (a screenshot, a file) opens that user
+    // message, right after the run of tool messages, and each tool message says so.
+    const attachments: Record<string, unknown>[] = [];
     const content: Record<string, unknown>[] = [];
     for (const p of m.parts) {
       if (p.type === "tool_result") {
-        if (p.content.some((c) => c.type === "image"))
-          return { ok: false, field: "image", message: "images inside tool results are not supported by this model" };
-        const text = partsText(p.content);
-        messages.push({ role: "tool", tool_call_id: bareToolId(p.callId), content: p.isError ? `Error: ${text}` : text });
-      } else if (p.type === "text") content.push({ type: "text", text: p.text });
-      else if (p.type === "image") content.push({ type: "image_url", image_url: { url: imageToUrl(p.source) } });
-      else if (p.type === "document") {
-        const f = chatFilePart(p);
-        if ("ok" in f) return f as Inexpressible;
-        content.push(f);
+        const id = bareToolId(p.callId);
+        let text = partsText(p.content);
+        if (p.isError) text = text ? `Error: ${text}` : "Error:";
+        const media = p.content.filter((c) => c.type !== "text");
+        if (media.length) {
+          text += `${text ? "\n\n" : ""}${toolAttachmentNote(media.length)}`;
+          attachments.push({ type: "text", text: `Attachments of the result of tool call ${id}:` });
+          for (const c of media) {
+            const part = userPart(c);
+            if (isInexpressible(part)) return part;
+            attachments.push(part);
+          }
+        }
+        messages.push({ role: "tool", tool_call_id: id, content: text });
+      } else if (p.type === "text" || p.type === "image" || p.type === "document") {
+        const part = userPart(p);
+        if (isInexpressible(part)) return part;
+        content.push(part);
       } else if (p.type === "reasoning") continue;
       else return { ok: false, field: "messages", message: "a tool call cannot appear in a user turn" };
     }
+    content.unshift(...attachments);
     if (content.length) {
       const onlyText = content.every((c) => c.type === "text");
       messages.push({ role: "user", content: onlyText ? content.map((c) => c.text).join("") : content });
@@ -91,6 +115,8 @@ export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): 
   if (req.topP !== undefined) body.top_p = req.topP;
   if (req.stop?.length) body.stop = req.stop;
   if (req.seed !== undefined) body.seed = req.seed;
+  if (req.logprobs) body.logprobs = true;
+  if (req.topLogprobs !== undefined) body.top_logprobs = req.topLogprobs;
   if (req.presencePenalty !== undefined) body.presence_penalty = req.presencePenalty;
   if (req.frequencyPenalty !== undefined) body.frequency_penalty = req.frequencyPenalty;
   if (req.user !== undefined) body.user = boundedUser(req.user);

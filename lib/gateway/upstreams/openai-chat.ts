@@ -19,7 +19,7 @@ function target(route: ModelRoute, call?: PreparedCall): HttpTarget {
 export const openaiChat: TextAdapter = {
   passthrough: sameProtocol("chat-completions", injectChatCost, renderChatEvent),
   capabilities: {
-    hints: new Set(["seed", "presence_penalty", "frequency_penalty", "verbosity", "service_tier", "top_p", "temperature", "logprobs", "top_logprobs", "parallel_tool_calls", "prompt_cache_key"]),
+    hints: new Set(["seed", "presence_penalty", "frequency_penalty", "verbosity", "service_tier", "top_p", "temperature", "parallel_tool_calls", "prompt_cache_key"]),
     hostedTools: new Set(),
   },
   // A chat `file` part takes no URL (image_url does): documents behind one go inline.

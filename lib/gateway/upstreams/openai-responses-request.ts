@@ -1,10 +1,20 @@
 /** Canonical request → OpenAI Responses wire body (reference/responses.md), for converted clients. */
-import { documentFilename, imageToUrl, partsText, type CanonicalRequest } from "../canonical";
-import { boundedUser } from "../conversion/policy";
+import { documentFilename, imageToUrl, partsText, type CanonicalRequest, type ToolResultContent } from "../canonical";
+import { boundedUser, logprobsRefusal } from "../conversion/policy";
 import { openaiReasoningEffort } from "../conversion/reasoning";
 import { bareToolId } from "../conversion/signatures";
 import { functionOf } from "./openai-chat-request";
 import type { Inexpressible } from "./text-types";
+
+/** A user or tool-output content part as Responses input content. */
+function inputPart(p: ToolResultContent): Record<string, unknown> {
+  if (p.type === "text") return { type: "input_text", text: p.text };
+  if (p.type === "image") return { type: "input_image", image_url: imageToUrl(p.source), detail: "auto" };
+  const src = p.source;
+  if (src.kind === "text") return { type: "input_text", text: src.text };
+  if (src.kind === "url") return { type: "input_file", file_url: src.url };
+  return { type: "input_file", filename: documentFilename(p), file_data: `data:${src.mediaType};base64,${src.data}` };
+}
 
 export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: string): { ok: true; value: Record<string, unknown> } | Inexpressible {
   // Responses has no stop sequences, top_k, seed or penalties: refused, never dropped.
@@ -13,6 +23,8 @@ export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: stri
   if (req.seed !== undefined) return { ok: false, field: "seed", message: "not supported by this model" };
   if (req.presencePenalty !== undefined) return { ok: false, field: "presence_penalty", message: "not supported by this model" };
   if (req.frequencyPenalty !== undefined) return { ok: false, field: "frequency_penalty", message: "not supported by this model" };
+  const noLogprobs = logprobsRefusal(req);
+  if (noLogprobs) return noLogprobs;
 
   const input: Record<string, unknown>[] = [];
   for (const m of req.messages) {
@@ -39,19 +51,13 @@ export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: stri
       content = [];
     };
     for (const p of m.parts) {
-      if (p.type === "text") content.push({ type: "input_text", text: p.text });
-      else if (p.type === "image") content.push({ type: "input_image", image_url: imageToUrl(p.source), detail: "auto" });
-      else if (p.type === "document") {
-        const src = p.source;
-        if (src.kind === "text") content.push({ type: "input_text", text: src.text });
-        else if (src.kind === "url") content.push({ type: "input_file", file_url: src.url });
-        else content.push({ type: "input_file", filename: documentFilename(p), file_data: `data:${src.mediaType};base64,${src.data}` });
-      } else if (p.type === "tool_result") {
+      if (p.type === "text" || p.type === "image" || p.type === "document") content.push(inputPart(p));
+      else if (p.type === "tool_result") {
         flush();
-        const images = p.content.filter((c) => c.type === "image");
+        // What the tool read (images, files) goes in the output as content parts, as Responses takes it.
         const text = partsText(p.content);
-        const output = images.length
-          ? p.content.map((c) => (c.type === "text" ? { type: "input_text", text: c.text } : { type: "input_image", image_url: imageToUrl(c.source), detail: "auto" }))
+        const output = p.content.some((c) => c.type !== "text")
+          ? [...(p.isError ? [{ type: "input_text", text: "Error:" }] : []), ...p.content.map(inputPart)]
           : p.isError
             ? `Error: ${text}`
             : text;

@@ -4,12 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import type { CanonicalRequest } from "../canonical";
-import { anthropicToolId, JSON_MODE_INSTRUCTION, toAnthropicBody } from "./anthropic-messages-request";
+import { anthropicToolId, JSON_MODE_INSTRUCTION, takesPrefill, toAnthropicBody } from "./anthropic-messages-request";
 import { createAnthropicDecoder } from "./anthropic-messages-response";
 import { planDemoReply } from "./demo-chat";
 import { toGeminiBody } from "./gemini-generate-request";
 import { createGeminiDecoder, fromGeminiResponse } from "./gemini-generate-response";
 import { toOpenAIChatBody } from "./openai-chat-request";
+import { toOpenAIResponsesBody } from "./openai-responses-request";
 import { createOpenAIChatDecoder, fromOpenAIChatResponse } from "./openai-chat-response";
 import { UpstreamStreamError } from "./sse-reader";
 
@@ -198,5 +199,101 @@ describe("demo upstream", () => {
   it("calls the tool it is given, with arguments from the schema", () => {
     const p = planDemoReply(req("w?", { tools: [{ name: "f", parameters: { type: "object", properties: { city: { type: "string" }, n: { type: "integer" } }, required: ["city", "n"] } }] }));
     expect(p.call).toEqual({ name: "f", arguments: '{"city":"demo","n":1}' });
+  });
+});
+
+describe("what a tool read, toward each upstream", () => {
+  const PNG = { kind: "base64" as const, mediaType: "image/png", data: "iVBO" };
+  const PDF = { kind: "base64" as const, mediaType: "application/pdf", data: "JVBE" };
+  const req: CanonicalRequest = {
+    model: "pub",
+    stream: false,
+    maxOutputTokens: 100,
+    messages: [
+      { role: "user", parts: [{ type: "text", text: "Look" }] },
+      { role: "assistant", parts: [{ type: "tool_call", id: "c1", name: "shot", arguments: "{}" }, { type: "tool_call", id: "c2", name: "read", arguments: "{}" }] },
+      {
+        role: "user",
+        parts: [
+          { type: "tool_result", callId: "c1", content: [{ type: "text", text: "taken" }, { type: "image", source: PNG }] },
+          { type: "tool_result", callId: "c2", content: [{ type: "document", source: PDF, filename: "r.pdf" }], isError: true },
+          { type: "text", text: "Compare them" },
+        ],
+      },
+    ],
+  };
+
+  it("chat: every tool message first, then one user message with each result's attachments, then the turn's own text", () => {
+    const b = toOpenAIChatBody(req, "gpt") as { ok: true; value: { messages: any[] } };
+    expect(b.value.messages.slice(2)).toEqual([
+      { role: "tool", tool_call_id: "c1", content: "taken\n\n[1 attachment of this result follows in the next user message]" },
+      { role: "tool", tool_call_id: "c2", content: "Error:\n\n[1 attachment of this result follows in the next user message]" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Attachments of the result of tool call c1:" },
+          { type: "image_url", image_url: { url: "data:image/png;base64,iVBO" } },
+          { type: "text", text: "Attachments of the result of tool call c2:" },
+          { type: "file", file: { filename: "r.pdf", file_data: "data:application/pdf;base64,JVBE" } },
+          { type: "text", text: "Compare them" },
+        ],
+      },
+    ]);
+  });
+
+  it("Gemini 3 inside the function response; earlier Gemini beside it", () => {
+    const g3 = toGeminiBody(req, "gemini-3-pro-preview") as { ok: true; value: { contents: any[] } };
+    expect(g3.value.contents.at(-1).parts[0]).toEqual({ functionResponse: { name: "shot", response: { output: "taken" }, parts: [{ inlineData: { mimeType: "image/png", data: "iVBO" } }] } });
+    const g25 = toGeminiBody(req, "gemini-2.5-flash") as { ok: true; value: { contents: any[] } };
+    expect(g25.value.contents.at(-1).parts.slice(0, 3)).toEqual([
+      { functionResponse: { name: "shot", response: { output: "taken" } } },
+      { text: "Attachments of the result of shot:" },
+      { inlineData: { mimeType: "image/png", data: "iVBO" } },
+    ]);
+  });
+
+  it("Responses: the output as input content; Anthropic: image and document blocks in the tool_result", () => {
+    const rs = toOpenAIResponsesBody(req, "gpt-5") as { ok: true; value: { input: any[] } };
+    expect(rs.value.input.filter((i) => i.type === "function_call_output").map((i) => i.output)).toEqual([
+      [{ type: "input_text", text: "taken" }, { type: "input_image", image_url: "data:image/png;base64,iVBO", detail: "auto" }],
+      [{ type: "input_text", text: "Error:" }, { type: "input_file", filename: "r.pdf", file_data: "data:application/pdf;base64,JVBE" }],
+    ]);
+    const am = toAnthropicBody(req, "claude-sonnet-4-5") as { ok: true; value: { messages: any[] } };
+    expect(am.value.messages.at(-1).content[1]).toEqual({ type: "tool_result", tool_use_id: "c2", content: [{ type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBE" }, title: "r.pdf" }], is_error: true });
+  });
+});
+
+describe("JSON mode and log-probabilities toward Claude and Gemini", () => {
+  const ask: CanonicalRequest = { model: "pub", stream: false, maxOutputTokens: 100, messages: [{ role: "user", parts: [{ type: "text", text: "hi" }] }], responseFormat: { type: "json_object" } };
+
+  it("models that continue a prefill are up to Claude 4.5", () => {
+    for (const m of ["claude-3-5-haiku-20241022", "claude-sonnet-4-20250514", "claude-opus-4-1-20250805", "claude-sonnet-4-5", "claude-haiku-4-5@20251001"]) expect(takesPrefill(m), m).toBe(true);
+    for (const m of ["claude-opus-4-6", "claude-sonnet-4-6-20260101", "claude-opus-4-7", "claude-fake", "anthropic.claude-sonnet-4-5-20250929-v1:0"]) expect(takesPrefill(m), m).toBe(false);
+  });
+
+  it("JSON mode: a '{' prefill (and the instruction) where taken; the instruction alone with thinking or tools", () => {
+    const b = toAnthropicBody(ask, "claude-sonnet-4-5") as { ok: true; value: { messages: any[]; system: unknown }; prefill?: string };
+    expect(b.prefill).toBe("{");
+    expect(b.value.messages.at(-1)).toEqual({ role: "assistant", content: [{ type: "text", text: "{" }] });
+    expect(b.value.system).toEqual([{ type: "text", text: JSON_MODE_INSTRUCTION }]);
+    const thinking = toAnthropicBody({ ...ask, maxOutputTokens: 8000, reasoning: { enabled: true, effort: "low" } }, "claude-sonnet-4-5") as { ok: true; value: { messages: any[] }; prefill?: string };
+    expect(thinking.prefill).toBeUndefined();
+    expect(thinking.value.messages.at(-1).role).toBe("user");
+    expect((toAnthropicBody(ask, "claude-opus-4-6") as { prefill?: string }).prefill).toBeUndefined();
+  });
+
+  it("logprobs: Gemini's responseLogprobs and logprobs; a refusal naming the field toward Claude and Responses", () => {
+    const lp = { ...ask, responseFormat: undefined, logprobs: true, topLogprobs: 3 };
+    expect((toGeminiBody(lp, "gemini-2.5-flash") as { ok: true; value: { generationConfig: unknown } }).value.generationConfig).toMatchObject({ responseLogprobs: true, logprobs: 3 });
+    expect(toAnthropicBody(lp, "claude-sonnet-4-5")).toMatchObject({ ok: false, field: "logprobs" });
+    expect(toOpenAIResponsesBody({ ...lp, logprobs: undefined }, "gpt-5")).toMatchObject({ ok: false, field: "top_logprobs" });
+  });
+
+  it("Gemini's logprobsResult becomes chat's per-token list, plain and per streamed chunk", () => {
+    const logprobsResult = { chosenCandidates: [{ token: "Hi", logProbability: -0.1 }], topCandidates: [{ candidates: [{ token: "Hi", logProbability: -0.1 }, { token: "Hey", logProbability: -2 }] }] };
+    const json = { candidates: [{ content: { parts: [{ text: "Hi" }] }, finishReason: "STOP", logprobsResult }], usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 1 } };
+    const want = [{ token: "Hi", logprob: -0.1, topLogprobs: [{ token: "Hi", logprob: -0.1 }, { token: "Hey", logprob: -2 }] }];
+    expect(fromGeminiResponse(json)!.logprobs).toEqual(want);
+    expect(createGeminiDecoder("pub").push(JSON.stringify(json)).events).toContainEqual({ type: "logprobs", content: want });
   });
 });

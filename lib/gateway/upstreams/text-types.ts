@@ -14,12 +14,19 @@ export interface Built {
   ok: true;
   value: Record<string, unknown>;
   dropped?: string[];
+  /** The assistant text the body ends with (a prefill): the answer continues it, and is shown with it. */
+  prefill?: string;
 }
 
 export interface Inexpressible {
   ok: false;
   field: CanonicalField | string;
   message: string;
+}
+
+/** A request builder's part or a refusal (parts are plain records, so `"ok" in x` cannot tell). */
+export function isInexpressible(v: unknown): v is Inexpressible {
+  return typeof v === "object" && v !== null && (v as { ok?: unknown }).ok === false;
 }
 
 export interface PreparedCall {
@@ -38,6 +45,10 @@ export interface PreparedCall {
   hideUsageChunk?: boolean;
   /** Fields the request builder dropped (model rules, e.g. sampling with thinking on). */
   dropped?: string[];
+  /** Fields the target has no switch for, which the gateway enforces on the answer (x-gateway-enforced-params). */
+  enforced?: string[];
+  /** The prefill the body ends with (Built.prefill): put back in front of the answer's text. */
+  prefill?: string;
   /** Converted: upstream tool name → the client's, for names the target refused (tool-names.ts). */
   toolNames?: Record<string, string>;
   /** Passthrough: the client's vendor headers from the allow-list (anthropic-beta, …). */

@@ -61,7 +61,7 @@ export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
         if (!m.tool_call_id) return { ok: false, error: bad(`${where}.tool_call_id`, "required for role tool") };
         const r = contentParts(m.content, where, true);
         if (!r.ok) return r;
-        push(messages, "user", [{ type: "tool_result", callId: m.tool_call_id, content: r.value as Array<TextPart | ImagePart> }]);
+        push(messages, "user", [{ type: "tool_result", callId: m.tool_call_id, content: r.value }]);
         break;
       }
       case "function":

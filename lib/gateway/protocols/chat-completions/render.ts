@@ -1,5 +1,5 @@
 /** Canonical response and stream events → Chat Completions wire JSON and SSE. */
-import type { CanonicalResponse, StopReason, StreamEvent, Usage } from "../../canonical";
+import type { CanonicalResponse, StopReason, StreamEvent, TokenLogprob, Usage } from "../../canonical";
 import { errorBody, type ApiError } from "../../errors";
 import { costUsd, nowSeconds, protocolId } from "../ids";
 import { sseData } from "../../sse";
@@ -42,6 +42,16 @@ export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unk
   return out;
 }
 
+/** Chat's `logprobs` of a choice (null when not asked for); the UTF-8 bytes are derived from the token. */
+function renderLogprobs(list: TokenLogprob[] | undefined): Record<string, unknown> | null {
+  if (!list) return null;
+  const bytes = (t: string) => [...Buffer.from(t, "utf8")];
+  return {
+    content: list.map((l) => ({ token: l.token, logprob: l.logprob, bytes: bytes(l.token), top_logprobs: l.topLogprobs.map((t) => ({ token: t.token, logprob: t.logprob, bytes: bytes(t.token) })) })),
+    refusal: null,
+  };
+}
+
 export function renderChatResponse(resp: CanonicalResponse, ctx: RenderContext): Record<string, unknown> {
   let text = "";
   let reasoning = "";
@@ -64,7 +74,7 @@ export function renderChatResponse(resp: CanonicalResponse, ctx: RenderContext):
     object: "chat.completion",
     created: nowSeconds(),
     model: ctx.model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason(resp.stopReason) }],
+    choices: [{ index: 0, message, logprobs: renderLogprobs(resp.logprobs), finish_reason: finishReason(resp.stopReason) }],
     usage: renderUsage(resp.usage, ctx.costMicroUsd),
   };
 }
@@ -75,13 +85,13 @@ export function createChatStreamEncoder(ctx: RenderContext): StreamEncoder {
   const withUsage = ctx.request.includeUsage === true;
   let started = false;
 
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string => {
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null, logprobs?: TokenLogprob[]): string => {
     const c: Record<string, unknown> = {
       id,
       object: "chat.completion.chunk",
       created,
       model: ctx.model,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      choices: [{ index: 0, delta, logprobs: renderLogprobs(logprobs), finish_reason: finish }],
     };
     if (withUsage) c.usage = null;
     return sseData(c);
@@ -114,6 +124,8 @@ export function createChatStreamEncoder(ctx: RenderContext): StreamEncoder {
           return [...start(), chunk({ tool_calls: [{ index: ev.index, function: { arguments: ev.arguments } }] })];
         case "usage":
           return [];
+        case "logprobs":
+          return [...start(), chunk({}, null, ev.content)];
         case "done": {
           const out = [...start(), chunk({}, finishReason(ev.stopReason))];
           if (withUsage && ev.usage)

@@ -1,5 +1,5 @@
 /** generateContent wire request → canonical request (model and streaming come from the URL). */
-import type { CanonicalMessage, CanonicalRequest, CanonicalTool, ContentPart, HostedTool, ReasoningControl, ResponseFormat, ToolChoice } from "../../canonical";
+import type { CanonicalMessage, CanonicalRequest, CanonicalTool, ContentPart, DocumentPart, HostedTool, ImagePart, ReasoningControl, ResponseFormat, ToolChoice, ToolResultContent } from "../../canonical";
 import { parseEffort } from "../../conversion/reasoning";
 import { idWithSignature } from "../../conversion/signatures";
 import type { ParseOptions, Result } from "../types";
@@ -16,6 +16,8 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
   const unconvertible: string[] = [];
   // Several candidates: a Gemini upstream (passthrough) makes them; a converted route refuses.
   if (g.candidateCount && g.candidateCount > 1) unconvertible.push("generationConfig.candidateCount");
+  // Log-probabilities: data only a Gemini upstream (passthrough) gives back in Gemini's shape.
+  if ((g as { responseLogprobs?: unknown }).responseLogprobs === true) unconvertible.push("generationConfig.responseLogprobs");
   // Reasoning controls map (docs/conversion-policy.md, "Reasoning").
   let reasoning: ReasoningControl | undefined;
   const tc = g.thinkingConfig;
@@ -48,16 +50,10 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
           continue;
         }
         if (p.text !== "") parts.push({ type: "text", text: p.text });
-      } else if (p.inlineData) {
-        const { mimeType, data } = p.inlineData;
-        if (mimeType.startsWith("image/")) parts.push({ type: "image", source: { kind: "base64", mediaType: mimeType, data }, path: where });
-        else if (mimeType === "text/plain") parts.push({ type: "document", source: { kind: "text", text: Buffer.from(data, "base64").toString("utf8") }, path: where });
-        else if (mimeType === "application/pdf") parts.push({ type: "document", source: { kind: "base64", mediaType: mimeType, data }, path: where });
-        else return { ok: false, error: bad(`${where}.inlineData.mimeType`, `only images, PDFs and plain text are supported, not ${mimeType}`) };
-      } else if (p.fileData) {
-        const mime = p.fileData.mimeType;
-        if (mime && !mime.startsWith("image/")) parts.push({ type: "document", source: { kind: "url", url: p.fileData.fileUri }, path: where });
-        else parts.push({ type: "image", source: { kind: "url", url: p.fileData.fileUri }, path: where });
+      } else if (p.inlineData || p.fileData) {
+        const r = media(p, where);
+        if (!r.ok) return r;
+        parts.push(r.value);
       } else if (p.functionCall) {
         const id = p.functionCall.id ?? `call_gc${i}_${synth++}`;
         const visible = idWithSignature(id, p.thoughtSignature);
@@ -74,7 +70,14 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
         const isError = !!resp && "error" in resp && !("output" in resp);
         const value = resp && typeof resp === "object" && ("output" in resp || "error" in resp) ? (resp.output ?? resp.error) : resp;
         const text = typeof value === "string" ? value : JSON.stringify(value ?? {});
-        parts.push({ type: "tool_result", callId: id, name: fr.name, content: [{ type: "text", text }], isError: isError || undefined });
+        const content: ToolResultContent[] = [{ type: "text", text }];
+        // What the function read (a screenshot, a file): the AI SDK's Google provider sends it here.
+        for (let k = 0; k < (fr.parts ?? []).length; k++) {
+          const r = media(fr.parts![k]!, `${where}.functionResponse.parts[${k}]`);
+          if (!r.ok) return r;
+          content.push(r.value);
+        }
+        parts.push({ type: "tool_result", callId: id, name: fr.name, content, isError: isError || undefined });
       } else {
         return { ok: false, error: bad(where, "unsupported part (text, inlineData, fileData, functionCall and functionResponse are)") };
       }
@@ -149,4 +152,18 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
       unconvertible: unconvertible.length ? unconvertible : undefined,
     },
   };
+}
+
+/** An `inlineData` / `fileData` part (in contents or in a function response) as an image or a document. */
+function media(p: { inlineData?: { mimeType: string; data: string }; fileData?: { mimeType?: string; fileUri: string } }, where: string): Result<ImagePart | DocumentPart> {
+  if (p.inlineData) {
+    const { mimeType, data } = p.inlineData;
+    if (mimeType.startsWith("image/")) return { ok: true, value: { type: "image", source: { kind: "base64", mediaType: mimeType, data }, path: where } };
+    if (mimeType === "text/plain") return { ok: true, value: { type: "document", source: { kind: "text", text: Buffer.from(data, "base64").toString("utf8") }, path: where } };
+    if (mimeType === "application/pdf") return { ok: true, value: { type: "document", source: { kind: "base64", mediaType: mimeType, data }, path: where } };
+    return { ok: false, error: bad(`${where}.inlineData.mimeType`, `only images, PDFs and plain text are supported, not ${mimeType}`) };
+  }
+  const mime = p.fileData!.mimeType;
+  if (mime && !mime.startsWith("image/")) return { ok: true, value: { type: "document", source: { kind: "url", url: p.fileData!.fileUri }, path: where } };
+  return { ok: true, value: { type: "image", source: { kind: "url", url: p.fileData!.fileUri }, path: where } };
 }

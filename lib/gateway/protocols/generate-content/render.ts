@@ -72,6 +72,8 @@ export function createGenerateContentStreamEncoder(ctx: RenderContext): StreamEn
         case "usage":
           if (e.usage.inputTokens !== undefined) promptTokens = e.usage.inputTokens;
           return [];
+        case "logprobs": // only chat clients ask for them
+          return [];
         case "text_delta":
           return [...flushCall(), chunk([{ text: e.text }])];
         case "reasoning_delta":

@@ -1,14 +1,25 @@
 /** generateContent request schema (reference/generate-content.md), after camelKeys(). */
 import { z } from "zod";
 
+const gcBlob = z.looseObject({ mimeType: z.string(), data: z.string() });
+const gcFileData = z.looseObject({ mimeType: z.string().optional(), fileUri: z.string() });
+
 export const gcPart = z.looseObject({
   text: z.string().optional(),
   thought: z.boolean().optional(),
   thoughtSignature: z.string().optional(),
-  inlineData: z.looseObject({ mimeType: z.string(), data: z.string() }).optional(),
-  fileData: z.looseObject({ mimeType: z.string().optional(), fileUri: z.string() }).optional(),
+  inlineData: gcBlob.optional(),
+  fileData: gcFileData.optional(),
   functionCall: z.looseObject({ name: z.string(), args: z.record(z.string(), z.unknown()).optional(), id: z.string().optional() }).optional(),
-  functionResponse: z.looseObject({ name: z.string(), response: z.unknown().optional(), id: z.string().optional() }).optional(),
+  functionResponse: z
+    .looseObject({
+      name: z.string(),
+      response: z.unknown().optional(),
+      id: z.string().optional(),
+      // Media the function returned (Gemini 3's multimodal function responses).
+      parts: z.array(z.looseObject({ inlineData: gcBlob.optional(), fileData: gcFileData.optional() })).optional(),
+    })
+    .optional(),
 });
 
 export const gcContent = z.looseObject({

@@ -8,7 +8,7 @@ export const messages: InboundProtocol = {
   errorStyle: "anthropic",
   parseRequest: (body) => parseMessagesRequest(body),
   fieldName: (f) =>
-    ({ stop: "stop_sequences", image: "messages[].content[].source", response_format: "output_config" } as Record<string, string>)[f] ?? f,
+    ({ stop: "stop_sequences", image: "messages[].content[].source", response_format: "output_config", parallel_tool_calls: "tool_choice.disable_parallel_tool_use" } as Record<string, string>)[f] ?? f,
   renderResponse: renderMessagesResponse,
   createStreamEncoder: createMessagesStreamEncoder,
 };

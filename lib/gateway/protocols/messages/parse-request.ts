@@ -1,5 +1,5 @@
 /** Messages wire request → canonical request. */
-import type { CanonicalMessage, CanonicalRequest, ContentPart, DocumentPart, HostedTool, ImagePart, ReasoningControl, ResponseFormat, TextPart, ToolChoice } from "../../canonical";
+import type { CanonicalMessage, CanonicalRequest, ContentPart, DocumentPart, HostedTool, ImagePart, ReasoningControl, ResponseFormat, ToolChoice, ToolResultContent } from "../../canonical";
 import { parseEffort } from "../../conversion/reasoning";
 import { splitToolId } from "../../conversion/signatures";
 import { hostedFromAnthropicType } from "../tools";
@@ -52,16 +52,12 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
     const m = raw as typeof raw & { role: "user" | "assistant" };
     const blocks: Block[] = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content as Block[]);
     const parts: ContentPart[] = [];
-    // Documents inside tool results (Claude Code reading a PDF): other protocols' tool results
-    // carry no files, so converted they follow the results in the same user turn.
-    const hoisted: ContentPart[] = [];
     for (let j = 0; j < blocks.length; j++) {
-      const r = block(blocks[j]!, `${where}.content[${j}]`, m.role, hoisted, unconvertible);
+      const r = block(blocks[j]!, `${where}.content[${j}]`, m.role, unconvertible);
       if (!r.ok) return r;
       if (r.value === UNCONVERTIBLE) unconvertible.push(`${where}.content[${j}]`);
       else if (r.value) parts.push(r.value);
     }
-    parts.push(...hoisted);
     const last = messages[messages.length - 1];
     if (last && last.role === m.role) last.parts.push(...parts);
     else messages.push({ role: m.role, parts });
@@ -126,7 +122,7 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
 /** A block only a passthrough can carry (search results, server-tool records): converted routes 400. */
 const UNCONVERTIBLE = Symbol("unconvertible");
 
-function block(bl: Block, where: string, role: "user" | "assistant", hoisted: ContentPart[], unconvertible: string[]): Result<ContentPart | null | typeof UNCONVERTIBLE> {
+function block(bl: Block, where: string, role: "user" | "assistant", unconvertible: string[]): Result<ContentPart | null | typeof UNCONVERTIBLE> {
   switch (bl.type) {
     case "text":
       if (typeof bl.text !== "string") return { ok: false, error: bad(`${where}.text`, "must be a string") };
@@ -143,7 +139,7 @@ function block(bl: Block, where: string, role: "user" | "assistant", hoisted: Co
     case "tool_result": {
       if (role !== "user") break;
       if (typeof bl.tool_use_id !== "string") return { ok: false, error: bad(`${where}.tool_use_id`, "required") };
-      const content: Array<TextPart | ImagePart> = [];
+      const content: ToolResultContent[] = [];
       if (typeof bl.content === "string") content.push({ type: "text", text: bl.content });
       else if (Array.isArray(bl.content))
         for (let k = 0; k < bl.content.length; k++) {
@@ -157,7 +153,7 @@ function block(bl: Block, where: string, role: "user" | "assistant", hoisted: Co
             const doc = document(c, `${where}.content[${k}]`);
             if (!doc.ok) return doc;
             if (doc.value === UNCONVERTIBLE) unconvertible.push(`${where}.content[${k}]`);
-            else hoisted.push(doc.value);
+            else content.push(doc.value);
           } else return { ok: false, error: bad(`${where}.content[${k}].type`, `"${c.type}" is not supported in tool results`) };
         }
       return { ok: true, value: { type: "tool_result", callId: bl.tool_use_id, content, isError: bl.is_error === true || undefined } };

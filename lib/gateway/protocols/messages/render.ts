@@ -66,14 +66,16 @@ export function createMessagesStreamEncoder(ctx: RenderContext): StreamEncoder {
   let blockCount = 0;
   let open: { index: number; kind: "text" | "tool" | "thinking"; tool?: number } | null = null;
   const toolBlock = new Map<number, number>();
-  let inputTokens = 0;
 
-  const start = (id?: string, input?: number): string[] => {
+  const start = (id?: string, input?: number, cacheRead = 0): string[] => {
     if (started) return [];
     started = true;
-    // Clients size their context from message_start (Claude Code shows 0 otherwise): without the
-    // upstream's count yet, our estimate of the prompt; message_delta then carries the exact usage.
-    inputTokens = input ?? estimatePromptTokens(ctx.request);
+    // Clients size their context from message_start (Claude Code shows 0 otherwise; LangChain
+    // takes the prompt count from here alone). The upstream's own count when its first event has
+    // it (Gemini), split as Anthropic's; else (OpenAI: only at the end) our estimate of the prompt.
+    // message_delta then carries the whole usage, cumulative and authoritative, as Anthropic's does.
+    const inputTokens = input !== undefined ? input - cacheRead : estimatePromptTokens(ctx.request);
+    const cacheReadTokens = input !== undefined ? cacheRead : 0;
     return [
       sseEvent("message_start", {
         type: "message_start",
@@ -85,7 +87,7 @@ export function createMessagesStreamEncoder(ctx: RenderContext): StreamEncoder {
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: inputTokens, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+          usage: { input_tokens: inputTokens, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: cacheReadTokens },
         },
       }),
     ];
@@ -106,7 +108,7 @@ export function createMessagesStreamEncoder(ctx: RenderContext): StreamEncoder {
     encode(e: StreamEvent): string[] {
       switch (e.type) {
         case "start":
-          return start(protocolId.message(), e.inputTokens);
+          return start(protocolId.message(), e.inputTokens, e.cacheReadTokens);
         case "text_delta": {
           const out = start();
           if (!open || open.kind !== "text") {
@@ -148,6 +150,7 @@ export function createMessagesStreamEncoder(ctx: RenderContext): StreamEncoder {
           return [sseEvent("content_block_delta", { type: "content_block_delta", index: idx, delta: { type: "input_json_delta", partial_json: e.arguments } })];
         }
         case "usage":
+        case "logprobs": // only chat clients ask for them
           return [];
         case "done": {
           const out = [...start(), ...close()];

@@ -40,7 +40,7 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
     const type = it.type ?? "message";
     if (type === "message") {
       if (!it.role) return { ok: false, error: bad(`${where}.role`, "required") };
-      const r = parts(it.content, where, it.role === "user", it.role === "user" ? unconvertible : undefined);
+      const r = parts(it.content, `${where}.content`, it.role === "user", it.role === "user" ? unconvertible : undefined);
       if (!r.ok) return r;
       if (it.role === "system" || it.role === "developer")
         (system.push(r.value.map((p) => (p as TextPart).text).join("")), systemParts.push(r.value as TextPart[]));
@@ -55,9 +55,10 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
       push(messages, "assistant", [{ type: "tool_call", id: it.call_id, name: it.name, arguments: JSON.stringify({ input: it.input ?? "" }), signature: splitToolId(it.call_id).signature }]);
     } else if (type === "custom_tool_call_output" || type === "function_call_output") {
       if (!it.call_id) return { ok: false, error: bad(`${where}.call_id`, "required") };
-      const r = parts(it.output as never, where, true);
+      // The output may hold what the tool read: images (input_image) and files (input_file).
+      const r = parts(it.output as never, `${where}.output`, true, unconvertible);
       if (!r.ok) return r;
-      push(messages, "user", [{ type: "tool_result", callId: it.call_id, content: r.value as Array<TextPart | ImagePart> }]);
+      push(messages, "user", [{ type: "tool_result", callId: it.call_id, content: r.value }]);
     } else if (type === "reasoning") {
       // What the issuing vendor needs back rides in encrypted_content (conversion/signatures.ts).
       const r = it as { summary?: Array<{ text?: string }>; encrypted_content?: string | null };
@@ -102,6 +103,10 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
     responseFormat = { type: "json_schema", name: f.name, schema: f.schema ?? {}, strict: f.strict ?? undefined };
   else if (f && f.type !== "text") return { ok: false, error: bad("text.format.type", `"${f.type}" is not supported`) };
 
+  // Token log-probabilities are data only an OpenAI Responses upstream (passthrough) gives back.
+  const lp = b as { top_logprobs?: unknown; include?: unknown };
+  if (typeof lp.top_logprobs === "number" && lp.top_logprobs > 0) unconvertible.push("top_logprobs");
+  if (Array.isArray(lp.include) && lp.include.includes("message.output_text.logprobs")) unconvertible.push("include (message.output_text.logprobs)");
   const cacheHints = b as { prompt_cache_key?: unknown; prompt_cache_retention?: unknown };
   return {
     ok: true,
@@ -172,30 +177,33 @@ function push(messages: CanonicalMessage[], role: "user" | "assistant", p: Conte
   else messages.push({ role, parts: p });
 }
 
-/** `unconvertible` is given for user messages only: they take files (what only OpenAI can serve is listed there). */
+/**
+ * `where` names the content itself (`input[2].content`, `input[3].output`). `unconvertible` is
+ * given where files are taken (user messages, tool outputs); what only OpenAI can serve is listed there.
+ */
 function parts(content: unknown, where: string, allowImages: boolean, unconvertible?: string[]): Result<Array<TextPart | ImagePart | DocumentPart>> {
   if (content == null) return { ok: true, value: [] };
   if (typeof content === "string") return { ok: true, value: [{ type: "text", text: content }] };
-  if (!Array.isArray(content)) return { ok: false, error: bad(`${where}.content`, "must be a string or an array") };
+  if (!Array.isArray(content)) return { ok: false, error: bad(where, "must be a string or an array") };
   const out: Array<TextPart | ImagePart | DocumentPart> = [];
   for (let j = 0; j < content.length; j++) {
     const p = content[j] as { type?: string; text?: string; image_url?: string; refusal?: string; cache_control?: unknown; file_data?: unknown; file_url?: unknown; filename?: unknown };
-    const cc = readCacheControl(p.cache_control, `${where}.content[${j}]`);
+    const cc = readCacheControl(p.cache_control, `${where}[${j}]`);
     if (!cc.ok) return cc;
     const cache = cc.value ? { cacheControl: cc.value } : {};
     if ((p.type === "input_text" || p.type === "output_text" || p.type === "text") && typeof p.text === "string")
       out.push({ type: "text", text: p.text, ...cache });
     else if (p.type === "refusal" && typeof p.refusal === "string") out.push({ type: "text", text: p.refusal });
     else if (p.type === "input_image" && allowImages && typeof p.image_url === "string")
-      out.push({ type: "image", source: imageFromUrl(p.image_url), path: `${where}.content[${j}]`, ...cache });
+      out.push({ type: "image", source: imageFromUrl(p.image_url), path: `${where}[${j}]`, ...cache });
     else if (p.type === "input_file" && unconvertible) {
       const filename = typeof p.filename === "string" ? { filename: p.filename } : {};
-      const path = `${where}.content[${j}]`;
+      const path = `${where}[${j}]`;
       if (typeof p.file_data === "string") out.push({ type: "document", source: documentFromData(p.file_data), ...filename, path, ...cache });
       else if (typeof p.file_url === "string") out.push({ type: "document", source: { kind: "url", url: p.file_url }, ...filename, path, ...cache });
       // A file_id points into OpenAI's own file store, which no other upstream can read.
       else unconvertible.push(`${path}.file_id`);
-    } else return { ok: false, error: bad(`${where}.content[${j}].type`, `content type "${p.type}" is not supported here`) };
+    } else return { ok: false, error: bad(`${where}[${j}].type`, `content type "${p.type}" is not supported here`) };
   }
   return { ok: true, value: out };
 }

@@ -248,6 +248,7 @@ export function createResponsesStreamEncoder(ctx: RenderContext): StreamEncoder 
           return [ev("response.function_call_arguments.delta", { item_id: c.item.id, output_index: c.outputIndex, delta: e.arguments })];
         }
         case "usage":
+        case "logprobs": // only chat clients ask for them
           return [];
         case "done": {
           const out = [...start(), ...close()];
