@@ -1,7 +1,7 @@
 /**
  * The production HTTP server (`npm start`): one Node process where /v1/* and /v1beta/* go
  * straight to the framework-agnostic gateway entry and everything else to Next.js. The public
- * API thus never pays Next's per-request cost (DESIGN.md, "Serving the public API").
+ * API thus never pays Next's per-request cost (docs/design.md, "Serving the public API").
  */
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";

@@ -1,5 +1,5 @@
 /**
- * Environment variables, parsed once. Every public name here is documented in the README.
+ * Environment variables, parsed once. Every public name here is documented in docs/configuration.md.
  * Reading is lazy so tests can set process.env before first use. The only module that reads
  * process.env (lib/process-env.test.ts keeps it so): the other readers below serve callers that
  * must not fail on an unrelated invalid variable (the logger, tracing) or need arbitrary names.

@@ -40,7 +40,7 @@ describe.each(mounts)("public API foundation (%s mount)", (mount) => {
     const body = (await r.json()) as { object: string; data: Record<string, unknown>[] };
     expect(body.object).toBe("list");
     for (const m of body.data) {
-      // Text models add what each token class costs (README, "Models"); nothing else is added.
+      // Text models add what each token class costs (docs/api.md); nothing else is added.
       // OpenAI's four fields, then what clients need to size and price a request.
       const sizing = m.id === "demo-chat" ? ["context_window", "input_modalities", "max_output_tokens"] : [];
       expect(Object.keys(m).sort()).toEqual(["created", "id", "object", "owned_by", "pricing", ...sizing].sort());

@@ -13,7 +13,7 @@ import { Table, Td, Th } from "../ui/table";
 
 const EMPTY = { id: "", targets: "", contextFallback: false };
 
-/** Aliases: a name or a `*` pattern for an ordered list of models (README, "Gateway config file"). */
+/** Aliases: a name or a `*` pattern for an ordered list of models (docs/configuration.md, "Gateway config file"). */
 export function AliasesTab() {
   const aliases = useQuery({ queryKey: ["admin", "aliases"], queryFn: () => api<{ items: AdminAlias[] }>("/api/admin/aliases") });
   const [form, setForm] = useState(EMPTY);

@@ -1,5 +1,5 @@
 /**
- * Token prices → micro-USD, exactly (DESIGN.md, "Money"; docs/billing.md):
+ * Token prices → micro-USD, exactly (docs/design.md, "Money"; docs/billing.md):
  *   cost = ⌈ Σ class tokens × class price per million / 10⁶ ⌉
  * over the six disjoint classes of lib/gateway/usage.ts (uncached input, cache read, 5-minute
  * cache write, 1-hour cache write, non-reasoning output, reasoning), in BigInt, one round-up per

@@ -1,5 +1,5 @@
 /**
- * Balance leases (DESIGN.md, "Serving the public API"): instead of one hold row and one
+ * Balance leases (docs/design.md, "Serving the public API"): instead of one hold row and one
  * conditional UPDATE per request, this process moves a chunk of an account's (and key's)
  * spendable money into `held` with one conditional UPDATE, records it as a hold row with its
  * instance id and an expiry, and then serves the holds of that account's requests from memory.

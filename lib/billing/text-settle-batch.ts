@@ -1,5 +1,5 @@
 /**
- * Group commit of text settlements (DESIGN.md, "Serving the public API"): every settlement
+ * Group commit of text settlements (docs/design.md, "Serving the public API"): every settlement
  * (charge, release of the rest of its hold, ledger row, request-log row) still commits
  * atomically, but many of them share one set-based statement: one round trip per batch, and a
  * lone request's settlement is a single round trip too. When the flusher is idle, a settlement

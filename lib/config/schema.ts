@@ -1,4 +1,4 @@
-/** The gateway config file (GATEWAY_CONFIG): format in the README and DESIGN.md. Prices in USD here. */
+/** The gateway config file (GATEWAY_CONFIG): format in docs/configuration.md. Prices in USD here. */
 import { z } from "zod";
 import { INPUT_MODALITIES } from "../../db/schema";
 import { PER_IMAGE_KEY, PER_IMAGE_KEY_HINT } from "../validate/prices";

@@ -272,7 +272,7 @@ export async function createModel(db: DB, actor: Actor, body: z.infer<typeof cre
         enabled: body.enabled,
         source: "console",
       });
-      // Routes sharing a public id share its price and lifecycle (DESIGN.md): a new route sets them for all.
+      // Routes sharing a public id share its price and lifecycle (docs/design.md): a new route sets them for all.
       if (siblings.length) await tx.update(models).set({ price, ...lifecycle, updatedAt: new Date() }).where(eq(models.modelId, body.modelId));
     });
   } catch (err) {

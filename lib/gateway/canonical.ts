@@ -1,6 +1,6 @@
 /**
  * The one canonical text-generation shape every inbound protocol parses into and every upstream
- * adapter speaks from (DESIGN.md: "one canonical request/response/stream-event shape in
+ * adapter speaks from (docs/design.md: "one canonical request/response/stream-event shape in
  * between, not N×N converters"). Protocol quirks stay at the edges: this file has no vendor
  * names in field semantics, only the union of what the four protocols can express and we convert.
  */

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on POST /v1/images/generations and /v1/videos (DESIGN.md, "Headers"): for 24 h per account
+ * `Idempotency-Key` on POST /v1/images/generations and /v1/videos (docs/design.md, "Headers"): for 24 h per account
  * and route, a repeat of a successful request returns the first answer and charges nothing
  * more. The key is claimed with one INSERT before any money is held, so concurrent repeats
  * cannot both reach the upstream; a repeat while the first is running gets 409 (the SDKs retry

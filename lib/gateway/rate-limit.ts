@@ -2,7 +2,7 @@
  * Requests-per-minute limits per key (DEFAULT_KEY_RPM unless the key has its own) and per
  * account (when set). Shared across instances through Redis when REDIS_URL is set, in-process
  * otherwise. A Redis failure never blocks a request: the limit fails open at once (no offline
- * queue), logged and counted (DESIGN.md, "Redis unavailable").
+ * queue), logged and counted (docs/design.md, "Redis unavailable").
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { env } from "../env";

@@ -1,5 +1,5 @@
 /**
- * Request-log rows older than REQUEST_LOG_RETENTION_DAYS are deleted (the README promises it).
+ * Request-log rows older than REQUEST_LOG_RETENTION_DAYS are deleted (docs/configuration.md promises it).
  *
  * Rows are walked from the oldest id (bigserial: insertion order, which is time order to within
  * the group commit's few milliseconds), so a table with nothing to delete costs one index probe

@@ -3,7 +3,7 @@
  * itself, refuses any non-public answer and then dials exactly the address it checked, so DNS
  * rebinding between the submission check and delivery cannot reach an internal service.
  * Literal-IP hosts are checked here too: undici never calls a `lookup` hook for them, which is
- * why a lookup-only guard is not enough (research/reliability.md §5b).
+ * why a lookup-only guard is not enough.
  *
  * Node's global `fetch` ignores `http.Agent`-based filters; deliveries use `undici.request`
  * with this dispatcher explicitly, and never follow redirects (undici's request() does not).

@@ -1,6 +1,6 @@
 /**
  * Signed result URLs (`result.videos[].url`): unguessable links under PUBLIC_BASE_URL that need
- * no API key and stop working at the task's `expires_at` (DESIGN.md "Result URLs"). The key
+ * no API key and stop working at the task's `expires_at` (docs/design.md "Result URLs"). The key
  * derives from ENCRYPTION_KEY (or the generated one under DATA_DIR), which every instance
  * sharing a database already shares.
  */

@@ -1,6 +1,6 @@
 /**
- * SSRF guard for client-supplied webhook URLs (spec "Events → URL requirements";
- * research/reliability.md §5).
+ * SSRF guard for client-supplied webhook URLs (docs/webhooks.md; the address
+ * forms every guard must refuse are in __fixtures__/hostile-webhook-urls.ts).
  *
  * Two layers, both needed:
  *  - at submission, `checkWebhookUrl` refuses the URL's shape, literal addresses and every

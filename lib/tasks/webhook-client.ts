@@ -1,7 +1,7 @@
 /**
  * One delivery attempt: POST the stored body bytes to exactly the given URL, signed afresh.
- * The outcome decides what the queue does next (spec "Acknowledgement and retries";
- * DESIGN.md decisions on 3xx and 408/429):
+ * The outcome decides what the queue does next (docs/webhooks.md, retries;
+ * docs/design.md decisions on 3xx and 408/429):
  *   2xx → delivered; 4xx → stop at once; 3xx, 5xx, timeout, network error → retry.
  * Redirects are never followed, the response body is read to at most 64 KiB, and the whole
  * attempt (headers and body) is bounded by WEBHOOK_TIMEOUT_MS so a receiver that trickles

@@ -1,6 +1,6 @@
 /**
- * `X-Shim-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (spec "Events →
- * Signature"). Stripe's scheme, so stripe-node's verifyHeader can check it independently.
+ * `X-Shim-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (docs/webhooks.md, the
+ * signature). Stripe's scheme, so stripe-node's verifyHeader can check it independently.
  * Every attempt signs afresh with a new `t` over the same body bytes, so a retry hours later
  * still passes a receiver's five-minute tolerance.
  */

@@ -1,5 +1,5 @@
 /**
- * A fake of the OpenAI videos API on 127.0.0.1:0 (/work/shared/reference/media.md "Videos API"):
+ * A fake of the OpenAI videos API on 127.0.0.1:0 (OpenAI's Videos API as documented):
  * POST /v1/videos (multipart as the SDK sends it, or JSON), GET /v1/videos/{id},
  * GET /v1/videos/{id}/content. Records every request (the API key is checked, never stored).
  *

@@ -2,7 +2,7 @@
  * Shared machinery of the fake text upstreams (OpenAI chat, Anthropic messages, Gemini
  * generateContent): a real node:http server on 127.0.0.1 port 0 that records every request and
  * follows a per-test script. Each fake renders the wire format itself, from
- * /work/shared/reference, independently of the gateway's own codecs.
+ * the vendors' documented wire formats, independently of the gateway's own codecs.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";

@@ -1,5 +1,5 @@
 /**
- * Upstream health for the process (README, "Upstream health and routing"): one `Health`, the
+ * Upstream health for the process (docs/configuration.md, "Upstream health and routing"): one `Health`, the
  * failover hooks every capability gets, the per-request route with its trace, the shared
  * store (REDIS_URL), /metrics, and the announcement of each circuit change.
  *

@@ -1,5 +1,5 @@
 /**
- * When a circuit opens and for how long (README, "Upstream health"). Defaults: judged over the
+ * When a circuit opens and for how long (docs/configuration.md, "Upstream health and routing"). Defaults: judged over the
  * last 60 s once an entry has had 10 attempts in it, open at 50 % failures from at least 3
  * callers (organisations; decision 0035), first cool-down 30 s, doubled after each failed probe
  * up to 16×.

@@ -1,7 +1,7 @@
 /**
  * One request's route: the hooks it passes to failover() and, afterwards, the record of which
  * entry served, which failed, and which were skipped and why — the request-log row's
- * `route_trace` (README, "Upstream health and routing").
+ * `route_trace` (docs/configuration.md, "Upstream health and routing").
  */
 import type { RouteTraceEntry } from "../../../db/schema";
 import { errors, type UpstreamFailure } from "../errors";

@@ -1,5 +1,5 @@
 /**
- * Image pricing (DESIGN.md, "Image pricing"): prices are per-model data in integer micro-USD,
+ * Image pricing (docs/design.md, "Image pricing"): prices are per-model data in integer micro-USD,
  * keyed `quality:size` (`high:1536x1024`), `quality:*` (one price for every size of a quality),
  * `*:size` (priced by size only) or `*` (flat). A model whose keys name no quality has no tiers
  * and ignores `quality`. Before the upstream

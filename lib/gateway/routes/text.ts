@@ -52,7 +52,7 @@ export const textRoutes: RouteDef[] = [
     handler: generation("/v1/messages", messages),
   },
   {
-    // DESIGN.md: served as an estimate (the same count we bill by when an upstream gives none).
+    // docs/design.md: served as an estimate (the same count we bill by when an upstream gives none).
     method: "POST",
     path: "/v1/messages/count_tokens",
     bodyLimit: TEXT_BODY_LIMIT,

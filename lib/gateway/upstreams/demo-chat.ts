@@ -1,5 +1,5 @@
 /**
- * The built-in `demo` text upstream (DESIGN.md, "The demo upstream"): a deterministic reply
+ * The built-in `demo` text upstream (docs/design.md, "The demo upstream"): a deterministic reply
  * derived from the prompt, streamed word by word, with real usage counts. It runs in-process
  * but goes through the same routing, billing and encoding as any upstream.
  */

@@ -1,7 +1,7 @@
 /**
  * The one HTTP exchange every upstream adapter makes (text, embeddings, images, video): undici's
  * request API on a shared keep-alive agent (cheaper than fetch + web streams on the hot path,
- * DESIGN.md "Serving the public API"), JSON text or a multipart form out, a stream or JSON back,
+ * docs/design.md "Serving the public API"), JSON text or a multipart form out, a stream or JSON back,
  * the client's abort signal wired through, and failures as values whose public error comes from
  * errors.ts `classifyFailure` / `transportFailure` — never with the upstream's URL or our key.
  */
@@ -142,7 +142,7 @@ export function bearer(apiKey: string | null): Record<string, string> {
 }
 
 /**
- * Vendor headers a same-protocol passthrough forwards (DESIGN.md, "Passthrough is faithful"):
+ * Vendor headers a same-protocol passthrough forwards (docs/design.md, "Passthrough is faithful"):
  * an allow-list, so the caller's key and hop-by-hop headers never travel.
  */
 export function vendorHeaders(headers: Record<string, string | string[] | undefined> | undefined, allow: readonly string[]): Record<string, string> | undefined {

@@ -1,6 +1,6 @@
 /**
  * OpenAI (and OpenAI-compatible) embeddings: POST {baseUrl}/embeddings.
- * @see /work/shared/reference/media.md "Embeddings"
+ * @see OpenAI's Embeddings API reference
  */
 import { z } from "zod";
 import { decodeFloat32Base64 } from "../embeddings/float32-base64";

@@ -1,6 +1,6 @@
 /**
  * OpenAI images API: POST {baseUrl}/images/generations, answer taken from `data[0].b64_json`.
- * @see /work/shared/reference/media.md "Images"
+ * @see OpenAI's Images API reference (generations)
  */
 import { z } from "zod";
 import { badAnswer, type Outcome } from "../errors";

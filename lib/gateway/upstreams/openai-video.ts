@@ -3,7 +3,7 @@
  *   POST {baseUrl}/videos (multipart, as the official SDK sends it) → Video
  *   GET  {baseUrl}/videos/{id} → Video
  *   GET  {baseUrl}/videos/{id}/content → MP4 bytes, streamed
- * @see /work/shared/reference/media.md "Videos API"
+ * @see OpenAI's Videos API reference (create, retrieve, content)
  *
  * Fields beyond the OpenAI shape (aspect_ratio, video_url, several images) are passed as
  * extra form fields for upstreams of the other families; OpenAI itself takes one

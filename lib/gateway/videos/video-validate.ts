@@ -1,5 +1,5 @@
 /**
- * The spec's family rules for `POST /v1/videos` (spec "POST /v1/videos", "Limits"; DESIGN.md
+ * The family rules for `POST /v1/videos` (docs/videos.md, "Submitting"; docs/design.md
  * decisions on square size and other families). Every refusal is a 400 `invalid_request`
  * naming the field; nothing is clamped or defaulted beyond what the spec says.
  *

@@ -25,7 +25,7 @@ export const hostileResolver = tableResolver({
   "v6local.example.net": ["fd00:ec2::254"],
 });
 
-/** Every one of these must be refused (research/reliability.md §5 F1–F3). */
+/** Every one of these must be refused (DNS-rebinding, alternate IP encodings and redirects to private ranges). */
 export const HOSTILE_WEBHOOK_URLS: string[] = [
   // loopback in every IPv4 notation
   "http://127.0.0.1/hook",

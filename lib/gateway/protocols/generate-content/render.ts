@@ -98,7 +98,7 @@ export function createGenerateContentStreamEncoder(ctx: RenderContext): StreamEn
       }
     },
     error(err: ApiError): string[] {
-      // The only mid-stream error form the Google SDK detects: a numeric `code` (DESIGN.md).
+      // The only mid-stream error form the Google SDK detects: a numeric `code` (docs/design.md).
       return [sseData(errorBody(err, "gemini"))];
     },
   };

@@ -13,7 +13,7 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
   const parsed = rsRequest.safeParse(body);
   if (!parsed.success) return { ok: false, error: zodError(parsed.error) };
   const b = parsed.data;
-  // DESIGN.md, "Stateful Responses": nothing is stored, so chaining cannot be honoured.
+  // docs/design.md, "Stateful Responses": nothing is stored, so chaining cannot be honoured.
   if (b.previous_response_id != null)
     return { ok: false, error: bad("previous_response_id", "stored responses are not supported; send the whole conversation in input") };
   if (b.background) return { ok: false, error: bad("background", "background responses are not supported") };
