@@ -8,10 +8,8 @@ import type { Socket } from "node:net";
 import { EventEmitter, once } from "node:events";
 import { closeDb, migrationsApplied } from "./db/client";
 import { env } from "./lib/env";
-import { handleGatewayRequest } from "./lib/gateway/entry";
+import { drainGateway, handleGatewayRequest } from "./lib/gateway/entry";
 import { closeRateLimiter, warmRateLimiter } from "./lib/gateway/rate-limit";
-import { textSettlementsIdle } from "./lib/billing/text-settle-batch";
-import { storedResponsesIdle } from "./lib/gateway/stored-responses/store";
 import type { GatewayResponse } from "./lib/gateway/http";
 import { startInvalidationListener } from "./lib/invalidation";
 import { sharedHealth, startUpstreamHealth } from "./lib/gateway/health";
@@ -27,7 +25,6 @@ import { acquireInstance, updateInstance } from "./lib/runtime/instance-lock";
 import { markRunning } from "./lib/runtime/build-state";
 import { startJobs, type Jobs } from "./lib/runtime/jobs";
 import { CRON_PATH, cronTick, refuseCronCaller } from "./lib/runtime/cron";
-import { afterReplyIdle } from "./lib/after-reply";
 import { markPrepared, prepareDatabase } from "./lib/runtime/prepare";
 import { admitSocket, isResponsesSocket, ResponsesSession } from "./lib/runtime/responses-socket";
 import { WebSocketServer } from "ws";
@@ -243,9 +240,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           const force = setTimeout(() => server.closeAllConnections(), 5_000);
           await new Promise<void>((r) => server.close(() => r()));
           clearTimeout(force);
-          await textSettlementsIdle(); // replies may have gone before their settlements committed
-          await storedResponsesIdle(); // and before their stored responses were written
-          await afterReplyIdle(); // background responses, queued emails, alerts, last-used stamps
+          await drainGateway(); // what replies left running: settlements, stored responses, work after the reply
           await jobs?.stop();
           sharedHealth()?.stop();
           await closeRateLimiter();

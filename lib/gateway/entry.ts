@@ -18,6 +18,9 @@ import { allRoutes } from "./routes";
 import { isStorableText, unstorableMessage } from "../validate/text";
 import type { Principal, RouteContext, RouteDef } from "./types";
 import { processSingleton } from "../process-singleton";
+import { afterReplyIdle } from "../after-reply";
+import { textSettlementsIdle } from "../billing/text-settle-batch";
+import { storedResponsesIdle } from "./stored-responses/store";
 
 export interface HandleOptions {
   /** Skip key auth: the console's playground calls with the signed-in user's account. */
@@ -160,4 +163,16 @@ class Exchange {
     }
     return this.trace ? this.trace.finish(r, this.route) : r;
   }
+}
+
+/**
+ * Waits for what the gateway's replies left running, in order: settlements not yet committed
+ * (a reply may go before its settlement, decision 0006), stored responses not yet written, and
+ * work after the reply (background responses, queued emails, alerts, last-used stamps). A
+ * shutdown calls this before closing the database.
+ */
+export async function drainGateway(): Promise<void> {
+  await textSettlementsIdle();
+  await storedResponsesIdle();
+  await afterReplyIdle();
 }
