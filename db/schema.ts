@@ -234,6 +234,8 @@ export const upstreams = pgTable("upstreams", {
   apiKeyEncrypted: text("api_key_encrypted"),
   /** Per-request timeout override in ms; null = the route's default. */
   timeoutMs: integer("timeout_ms"),
+  /** What the protocol needs beyond a base URL and a key, never a secret (e.g. an `openai` upstream's vendor). */
+  settings: jsonb("settings").$type<UpstreamSettings>().notNull().default({}),
   enabled: boolean("enabled").notNull().default(true),
   /** "config" rows are owned by the gateway config file, "console" rows by admins. */
   source: text("source").$type<"config" | "console" | "demo">().notNull().default("console"),
@@ -242,6 +244,16 @@ export const upstreams = pgTable("upstreams", {
 });
 
 export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "demo";
+
+/** The OpenAI-compatible vendors an `openai` upstream can name (lib/gateway/upstreams/openai-vendors.ts). */
+export const OPENAI_VENDORS = ["openai", "xai", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "groq", "together", "fireworks", "openrouter"] as const;
+export type OpenAIVendor = (typeof OPENAI_VENDORS)[number];
+
+/** An upstream's non-secret settings; absent = the protocol's default. */
+export interface UpstreamSettings {
+  /** `openai` upstreams: whose dialect of Chat Completions it speaks (default "openai"). */
+  vendor?: OpenAIVendor;
+}
 export type ModelKind = "text" | "embedding" | "image" | "video";
 export type VideoFamily = "t2v" | "i2v" | "r2v" | "extend" | "second" | "third";
 

@@ -13,21 +13,24 @@ import { Mono, Table, Td, Th } from "../ui/table";
 import { UpstreamHealthCard } from "./upstream-health-card";
 
 const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"];
-const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs"];
+/** The dialects of an `openai` upstream (db/schema.ts OPENAI_VENDORS; the server checks the list). */
+const VENDORS = ["openai", "xai", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "groq", "together", "fireworks", "openrouter"];
+const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs", "vendor"];
+const EMPTY = { id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "", vendor: "openai" };
 
 function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: AdminUpstream | null; onClose: () => void }) {
-  const [form, setForm] = useState({ id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "" });
+  const [form, setForm] = useState(EMPTY);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [loadedFor, setLoadedFor] = useState<string | null>(null);
   if (open && editing && loadedFor !== editing.id) {
     setLoadedFor(editing.id);
-    setForm({ id: editing.id, protocol: editing.protocol, baseUrl: editing.baseUrl, apiKey: "", timeoutMs: editing.timeoutMs ? String(editing.timeoutMs) : "" });
+    setForm({ id: editing.id, protocol: editing.protocol, baseUrl: editing.baseUrl, apiKey: "", timeoutMs: editing.timeoutMs ? String(editing.timeoutMs) : "", vendor: editing.settings.vendor ?? "openai" });
   }
   const save = useAdminMutation((body: Record<string, unknown>) =>
     editing ? api(`/api/admin/upstreams/${encodeURIComponent(editing.id)}`, { method: "PATCH", body }) : api("/api/admin/upstreams", { method: "POST", body }),
   );
   function close() {
-    setForm({ id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "" });
+    setForm(EMPTY);
     setErrors({});
     setLoadedFor(null);
     save.reset();
@@ -43,6 +46,7 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
     if (Object.keys(next).length) return;
     const body: Record<string, unknown> = { baseUrl: form.baseUrl.trim(), timeoutMs: form.timeoutMs ? Number(form.timeoutMs) : null };
     if (form.apiKey) body.apiKey = form.apiKey;
+    if (form.protocol === "openai") body.vendor = form.vendor;
     if (!editing) Object.assign(body, { id: form.id, protocol: form.protocol });
     try {
       await save.mutateAsync(body);
@@ -65,6 +69,13 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
             ))}
           </SelectField>
         </div>
+        {form.protocol === "openai" && (
+          <SelectField label="Vendor" value={form.vendor} onChange={(e) => setForm({ ...form, vendor: e.target.value })} error={err("vendor")} hint="Whose Chat Completions dialect: how it reports usage and reasoning, and which parameters it takes.">
+            {VENDORS.map((v) => (
+              <option key={v}>{v}</option>
+            ))}
+          </SelectField>
+        )}
         <TextField label="Base URL" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} error={err("baseUrl")} placeholder="https://api.openai.com/v1" />
         <TextField
           label="API key"
@@ -134,7 +145,10 @@ export function UpstreamsTab() {
                     <Mono className="font-medium text-zinc-900">{u.id}</Mono>
                     <span className="block text-[11px] text-zinc-500">from {u.source}</span>
                   </Td>
-                  <Td>{u.protocol}</Td>
+                  <Td>
+                    {u.protocol}
+                    {u.settings.vendor && u.settings.vendor !== "openai" && <span className="block text-[11px] text-zinc-500">{u.settings.vendor}</span>}
+                  </Td>
                   <Td className="max-w-64 truncate" title={u.baseUrl}>
                     <Mono>{u.baseUrl || "—"}</Mono>
                   </Td>

@@ -44,6 +44,7 @@ export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" |
         baseUrl: u.baseUrl ?? "",
         apiKeyEncrypted: u.apiKey ? encryptSecret(u.apiKey) : null,
         timeoutMs: u.timeoutMs ?? null,
+        settings: u.vendor ? { vendor: u.vendor } : {},
         enabled: u.enabled ?? true,
         source,
         updatedAt: now,

@@ -1,6 +1,6 @@
 /** The gateway config file (GATEWAY_CONFIG): format in the README and DESIGN.md. Prices in USD here. */
 import { z } from "zod";
-import { INPUT_MODALITIES } from "../../db/schema";
+import { INPUT_MODALITIES, OPENAI_VENDORS } from "../../db/schema";
 
 export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"] as const;
 export const KINDS = ["text", "embedding", "image", "video"] as const;
@@ -28,6 +28,8 @@ export const upstreamSchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/ }).optional(),
   apiKey: z.string().min(1).optional(),
   timeoutMs: z.int().positive().max(3_600_000).optional(),
+  /** `openai` upstreams: the vendor whose dialect it speaks (usage, reasoning, parameters); default "openai". */
+  vendor: z.enum(OPENAI_VENDORS).optional(),
   enabled: z.boolean().optional(),
 });
 
@@ -91,6 +93,8 @@ export const configSchema = z
       ups.set(u.id, u);
       if (u.protocol !== "demo" && !u.baseUrl)
         ctx.addIssue({ code: "custom", path: ["upstreams", i, "baseUrl"], message: `required for protocol "${u.protocol}"` });
+      if (u.vendor && u.protocol !== "openai")
+        ctx.addIssue({ code: "custom", path: ["upstreams", i, "vendor"], message: `only "openai" upstreams have a vendor` });
     });
     const byId = new Map<string, (typeof cfg.models)[number]>();
     const pairs = new Set<string>();

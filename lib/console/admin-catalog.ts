@@ -6,7 +6,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { DB } from "../../db/client";
-import { INPUT_MODALITIES, models, upstreams, type ModelPrice } from "../../db/schema";
+import { INPUT_MODALITIES, models, OPENAI_VENDORS, upstreams, type ModelPrice } from "../../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { priceToMicro } from "../config/apply";
 import { TEXT_CLASS_PRICES } from "../config/schema";
@@ -42,6 +42,8 @@ export const createUpstreamSchema = z.object({
   baseUrl: z.union([z.literal(""), baseUrl]).default(""),
   apiKey: z.string().max(4096).optional(),
   timeoutMs: z.union([z.null(), z.coerce.number().int().min(1000).max(3_600_000)]).optional(),
+  /** `openai` upstreams: whose dialect it speaks (lib/gateway/upstreams/openai-vendors.ts). */
+  vendor: z.enum(OPENAI_VENDORS).optional(),
   enabled: z.boolean().default(true),
 });
 
@@ -50,8 +52,11 @@ export const updateUpstreamSchema = z.object({
   /** Omitted = unchanged, "" = remove. */
   apiKey: z.string().max(4096).optional(),
   timeoutMs: z.union([z.null(), z.coerce.number().int().min(1000).max(3_600_000)]).optional(),
+  vendor: z.enum(OPENAI_VENDORS).optional(),
   enabled: z.boolean().optional(),
 });
+
+const noVendor = () => new AppError("invalid_request", "Only openai upstreams have a vendor.", { field: "vendor" });
 
 async function changed(db: DB, actor: Actor, action: string, targetType: string, targetId: string, details: Record<string, unknown>) {
   await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action, targetType, targetId, details });
@@ -60,6 +65,7 @@ async function changed(db: DB, actor: Actor, action: string, targetType: string,
 
 export async function createUpstream(db: DB, actor: Actor, body: z.infer<typeof createUpstreamSchema>) {
   if (body.protocol !== "demo" && !body.baseUrl) throw new AppError("invalid_request", "A base URL is required.", { field: "baseUrl" });
+  if (body.vendor && body.protocol !== "openai") throw noVendor();
   const [exists] = await db.select({ id: upstreams.id }).from(upstreams).where(eq(upstreams.id, body.id));
   if (exists) throw new AppError("conflict", `An upstream "${body.id}" already exists.`, { field: "id" });
   await db.insert(upstreams).values({
@@ -68,10 +74,11 @@ export async function createUpstream(db: DB, actor: Actor, body: z.infer<typeof 
     baseUrl: body.baseUrl,
     apiKeyEncrypted: body.apiKey ? encryptSecret(body.apiKey) : null,
     timeoutMs: body.timeoutMs ?? null,
+    settings: body.vendor ? { vendor: body.vendor } : {},
     enabled: body.enabled,
     source: "console",
   });
-  await changed(db, actor, "upstream.create", "upstream", body.id, { protocol: body.protocol, baseUrl: body.baseUrl, apiKey: body.apiKey ? "set" : "none" });
+  await changed(db, actor, "upstream.create", "upstream", body.id, { protocol: body.protocol, baseUrl: body.baseUrl, apiKey: body.apiKey ? "set" : "none", ...(body.vendor ? { vendor: body.vendor } : {}) });
   return { id: body.id };
 }
 
@@ -83,14 +90,18 @@ export async function updateUpstream(db: DB, actor: Actor, id: string, body: z.i
   if (body.enabled !== undefined) set.enabled = body.enabled;
   const [old] = await db.select().from(upstreams).where(eq(upstreams.id, id));
   if (!old) throw new AppError("not_found", "No such upstream.");
+  if (body.vendor !== undefined) {
+    if (old.protocol !== "openai") throw noVendor();
+    set.settings = Object.assign({}, old.settings, { vendor: body.vendor });
+  }
   const rows = await db.update(upstreams).set(set).where(eq(upstreams.id, id)).returning({ id: upstreams.id });
   if (!rows.length) throw new AppError("not_found", "No such upstream.");
   // The key itself is never audited: only whether one is set, and that it was replaced.
   const hadKey = old.apiKeyEncrypted ? "set" : "none";
   const apiKey = body.apiKey === undefined ? hadKey : body.apiKey ? (old.apiKeyEncrypted ? "replaced" : "set") : "none";
-  const { updatedAt: _u, apiKeyEncrypted: _k, ...plainSet } = set;
-  const was = { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, apiKey: hadKey };
-  await changed(db, actor, "upstream.update", "upstream", id, auditDiff(was, { ...was, ...plainSet, apiKey }));
+  const { updatedAt: _u, apiKeyEncrypted: _k, settings: _s, ...plainSet } = set;
+  const was = { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, apiKey: hadKey, vendor: old.settings.vendor ?? "openai" };
+  await changed(db, actor, "upstream.update", "upstream", id, auditDiff(was, { ...was, ...plainSet, apiKey, vendor: body.vendor ?? was.vendor }));
   return { id };
 }
 

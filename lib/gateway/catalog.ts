@@ -89,7 +89,7 @@ async function load(): Promise<Catalog> {
       strict: m.strict,
       priority: m.priority,
       weight: m.weight,
-      upstream: { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey, timeoutMs: u.timeoutMs },
+      upstream: { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey, timeoutMs: u.timeoutMs, settings: u.settings },
     };
     const list = routes.get(m.modelId) ?? [];
     list.push(route);

@@ -58,7 +58,8 @@ type Planned = { ok: true; call: PreparedCall; dropped: string[] } | Inexpressib
 async function planOne(tc: TextCall, req: CanonicalRequest, route: ModelRoute, adapter: TextAdapter): Promise<Planned> {
   if (adapter.passthrough?.inbound === tc.protocol.name) {
     const prepared = adapter.prepare(route, req, tc.body as Record<string, unknown>, tc.headers);
-    return prepared.ok ? { ok: true, call: prepared.value, dropped: [] } : prepared;
+    if (!prepared.ok) return prepared;
+    return strictOrDropped(route, prepared.value, []);
   }
   if (req.unconvertible?.length) return { ok: false, field: req.unconvertible[0]!, message: "cannot be converted to this model's upstream protocol" };
   // The conversion policy: hints the target lacks are dropped (or refused on a strict model).
@@ -70,7 +71,12 @@ async function planOne(tc: TextCall, req: CanonicalRequest, route: ModelRoute, a
   const prepared = adapter.prepare(route, media ? media.value : policy.request);
   if (!prepared.ok) return prepared;
   prepared.value.source = tc.body; // the client's texts, to copy rather than escape again
-  const extra = prepared.value.dropped ?? [];
+  return strictOrDropped(route, prepared.value, policy.dropped);
+}
+
+/** What the request builder dropped (model or vendor rules) joins the policy's, or is refused on a strict model. */
+function strictOrDropped(route: ModelRoute, call: PreparedCall, dropped: string[]): Planned {
+  const extra = call.dropped ?? [];
   if (extra.length && route.strict) return { ok: false, field: extra[0]!, message: "cannot be honoured by this model's upstream, and this model refuses hints (strict)" };
-  return { ok: true, call: prepared.value, dropped: [...policy.dropped, ...extra] };
+  return { ok: true, call, dropped: [...dropped, ...extra] };
 }

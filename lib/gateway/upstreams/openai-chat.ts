@@ -1,4 +1,7 @@
-/** The `openai` text upstream: POST {baseUrl}/chat/completions with a Bearer key. */
+/**
+ * The `openai` text upstream: POST {baseUrl}/chat/completions with a Bearer key, in the dialect
+ * of the upstream's vendor (openai-vendors.ts) both ways.
+ */
 import { fromOpenAIChatResponse, createOpenAIChatDecoder } from "./openai-chat-response";
 import { toOpenAIChatBody } from "./openai-chat-request";
 import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
@@ -6,6 +9,7 @@ import { joinUrl, vendorHeaders } from "./http";
 import { inlineUrls } from "./inline-media";
 import { forTarget, OPENAI_TOOL_NAMES, restoreNames, restoringDecoder } from "./tool-names";
 import { costIntoUsage, framed, sameProtocol } from "./passthrough";
+import { toVendorBody, vendorProfile } from "./openai-vendors";
 import type { PreparedCall, TextAdapter, UpstreamChunk } from "./text-types";
 import type { ModelRoute } from "../model-route";
 
@@ -34,21 +38,28 @@ export const openaiChat: TextAdapter = {
       if (req.stream) body.stream_options = { ...(so ?? {}), include_usage: true };
       if (req.maxOutputTokens !== undefined && raw.max_completion_tokens == null && raw.max_tokens == null)
         body.max_completion_tokens = req.maxOutputTokens;
+      const vendor = toVendorBody(vendorProfile(route.upstream.settings?.vendor), body, req, route.upstreamModel);
+      if (!vendor.ok) return vendor;
       const call: PreparedCall = { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, hideUsageChunk: !so?.include_usage, headers: vendorHeaders(clientHeaders, VENDOR_HEADERS) };
+      if (vendor.dropped.length) call.dropped = vendor.dropped;
       return { ok: true, value: call };
     }
     const named = forTarget(req, OPENAI_TOOL_NAMES);
     const body = toOpenAIChatBody(named.request, route.upstreamModel);
     if (!body.ok) return body;
-    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped, toolNames: named.toolNames } };
+    const vendor = toVendorBody(vendorProfile(route.upstream.settings?.vendor), body.value, named.request, route.upstreamModel);
+    if (!vendor.ok) return vendor;
+    const dropped = [...(body.dropped ?? []), ...vendor.dropped];
+    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: dropped.length ? dropped : undefined, toolNames: named.toolNames } };
   },
   complete(call, opts) {
-    return restoreNames(call, httpComplete(call, opts, target(call.route, call), fromOpenAIChatResponse, (j) => {
+    const vendor = vendorProfile(call.route.upstream.settings?.vendor);
+    return restoreNames(call, httpComplete(call, opts, target(call.route, call), (j) => fromOpenAIChatResponse(j, vendor), (j) => {
       j.model = call.publicModel;
     }));
   },
   stream(call, opts) {
-    const d = createOpenAIChatDecoder(call.publicModel);
+    const d = createOpenAIChatDecoder(call.publicModel, vendorProfile(call.route.upstream.settings?.vendor));
     return httpStream(call, opts, target(call.route, call), restoringDecoder(call, { push: (data) => d.push(data), end: () => d.end() }));
   },
 };
