@@ -135,7 +135,9 @@ export function createOpenAIChatDecoder(publicModel: string, vendor: VendorProfi
         if (r !== "") {
           thinking = true;
           events.push({ type: "reasoning_delta", text: r });
-        } else if (thinking && (body.text !== "" || delta.tool_calls)) {
+        }
+        // One delta may end the reasoning and start the answer (Mistral's chunks do).
+        if (thinking && (body.text !== "" || delta.tool_calls)) {
           thinking = false;
           events.push({ type: "reasoning_end", origin: "other" });
         }
@@ -154,8 +156,10 @@ export function createOpenAIChatDecoder(publicModel: string, vendor: VendorProfi
         }
       }
       if (choice?.finish_reason) finish = stopFromOpenAI(choice.finish_reason);
-      const groq = vendor.usage.streamUsageAt === "x_groq" ? (json.x_groq as { usage?: unknown } | undefined)?.usage : undefined;
-      const u = usageFromOpenAI(json.usage ?? groq, vendor);
+      // Groq streams its usage in x_groq: a passthrough client reads it where OpenAI puts it.
+      if (vendor.usage.streamUsageAt === "x_groq" && json.usage == null && (json.x_groq as { usage?: unknown } | undefined)?.usage)
+        json.usage = (json.x_groq as { usage: unknown }).usage;
+      const u = usageFromOpenAI(json.usage, vendor);
       if (u) {
         usage = u;
         if (finish !== null && !finished) {
