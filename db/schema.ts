@@ -232,6 +232,8 @@ export const upstreams = pgTable("upstreams", {
   baseUrl: text("base_url").notNull().default(""),
   /** AES-256-GCM ciphertext (lib/crypto.ts); never returned by any API. */
   apiKeyEncrypted: text("api_key_encrypted"),
+  /** Secrets beyond one key (an Entra client secret, …) as encrypted JSON (`UpstreamCredentials`); never returned. */
+  credentialsEncrypted: text("credentials_encrypted"),
   /** Per-request timeout override in ms; null = the route's default. */
   timeoutMs: integer("timeout_ms"),
   /** What the protocol needs beyond a base URL and a key, never a secret (e.g. an `openai` upstream's vendor). */
@@ -243,7 +245,7 @@ export const upstreams = pgTable("upstreams", {
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 
-export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "demo";
+export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "azure-openai" | "demo";
 
 /** The OpenAI-compatible vendors an `openai` upstream can name (lib/gateway/upstreams/openai-vendors.ts). */
 export const OPENAI_VENDORS = ["openai", "xai", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "groq", "together", "fireworks", "openrouter"] as const;
@@ -253,6 +255,20 @@ export type OpenAIVendor = (typeof OPENAI_VENDORS)[number];
 export interface UpstreamSettings {
   /** `openai` upstreams: whose dialect of Chat Completions it speaks (default "openai"). */
   vendor?: OpenAIVendor;
+  /** `azure-openai`: "v1" (the default: /openai/v1/…) or a dated version (/openai/deployments/{deployment}/…?api-version=). */
+  apiVersion?: string;
+  /** `azure-openai`: which API text models are served through (default "chat"). */
+  textApi?: "chat" | "responses";
+  /** `azure-openai` with Entra ID: the app registration's tenant and client ids, and the token endpoint when not Microsoft's. */
+  tenantId?: string;
+  clientId?: string;
+  tokenUrl?: string;
+}
+
+/** An upstream's secrets beyond `apiKey`, stored encrypted as one JSON document. */
+export interface UpstreamCredentials {
+  /** `azure-openai` with Entra ID: the client secret of the app registration. */
+  clientSecret?: string;
 }
 export type ModelKind = "text" | "embedding" | "image" | "video";
 export type VideoFamily = "t2v" | "i2v" | "r2v" | "extend" | "second" | "third";

@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray, not, sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
-import { modelAliases, models, upstreams, type ModelPrice } from "../../db/schema";
+import { modelAliases, models, upstreams, type ModelPrice, type UpstreamSettings } from "../../db/schema";
 import { usdToMicro } from "../billing/money";
 import { encryptSecret } from "../crypto";
 import { newId } from "../ids";
@@ -35,6 +35,13 @@ export function priceToMicro(p: UsdPrice): ModelPrice {
   return out;
 }
 
+/** The non-secret settings of a config upstream, as the `settings` column keeps them. */
+function upstreamSettings(u: GatewayConfig["upstreams"][number]): UpstreamSettings {
+  const out: UpstreamSettings = {};
+  for (const k of ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl"] as const) if (u[k] !== undefined) Object.assign(out, { [k]: u[k] });
+  return out;
+}
+
 export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" | "demo"): Promise<void> {
   await db.transaction(async (tx) => {
     const now = new Date();
@@ -44,7 +51,8 @@ export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" |
         baseUrl: u.baseUrl ?? "",
         apiKeyEncrypted: u.apiKey ? encryptSecret(u.apiKey) : null,
         timeoutMs: u.timeoutMs ?? null,
-        settings: u.vendor ? { vendor: u.vendor } : {},
+        settings: upstreamSettings(u),
+        credentialsEncrypted: u.clientSecret ? encryptSecret(JSON.stringify({ clientSecret: u.clientSecret })) : null,
         enabled: u.enabled ?? true,
         source,
         updatedAt: now,

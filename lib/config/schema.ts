@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { INPUT_MODALITIES, OPENAI_VENDORS } from "../../db/schema";
 
-export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"] as const;
+export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "demo"] as const;
 export const KINDS = ["text", "embedding", "image", "video"] as const;
 export const FAMILIES = ["t2v", "i2v", "r2v", "extend", "second", "third"] as const;
 
@@ -13,6 +13,7 @@ export const PROTOCOL_KINDS: Record<(typeof PROTOCOLS)[number], readonly (typeof
   anthropic: ["text"],
   gemini: ["text", "embedding"],
   "openai-video": ["video"],
+  "azure-openai": ["text", "embedding", "image"],
   demo: ["text", "embedding", "image", "video"],
 };
 
@@ -30,6 +31,16 @@ export const upstreamSchema = z.strictObject({
   timeoutMs: z.int().positive().max(3_600_000).optional(),
   /** `openai` upstreams: the vendor whose dialect it speaks (usage, reasoning, parameters); default "openai". */
   vendor: z.enum(OPENAI_VENDORS).optional(),
+  /** `azure-openai`: "v1" (default) or a dated API version such as "2024-10-21". */
+  apiVersion: z.string().regex(/^(v1|\d{4}-\d{2}-\d{2}(-preview)?)$/, 'is "v1" or a dated version like 2024-10-21').optional(),
+  /** `azure-openai`: serve text models through Chat Completions (default) or the Responses API. */
+  textApi: z.enum(["chat", "responses"]).optional(),
+  /** `azure-openai` with Entra ID instead of an `apiKey`: the app registration (client credentials). */
+  tenantId: z.string().min(1).max(128).optional(),
+  clientId: z.string().min(1).max(128).optional(),
+  clientSecret: z.string().min(1).optional(),
+  /** The token endpoint; default Microsoft's for `tenantId`. */
+  tokenUrl: z.url({ protocol: /^https?$/ }).optional(),
   enabled: z.boolean().optional(),
 });
 
@@ -95,6 +106,15 @@ export const configSchema = z
         ctx.addIssue({ code: "custom", path: ["upstreams", i, "baseUrl"], message: `required for protocol "${u.protocol}"` });
       if (u.vendor && u.protocol !== "openai")
         ctx.addIssue({ code: "custom", path: ["upstreams", i, "vendor"], message: `only "openai" upstreams have a vendor` });
+      for (const f of ["apiVersion", "textApi", "tenantId", "clientId", "clientSecret", "tokenUrl"] as const)
+        if (u[f] !== undefined && u.protocol !== "azure-openai")
+          ctx.addIssue({ code: "custom", path: ["upstreams", i, f], message: `only "azure-openai" upstreams have it` });
+      if (u.protocol === "azure-openai") {
+        const entra = u.clientId !== undefined || u.clientSecret !== undefined;
+        if (entra && u.apiKey) ctx.addIssue({ code: "custom", path: ["upstreams", i, "apiKey"], message: "give an apiKey or Entra ID credentials, not both" });
+        else if (entra && !(u.clientId && u.clientSecret && (u.tenantId || u.tokenUrl)))
+          ctx.addIssue({ code: "custom", path: ["upstreams", i, "clientId"], message: "Entra ID needs clientId, clientSecret and tenantId (or tokenUrl)" });
+      }
     });
     const byId = new Map<string, (typeof cfg.models)[number]>();
     const pairs = new Set<string>();

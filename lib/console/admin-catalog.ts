@@ -6,25 +6,33 @@
 import { and, asc, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { DB } from "../../db/client";
-import { INPUT_MODALITIES, models, OPENAI_VENDORS, upstreams, type ModelPrice } from "../../db/schema";
+import { INPUT_MODALITIES, models, OPENAI_VENDORS, upstreams, type ModelPrice, type UpstreamCredentials, type UpstreamSettings } from "../../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { priceToMicro } from "../config/apply";
 import { TEXT_CLASS_PRICES } from "../config/schema";
 import { invalidateCatalog } from "../gateway/catalog";
+import { azureAuth, azureModelsUrl } from "../gateway/upstreams/azure-openai";
 import type { Actor } from "./admin-users";
 import { auditDiff, recordAudit } from "./audit";
 import { AppError, pgErrorCode } from "./errors";
 import { newId } from "../ids";
 
-const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"] as const;
+const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "demo"] as const;
+/** The settings each protocol has (db/schema.ts UpstreamSettings); any other is refused naming it. */
+const PROTOCOL_SETTINGS: Partial<Record<(typeof PROTOCOLS)[number], readonly (keyof UpstreamSettings)[]>> = {
+  openai: ["vendor"],
+  "azure-openai": ["apiVersion", "textApi", "tenantId", "clientId", "tokenUrl"],
+};
+const SETTING_KEYS = ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl"] as const;
 const KINDS = ["text", "embedding", "image", "video"] as const;
 const FAMILIES = ["t2v", "i2v", "r2v", "extend", "second", "third"] as const;
 
 export async function listUpstreams(db: DB) {
   const rows = await db.select().from(upstreams).orderBy(asc(upstreams.id));
-  return rows.map(({ apiKeyEncrypted, ...u }) => ({
+  return rows.map(({ apiKeyEncrypted, credentialsEncrypted, ...u }) => ({
     ...u,
     hasApiKey: Boolean(apiKeyEncrypted),
+    hasClientSecret: Boolean(credentialsEncrypted),
     createdAt: u.createdAt.toISOString(),
     updatedAt: u.updatedAt.toISOString(),
   }));
@@ -42,8 +50,7 @@ export const createUpstreamSchema = z.object({
   baseUrl: z.union([z.literal(""), baseUrl]).default(""),
   apiKey: z.string().max(4096).optional(),
   timeoutMs: z.union([z.null(), z.coerce.number().int().min(1000).max(3_600_000)]).optional(),
-  /** `openai` upstreams: whose dialect it speaks (lib/gateway/upstreams/openai-vendors.ts). */
-  vendor: z.enum(OPENAI_VENDORS).optional(),
+  ...settingFields(),
   enabled: z.boolean().default(true),
 });
 
@@ -52,11 +59,48 @@ export const updateUpstreamSchema = z.object({
   /** Omitted = unchanged, "" = remove. */
   apiKey: z.string().max(4096).optional(),
   timeoutMs: z.union([z.null(), z.coerce.number().int().min(1000).max(3_600_000)]).optional(),
-  vendor: z.enum(OPENAI_VENDORS).optional(),
+  ...settingFields(),
   enabled: z.boolean().optional(),
 });
 
-const noVendor = () => new AppError("invalid_request", "Only openai upstreams have a vendor.", { field: "vendor" });
+/** The protocol settings and the Entra client secret; each omitted = unchanged, "" = removed. */
+function settingFields() {
+  const id = z.string().trim().max(128).regex(/^[A-Za-z0-9._-]*$/, "Letters, digits, . _ and - only.");
+  return {
+    /** `openai`: whose dialect it speaks (lib/gateway/upstreams/openai-vendors.ts). */
+    vendor: z.enum(OPENAI_VENDORS).optional(),
+    /** `azure-openai`: "v1" or a dated API version; the text API; Entra ID's app registration. */
+    apiVersion: z.union([z.literal(""), z.string().trim().regex(/^(v1|\d{4}-\d{2}-\d{2}(-preview)?)$/, 'Use "v1" or a dated version like 2024-10-21.')]).optional(),
+    textApi: z.union([z.literal(""), z.enum(["chat", "responses"])]).optional(),
+    tenantId: id.optional(),
+    clientId: id.optional(),
+    tokenUrl: z.union([z.literal(""), baseUrl]).optional(),
+    clientSecret: z.string().max(4096).optional(),
+  };
+}
+
+type SettingInput = Partial<Record<(typeof SETTING_KEYS)[number] | "clientSecret", string>>;
+
+/** The settings after `body`'s changes, or an error naming a setting this protocol does not have. */
+function settingsFor(protocol: (typeof PROTOCOLS)[number], old: UpstreamSettings, body: SettingInput): UpstreamSettings {
+  const allowed = PROTOCOL_SETTINGS[protocol] ?? [];
+  const out: Record<string, unknown> = { ...old };
+  for (const k of [...SETTING_KEYS, "clientSecret"] as const) {
+    const v = body[k];
+    if (v === undefined) continue;
+    if (k === "clientSecret" ? protocol !== "azure-openai" : !allowed.includes(k)) throw new AppError("invalid_request", `A ${protocol} upstream has no ${k}.`, { field: k });
+    if (k === "clientSecret") continue;
+    if (v === "") delete out[k];
+    else out[k] = v;
+  }
+  return out as UpstreamSettings;
+}
+
+/** Encrypted credentials after `body`'s change: undefined = unchanged. */
+function credentialsFor(body: SettingInput): string | null | undefined {
+  if (body.clientSecret === undefined) return undefined;
+  return body.clientSecret ? encryptSecret(JSON.stringify({ clientSecret: body.clientSecret })) : null;
+}
 
 async function changed(db: DB, actor: Actor, action: string, targetType: string, targetId: string, details: Record<string, unknown>) {
   await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action, targetType, targetId, details });
@@ -65,7 +109,7 @@ async function changed(db: DB, actor: Actor, action: string, targetType: string,
 
 export async function createUpstream(db: DB, actor: Actor, body: z.infer<typeof createUpstreamSchema>) {
   if (body.protocol !== "demo" && !body.baseUrl) throw new AppError("invalid_request", "A base URL is required.", { field: "baseUrl" });
-  if (body.vendor && body.protocol !== "openai") throw noVendor();
+  const settings = settingsFor(body.protocol, {}, body);
   const [exists] = await db.select({ id: upstreams.id }).from(upstreams).where(eq(upstreams.id, body.id));
   if (exists) throw new AppError("conflict", `An upstream "${body.id}" already exists.`, { field: "id" });
   await db.insert(upstreams).values({
@@ -74,11 +118,12 @@ export async function createUpstream(db: DB, actor: Actor, body: z.infer<typeof 
     baseUrl: body.baseUrl,
     apiKeyEncrypted: body.apiKey ? encryptSecret(body.apiKey) : null,
     timeoutMs: body.timeoutMs ?? null,
-    settings: body.vendor ? { vendor: body.vendor } : {},
+    settings,
+    credentialsEncrypted: credentialsFor(body) ?? null,
     enabled: body.enabled,
     source: "console",
   });
-  await changed(db, actor, "upstream.create", "upstream", body.id, { protocol: body.protocol, baseUrl: body.baseUrl, apiKey: body.apiKey ? "set" : "none", ...(body.vendor ? { vendor: body.vendor } : {}) });
+  await changed(db, actor, "upstream.create", "upstream", body.id, { protocol: body.protocol, baseUrl: body.baseUrl, apiKey: body.apiKey ? "set" : "none", ...settings, ...(body.clientSecret ? { clientSecret: "set" } : {}) });
   return { id: body.id };
 }
 
@@ -90,18 +135,20 @@ export async function updateUpstream(db: DB, actor: Actor, id: string, body: z.i
   if (body.enabled !== undefined) set.enabled = body.enabled;
   const [old] = await db.select().from(upstreams).where(eq(upstreams.id, id));
   if (!old) throw new AppError("not_found", "No such upstream.");
-  if (body.vendor !== undefined) {
-    if (old.protocol !== "openai") throw noVendor();
-    set.settings = Object.assign({}, old.settings, { vendor: body.vendor });
-  }
+  set.settings = settingsFor(old.protocol as (typeof PROTOCOLS)[number], old.settings, body);
+  const credentials = credentialsFor(body);
+  if (credentials !== undefined) set.credentialsEncrypted = credentials;
   const rows = await db.update(upstreams).set(set).where(eq(upstreams.id, id)).returning({ id: upstreams.id });
   if (!rows.length) throw new AppError("not_found", "No such upstream.");
   // The key itself is never audited: only whether one is set, and that it was replaced.
   const hadKey = old.apiKeyEncrypted ? "set" : "none";
   const apiKey = body.apiKey === undefined ? hadKey : body.apiKey ? (old.apiKeyEncrypted ? "replaced" : "set") : "none";
-  const { updatedAt: _u, apiKeyEncrypted: _k, settings: _s, ...plainSet } = set;
-  const was = { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, apiKey: hadKey, vendor: old.settings.vendor ?? "openai" };
-  await changed(db, actor, "upstream.update", "upstream", id, auditDiff(was, { ...was, ...plainSet, apiKey, vendor: body.vendor ?? was.vendor }));
+  // Nor the client secret: only whether one is set.
+  const hadSecret = old.credentialsEncrypted ? "set" : "none";
+  const clientSecret = credentials === undefined ? hadSecret : credentials ? (old.credentialsEncrypted ? "replaced" : "set") : "none";
+  const { updatedAt: _u, apiKeyEncrypted: _k, settings: _s, credentialsEncrypted: _c, ...plainSet } = set;
+  const was = { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, apiKey: hadKey, clientSecret: hadSecret, ...old.settings };
+  await changed(db, actor, "upstream.update", "upstream", id, auditDiff(was, { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, ...plainSet, apiKey, clientSecret, ...set.settings }));
   return { id };
 }
 
@@ -112,9 +159,16 @@ export async function testUpstream(db: DB, id: string, fetcher: typeof fetch = f
   if (u.protocol === "demo") return { ok: true, status: 200, latencyMs: 0, message: "The built-in demo upstream needs no connection." };
   const key = u.apiKeyEncrypted ? decryptSecret(u.apiKeyEncrypted) : null;
   const base = u.baseUrl.replace(/\/+$/, "");
-  const headers: Record<string, string> = {};
+  let headers: Record<string, string> = {};
   let url: string;
-  if (u.protocol === "anthropic") {
+  if (u.protocol === "azure-openai") {
+    const info = { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey: key, timeoutMs: null, settings: u.settings, credentials: u.credentialsEncrypted ? (JSON.parse(decryptSecret(u.credentialsEncrypted)) as UpstreamCredentials) : undefined };
+    url = azureModelsUrl(info);
+    // With Entra ID, getting the token is the first half of the test.
+    const auth = await azureAuth(info, AbortSignal.timeout(10_000));
+    if (!auth.ok) return { ok: false, status: 0, latencyMs: 0, message: `${auth.error.message} Check the tenant, client id and secret.` };
+    headers = auth.value;
+  } else if (u.protocol === "anthropic") {
     url = `${base}/v1/models`;
     if (key) headers["x-api-key"] = key;
     headers["anthropic-version"] = "2023-06-01";
