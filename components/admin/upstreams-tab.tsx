@@ -12,11 +12,13 @@ import { Empty, QueryState } from "../ui/states";
 import { Mono, Table, Td, Th } from "../ui/table";
 import { UpstreamHealthCard } from "./upstream-health-card";
 
-const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"];
+const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "demo"];
 /** The dialects of an `openai` upstream (db/schema.ts OPENAI_VENDORS; the server checks the list). */
 const VENDORS = ["openai", "xai", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "groq", "together", "fireworks", "openrouter"];
-const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs", "vendor"];
-const EMPTY = { id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "", vendor: "openai" };
+/** Azure OpenAI's settings (lib/gateway/upstreams/azure-openai.ts); the client secret is write-only like the key. */
+const AZURE_FIELDS = ["apiVersion", "tenantId", "clientId", "tokenUrl"] as const;
+const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs", "vendor", "textApi", "clientSecret", ...AZURE_FIELDS];
+const EMPTY = { id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "", vendor: "openai", apiVersion: "", textApi: "chat", tenantId: "", clientId: "", tokenUrl: "", clientSecret: "" };
 
 function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: AdminUpstream | null; onClose: () => void }) {
   const [form, setForm] = useState(EMPTY);
@@ -24,7 +26,20 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
   const [loadedFor, setLoadedFor] = useState<string | null>(null);
   if (open && editing && loadedFor !== editing.id) {
     setLoadedFor(editing.id);
-    setForm({ id: editing.id, protocol: editing.protocol, baseUrl: editing.baseUrl, apiKey: "", timeoutMs: editing.timeoutMs ? String(editing.timeoutMs) : "", vendor: editing.settings.vendor ?? "openai" });
+    const st = editing.settings;
+    setForm({
+      ...EMPTY,
+      id: editing.id,
+      protocol: editing.protocol,
+      baseUrl: editing.baseUrl,
+      timeoutMs: editing.timeoutMs ? String(editing.timeoutMs) : "",
+      vendor: st.vendor ?? "openai",
+      apiVersion: st.apiVersion ?? "",
+      textApi: st.textApi ?? "chat",
+      tenantId: st.tenantId ?? "",
+      clientId: st.clientId ?? "",
+      tokenUrl: st.tokenUrl ?? "",
+    });
   }
   const save = useAdminMutation((body: Record<string, unknown>) =>
     editing ? api(`/api/admin/upstreams/${encodeURIComponent(editing.id)}`, { method: "PATCH", body }) : api("/api/admin/upstreams", { method: "POST", body }),
@@ -47,6 +62,11 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
     const body: Record<string, unknown> = { baseUrl: form.baseUrl.trim(), timeoutMs: form.timeoutMs ? Number(form.timeoutMs) : null };
     if (form.apiKey) body.apiKey = form.apiKey;
     if (form.protocol === "openai") body.vendor = form.vendor;
+    if (form.protocol === "azure-openai") {
+      for (const f of AZURE_FIELDS) body[f] = form[f].trim();
+      body.textApi = form.textApi;
+      if (form.clientSecret) body.clientSecret = form.clientSecret;
+    }
     if (!editing) Object.assign(body, { id: form.id, protocol: form.protocol });
     try {
       await save.mutateAsync(body);
@@ -76,7 +96,29 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
             ))}
           </SelectField>
         )}
-        <TextField label="Base URL" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} error={err("baseUrl")} placeholder="https://api.openai.com/v1" />
+        {form.protocol === "azure-openai" && (
+          <div className="grid gap-4 sm:grid-cols-2">
+            <TextField label="API version" value={form.apiVersion} onChange={(e) => setForm({ ...form, apiVersion: e.target.value })} error={err("apiVersion")} optional placeholder="v1" hint="v1, or a dated version such as 2024-10-21. A model's upstream model is its deployment name." />
+            <SelectField label="Text API" value={form.textApi} onChange={(e) => setForm({ ...form, textApi: e.target.value })} error={err("textApi")}>
+              <option value="chat">Chat Completions</option>
+              <option value="responses">Responses</option>
+            </SelectField>
+            <TextField label="Entra tenant ID" value={form.tenantId} onChange={(e) => setForm({ ...form, tenantId: e.target.value })} error={err("tenantId")} optional hint="Entra ID instead of an API key: the app registration's tenant, client id and secret." />
+            <TextField label="Entra client ID" value={form.clientId} onChange={(e) => setForm({ ...form, clientId: e.target.value })} error={err("clientId")} optional />
+            <TextField
+              label="Entra client secret"
+              type="password"
+              autoComplete="off"
+              value={form.clientSecret}
+              onChange={(e) => setForm({ ...form, clientSecret: e.target.value })}
+              error={err("clientSecret")}
+              optional
+              hint={editing ? (editing.hasClientSecret ? "A secret is set. Leave empty to keep it." : "No secret is set.") : undefined}
+            />
+            <TextField label="Token URL" value={form.tokenUrl} onChange={(e) => setForm({ ...form, tokenUrl: e.target.value })} error={err("tokenUrl")} optional placeholder="Microsoft's, for the tenant" />
+          </div>
+        )}
+        <TextField label="Base URL" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} error={err("baseUrl")} placeholder={form.protocol === "azure-openai" ? "https://<resource>.openai.azure.com" : "https://api.openai.com/v1"} />
         <TextField
           label="API key"
           type="password"

@@ -88,7 +88,7 @@ function settingsFor(protocol: (typeof PROTOCOLS)[number], old: UpstreamSettings
   for (const k of [...SETTING_KEYS, "clientSecret"] as const) {
     const v = body[k];
     if (v === undefined) continue;
-    if (k === "clientSecret" ? protocol !== "azure-openai" : !allowed.includes(k)) throw new AppError("invalid_request", `A ${protocol} upstream has no ${k}.`, { field: k });
+    if (k === "clientSecret" ? protocol !== "azure-openai" : !allowed.includes(k)) throw new AppError("invalid_request", `An upstream of protocol ${protocol} has no ${k}.`, { field: k });
     if (k === "clientSecret") continue;
     if (v === "") delete out[k];
     else out[k] = v;
