@@ -18,7 +18,8 @@ import {
 } from "./fakes/azure-openai-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
 import { createAccount } from "./support/accounts";
-import { startTestServer, usesPostgres, type TestServer } from "./support/server";
+import { logRowOf } from "./support/log-rows";
+import { startTestServer, type TestServer } from "./support/server";
 import { sseEvents } from "./support/usage-shapes";
 
 let keyed: FakeTextUpstream;
@@ -144,16 +145,7 @@ describe("Azure OpenAI: content-filter refusals", () => {
     expect(code).toBe("content_filter");
     expect(message).toMatch(/content filter refused the prompt: The response was filtered/);
     expect(keyed.generationRequests()).toHaveLength(1); // not retried, no failover
-    if (usesPostgres()) {
-      const id = res.headers.get("x-request-id")!;
-      for (let i = 0; i < 100; i++) {
-        const rows = await server.query("select cost_micro_usd, status from request_logs where request_id = $1", [id]);
-        if (rows[0]) {
-          expect(Number(rows[0].cost_micro_usd)).toBe(0);
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
+    const row = await logRowOf(server, res.headers.get("x-request-id")!);
+    if (row) expect(Number(row.cost_micro_usd)).toBe(0);
   });
 });

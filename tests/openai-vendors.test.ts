@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatUsd } from "../lib/billing/money";
 import { RECORDINGS, startVendorFake, VENDOR_FAKE_KEY, type VendorFake } from "./fakes/vendor-recordings";
 import { createAccount } from "./support/accounts";
-import { tokensAsNumbers } from "./support/log-rows";
-import { startTestServer, usesPostgres, type TestServer } from "./support/server";
+import { logRowOf } from "./support/log-rows";
+import { startTestServer, type TestServer } from "./support/server";
 import { clientUsage, expectedUsage, sseEvents, type Inbound } from "./support/usage-shapes";
 
 type Vendor = keyof typeof RECORDINGS;
@@ -65,15 +65,7 @@ function request(inbound: Inbound, model: string, stream: boolean): { path: stri
   }
 }
 
-async function logRow(requestId: string): Promise<Record<string, any> | null> {
-  if (!usesPostgres()) return null;
-  for (let i = 0; i < 100; i++) {
-    const rows = await server.query("select * from request_logs where request_id = $1", [requestId]);
-    if (rows[0]) return tokensAsNumbers(rows[0]);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no request log row for ${requestId}`);
-}
+const logRow = (requestId: string) => logRowOf(server, requestId);
 
 /** The switch each vendor's thinking takes (openai-vendors.ts), as the vendor received it. */
 const THINKING: Record<Vendor, (body: Record<string, any>) => unknown> = {

@@ -13,7 +13,7 @@ import { OPENAI_RESPONSES_FAKE_KEY, startFakeOpenAIResponses } from "./fakes/ope
 import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream, TextScript } from "./fakes/text-fake-core";
 import { createAccount } from "./support/accounts";
-import { tokensAsNumbers } from "./support/log-rows";
+import { logRowOf } from "./support/log-rows";
 import { clientUsage, expectedUsage, sseEvents, type Classes, type Inbound } from "./support/usage-shapes";
 import { startTestServer, usesPostgres, type TestServer } from "./support/server";
 
@@ -128,15 +128,7 @@ async function call(inbound: Inbound, model: string, stream: boolean) {
   return { res, text: await res.text(), requestId: res.headers.get("x-request-id")! };
 }
 
-async function logRow(requestId: string): Promise<Record<string, any> | null> {
-  if (!usesPostgres()) return null;
-  for (let i = 0; i < 100; i++) {
-    const rows = await server.query("select * from request_logs where request_id = $1", [requestId]);
-    if (rows[0]) return tokensAsNumbers(rows[0]);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no request log row for ${requestId}`);
-}
+const logRow = (requestId: string) => logRowOf(server, requestId);
 
 const CASES: Array<[Up, Inbound, Scenario, boolean]> = [];
 for (const up of ["anthropic", "openai", "gemini"] as const)
