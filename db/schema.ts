@@ -245,7 +245,7 @@ export const upstreams = pgTable("upstreams", {
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 
-export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "azure-openai" | "demo";
+export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "azure-openai" | "bedrock" | "demo";
 
 /** The OpenAI-compatible vendors an `openai` upstream can name (lib/gateway/upstreams/openai-vendors.ts). */
 export const OPENAI_VENDORS = ["openai", "xai", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "groq", "together", "fireworks", "openrouter"] as const;
@@ -263,12 +263,18 @@ export interface UpstreamSettings {
   tenantId?: string;
   clientId?: string;
   tokenUrl?: string;
+  /** `bedrock`: the AWS region (bedrock-runtime.{region}.amazonaws.com unless baseUrl says otherwise). */
+  region?: string;
 }
 
 /** An upstream's secrets beyond `apiKey`, stored encrypted as one JSON document. */
 export interface UpstreamCredentials {
   /** `azure-openai` with Entra ID: the client secret of the app registration. */
   clientSecret?: string;
+  /** `bedrock` with static AWS keys (none of them: the AWS SDK's default credential chain). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
 }
 export type ModelKind = "text" | "embedding" | "image" | "video";
 export type VideoFamily = "t2v" | "i2v" | "r2v" | "extend" | "second" | "third";

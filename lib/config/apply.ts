@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray, not, sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
-import { modelAliases, models, upstreams, type ModelPrice, type UpstreamSettings } from "../../db/schema";
+import { modelAliases, models, upstreams, type ModelPrice, type UpstreamCredentials, type UpstreamSettings } from "../../db/schema";
 import { usdToMicro } from "../billing/money";
 import { encryptSecret } from "../crypto";
 import { newId } from "../ids";
@@ -38,8 +38,15 @@ export function priceToMicro(p: UsdPrice): ModelPrice {
 /** The non-secret settings of a config upstream, as the `settings` column keeps them. */
 function upstreamSettings(u: GatewayConfig["upstreams"][number]): UpstreamSettings {
   const out: UpstreamSettings = {};
-  for (const k of ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl"] as const) if (u[k] !== undefined) Object.assign(out, { [k]: u[k] });
+  for (const k of ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl", "region"] as const) if (u[k] !== undefined) Object.assign(out, { [k]: u[k] });
   return out;
+}
+
+/** A config upstream's secrets beyond `apiKey`, encrypted as one JSON document, or null. */
+function upstreamCredentials(u: GatewayConfig["upstreams"][number]): string | null {
+  const out: UpstreamCredentials = {};
+  for (const k of ["clientSecret", "accessKeyId", "secretAccessKey", "sessionToken"] as const) if (u[k] !== undefined) out[k] = u[k];
+  return Object.keys(out).length ? encryptSecret(JSON.stringify(out)) : null;
 }
 
 export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" | "demo"): Promise<void> {
@@ -52,7 +59,7 @@ export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" |
         apiKeyEncrypted: u.apiKey ? encryptSecret(u.apiKey) : null,
         timeoutMs: u.timeoutMs ?? null,
         settings: upstreamSettings(u),
-        credentialsEncrypted: u.clientSecret ? encryptSecret(JSON.stringify({ clientSecret: u.clientSecret })) : null,
+        credentialsEncrypted: upstreamCredentials(u),
         enabled: u.enabled ?? true,
         source,
         updatedAt: now,

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { INPUT_MODALITIES, OPENAI_VENDORS } from "../../db/schema";
 
-export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "demo"] as const;
+export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "bedrock", "demo"] as const;
 export const KINDS = ["text", "embedding", "image", "video"] as const;
 export const FAMILIES = ["t2v", "i2v", "r2v", "extend", "second", "third"] as const;
 
@@ -14,6 +14,7 @@ export const PROTOCOL_KINDS: Record<(typeof PROTOCOLS)[number], readonly (typeof
   gemini: ["text", "embedding"],
   "openai-video": ["video"],
   "azure-openai": ["text", "embedding", "image"],
+  bedrock: ["text"],
   demo: ["text", "embedding", "image", "video"],
 };
 
@@ -41,6 +42,11 @@ export const upstreamSchema = z.strictObject({
   clientSecret: z.string().min(1).optional(),
   /** The token endpoint; default Microsoft's for `tenantId`. */
   tokenUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** `bedrock`: the AWS region, and static keys (none: the AWS SDK's default credential chain). */
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "an AWS region such as us-east-1").optional(),
+  accessKeyId: z.string().min(1).optional(),
+  secretAccessKey: z.string().min(1).optional(),
+  sessionToken: z.string().min(1).optional(),
   enabled: z.boolean().optional(),
 });
 
@@ -102,13 +108,20 @@ export const configSchema = z
     cfg.upstreams.forEach((u, i) => {
       if (ups.has(u.id)) ctx.addIssue({ code: "custom", path: ["upstreams", i, "id"], message: `duplicate upstream id "${u.id}"` });
       ups.set(u.id, u);
-      if (u.protocol !== "demo" && !u.baseUrl)
+      if (u.protocol !== "demo" && u.protocol !== "bedrock" && !u.baseUrl)
         ctx.addIssue({ code: "custom", path: ["upstreams", i, "baseUrl"], message: `required for protocol "${u.protocol}"` });
       if (u.vendor && u.protocol !== "openai")
         ctx.addIssue({ code: "custom", path: ["upstreams", i, "vendor"], message: `only "openai" upstreams have a vendor` });
       for (const f of ["apiVersion", "textApi", "tenantId", "clientId", "clientSecret", "tokenUrl"] as const)
         if (u[f] !== undefined && u.protocol !== "azure-openai")
           ctx.addIssue({ code: "custom", path: ["upstreams", i, f], message: `only "azure-openai" upstreams have it` });
+      for (const f of ["region", "accessKeyId", "secretAccessKey", "sessionToken"] as const)
+        if (u[f] !== undefined && u.protocol !== "bedrock") ctx.addIssue({ code: "custom", path: ["upstreams", i, f], message: `only "bedrock" upstreams have it` });
+      if (u.protocol === "bedrock") {
+        if (!u.region) ctx.addIssue({ code: "custom", path: ["upstreams", i, "region"], message: 'required for protocol "bedrock"' });
+        if (!u.accessKeyId !== !u.secretAccessKey || (u.sessionToken && !u.accessKeyId))
+          ctx.addIssue({ code: "custom", path: ["upstreams", i, "accessKeyId"], message: "give accessKeyId and secretAccessKey together (sessionToken with them), or none for the AWS credential chain" });
+      }
       if (u.protocol === "azure-openai") {
         const entra = u.clientId !== undefined || u.clientSecret !== undefined;
         if (entra && u.apiKey) ctx.addIssue({ code: "custom", path: ["upstreams", i, "apiKey"], message: "give an apiKey or Entra ID credentials, not both" });

@@ -1,6 +1,7 @@
 /** Text adapters by upstream protocol. The route never says `if (provider === …)` beyond this table. */
 import { anthropicMessages } from "./anthropic-messages";
 import { azureTextAdapter } from "./azure-openai";
+import { bedrockConverse } from "./bedrock-converse";
 import { demoChat } from "./demo-chat";
 import { geminiGenerate } from "./gemini-generate";
 import { openaiChat } from "./openai-chat";
@@ -15,6 +16,7 @@ const ADAPTERS: Record<string, TextAdapter | ((u: UpstreamInfo) => TextAdapter)>
   gemini: geminiGenerate,
   // Chat Completions or the Responses API, as the upstream is set.
   "azure-openai": azureTextAdapter,
+  bedrock: bedrockConverse,
   demo: demoChat,
 };
 
