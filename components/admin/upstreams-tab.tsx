@@ -12,13 +12,15 @@ import { Empty, QueryState } from "../ui/states";
 import { Mono, Table, Td, Th } from "../ui/table";
 import { UpstreamHealthCard } from "./upstream-health-card";
 
-const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "demo"];
+const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "bedrock", "demo"];
 /** The dialects of an `openai` upstream (db/schema.ts OPENAI_VENDORS; the server checks the list). */
 const VENDORS = ["openai", "xai", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "groq", "together", "fireworks", "openrouter"];
 /** Azure OpenAI's settings (lib/gateway/upstreams/azure-openai.ts); the client secret is write-only like the key. */
 const AZURE_FIELDS = ["apiVersion", "tenantId", "clientId", "tokenUrl"] as const;
-const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs", "vendor", "textApi", "clientSecret", ...AZURE_FIELDS];
-const EMPTY = { id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "", vendor: "openai", apiVersion: "", textApi: "chat", tenantId: "", clientId: "", tokenUrl: "", clientSecret: "" };
+/** Bedrock's secrets (write-only; none at all: the server's AWS credential chain). */
+const AWS_SECRETS = ["accessKeyId", "secretAccessKey", "sessionToken"] as const;
+const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs", "vendor", "textApi", "clientSecret", "region", ...AZURE_FIELDS, ...AWS_SECRETS];
+const EMPTY = { id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "", vendor: "openai", apiVersion: "", textApi: "chat", tenantId: "", clientId: "", tokenUrl: "", clientSecret: "", region: "", accessKeyId: "", secretAccessKey: "", sessionToken: "" };
 
 function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: AdminUpstream | null; onClose: () => void }) {
   const [form, setForm] = useState(EMPTY);
@@ -39,6 +41,7 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
       tenantId: st.tenantId ?? "",
       clientId: st.clientId ?? "",
       tokenUrl: st.tokenUrl ?? "",
+      region: st.region ?? "",
     });
   }
   const save = useAdminMutation((body: Record<string, unknown>) =>
@@ -55,7 +58,7 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
     e.preventDefault();
     const next: Record<string, string> = {};
     if (!editing && !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(form.id)) next.id = "Lower-case letters, digits, - and _.";
-    if (form.protocol !== "demo" && !/^https?:\/\/\S+$/.test(form.baseUrl.trim())) next.baseUrl = "Enter an http(s) URL, e.g. https://api.openai.com/v1.";
+    if (form.protocol !== "demo" && !(form.protocol === "bedrock" && !form.baseUrl.trim()) && !/^https?:\/\/\S+$/.test(form.baseUrl.trim())) next.baseUrl = "Enter an http(s) URL, e.g. https://api.openai.com/v1.";
     if (form.timeoutMs && !(/^\d+$/.test(form.timeoutMs) && Number(form.timeoutMs) >= 1000)) next.timeoutMs = "At least 1000 ms.";
     setErrors(next);
     if (Object.keys(next).length) return;
@@ -66,6 +69,10 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
       for (const f of AZURE_FIELDS) body[f] = form[f].trim();
       body.textApi = form.textApi;
       if (form.clientSecret) body.clientSecret = form.clientSecret;
+    }
+    if (form.protocol === "bedrock") {
+      body.region = form.region.trim();
+      for (const f of AWS_SECRETS) if (form[f]) body[f] = form[f].trim();
     }
     if (!editing) Object.assign(body, { id: form.id, protocol: form.protocol });
     try {
@@ -113,9 +120,27 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
               onChange={(e) => setForm({ ...form, clientSecret: e.target.value })}
               error={err("clientSecret")}
               optional
-              hint={editing ? (editing.hasClientSecret ? "A secret is set. Leave empty to keep it." : "No secret is set.") : undefined}
+              hint={editing ? (editing.hasCredentials ? "A secret is set. Leave empty to keep it." : "No secret is set.") : undefined}
             />
             <TextField label="Token URL" value={form.tokenUrl} onChange={(e) => setForm({ ...form, tokenUrl: e.target.value })} error={err("tokenUrl")} optional placeholder="Microsoft's, for the tenant" />
+          </div>
+        )}
+        {form.protocol === "bedrock" && (
+          <div className="grid gap-4 sm:grid-cols-2">
+            <TextField label="AWS region" value={form.region} onChange={(e) => setForm({ ...form, region: e.target.value })} error={err("region")} placeholder="us-east-1" hint="A model's upstream model is its Bedrock model id or inference profile (us.anthropic.claude-…)." />
+            {AWS_SECRETS.map((f) => (
+              <TextField
+                key={f}
+                label={{ accessKeyId: "Access key ID", secretAccessKey: "Secret access key", sessionToken: "Session token" }[f]}
+                type={f === "accessKeyId" ? "text" : "password"}
+                autoComplete="off"
+                value={form[f]}
+                onChange={(e) => setForm({ ...form, [f]: e.target.value })}
+                error={err(f)}
+                optional
+                hint={f === "accessKeyId" ? (editing?.hasCredentials ? "Keys are set. Leave empty to keep them." : "None: the server's AWS credential chain (environment, profile, role).") : undefined}
+              />
+            ))}
           </div>
         )}
         <TextField label="Base URL" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} error={err("baseUrl")} placeholder={form.protocol === "azure-openai" ? "https://<resource>.openai.azure.com" : "https://api.openai.com/v1"} />

@@ -50,13 +50,13 @@ describe("upstream settings and credentials", () => {
     expect(bad.message).not.toMatch(/a-wrong-secret/);
 
     const listed = (await listUpstreams(db)).find((u) => u.id === "az")!;
-    expect(listed).toMatchObject({ hasApiKey: false, hasClientSecret: true, settings: { clientId: ENTRA_CLIENT.clientId, tenantId: ENTRA_CLIENT.tenantId, tokenUrl: entra.tokenUrl } });
+    expect(listed).toMatchObject({ hasApiKey: false, hasCredentials: true, settings: { clientId: ENTRA_CLIENT.clientId, tenantId: ENTRA_CLIENT.tenantId, tokenUrl: entra.tokenUrl } });
     expect(JSON.stringify(listed)).not.toMatch(/entra-fake-client-secret|a-wrong-secret/);
     const [row] = await db.select().from(upstreams).where(eq(upstreams.id, "az"));
     expect(row!.credentialsEncrypted).toMatch(/^v1\./);
     const audits = await db.select().from(auditLog).where(eq(auditLog.targetId, "az"));
     expect(JSON.stringify(audits)).not.toMatch(/entra-fake-client-secret|a-wrong-secret/);
-    expect(audits.find((a) => a.action === "upstream.update")!.details).toEqual({ before: { clientSecret: "set" }, after: { clientSecret: "replaced" } });
+    expect(audits.find((a) => a.action === "upstream.update")!.details).toEqual({ before: { credentials: "set" }, after: { credentials: "replaced" } });
   });
 
   it("a setting the protocol does not have is refused naming it; an openai upstream takes a vendor", async () => {
@@ -65,5 +65,25 @@ describe("upstream settings and credentials", () => {
     await expect(createUpstream(db, actor, createUpstreamSchema.parse({ id: "an", protocol: "anthropic", baseUrl: "https://api.anthropic.com", apiVersion: "v1" }))).rejects.toMatchObject({ opts: { field: "apiVersion" } });
     await updateUpstream(db, actor, "x", updateUpstreamSchema.parse({ vendor: "groq" }));
     expect((await listUpstreams(db)).find((u) => u.id === "x")!.settings).toEqual({ vendor: "groq" });
+  });
+});
+
+describe("Bedrock in Admin → Upstreams", () => {
+  it("keeps the AWS keys encrypted, changes one without losing the others, and Test connection signs with them", async () => {
+    const { startFakeBedrock, BEDROCK_KEYS, BEDROCK_REGION } = await import("../../tests/fakes/bedrock-upstream");
+    const fake = await startFakeBedrock();
+    try {
+      await createUpstream(db, actor, createUpstreamSchema.parse({ id: "br", protocol: "bedrock", baseUrl: fake.baseUrl, region: BEDROCK_REGION, accessKeyId: BEDROCK_KEYS.accessKeyId, secretAccessKey: "wrong" }));
+      expect(await testUpstream(db, "br")).toMatchObject({ ok: false, status: 403 });
+      await updateUpstream(db, actor, "br", updateUpstreamSchema.parse({ secretAccessKey: BEDROCK_KEYS.secretAccessKey }));
+      // The fake answers 404 for the model list, but only once the signature is right.
+      expect(await testUpstream(db, "br")).toMatchObject({ status: 404 });
+      expect(fake.requests.at(-1)).toMatchObject({ path: "/foundation-models?byOutputModality=TEXT", signatureOk: true });
+      const listed = (await listUpstreams(db)).find((u) => u.id === "br")!;
+      expect(listed).toMatchObject({ hasCredentials: true, settings: { region: BEDROCK_REGION } });
+      expect(JSON.stringify(listed)).not.toContain(BEDROCK_KEYS.secretAccessKey);
+    } finally {
+      await fake.close();
+    }
   });
 });

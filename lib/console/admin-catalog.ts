@@ -12,18 +12,26 @@ import { priceToMicro } from "../config/apply";
 import { TEXT_CLASS_PRICES } from "../config/schema";
 import { invalidateCatalog } from "../gateway/catalog";
 import { azureAuth, azureModelsUrl } from "../gateway/upstreams/azure-openai";
+import { bedrockControlUrl, signBedrock } from "../gateway/upstreams/bedrock-auth";
 import type { Actor } from "./admin-users";
 import { auditDiff, recordAudit } from "./audit";
 import { AppError, pgErrorCode } from "./errors";
 import { newId } from "../ids";
 
-const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "demo"] as const;
+const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "bedrock", "demo"] as const;
 /** The settings each protocol has (db/schema.ts UpstreamSettings); any other is refused naming it. */
 const PROTOCOL_SETTINGS: Partial<Record<(typeof PROTOCOLS)[number], readonly (keyof UpstreamSettings)[]>> = {
   openai: ["vendor"],
   "azure-openai": ["apiVersion", "textApi", "tenantId", "clientId", "tokenUrl"],
+  bedrock: ["region"],
 };
-const SETTING_KEYS = ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl"] as const;
+const SETTING_KEYS = ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl", "region"] as const;
+/** The secrets each protocol has beyond `apiKey` (db/schema.ts UpstreamCredentials), kept encrypted together. */
+const PROTOCOL_SECRETS: Partial<Record<(typeof PROTOCOLS)[number], readonly (keyof UpstreamCredentials)[]>> = {
+  "azure-openai": ["clientSecret"],
+  bedrock: ["accessKeyId", "secretAccessKey", "sessionToken"],
+};
+const SECRET_KEYS = ["clientSecret", "accessKeyId", "secretAccessKey", "sessionToken"] as const;
 const KINDS = ["text", "embedding", "image", "video"] as const;
 const FAMILIES = ["t2v", "i2v", "r2v", "extend", "second", "third"] as const;
 
@@ -32,7 +40,8 @@ export async function listUpstreams(db: DB) {
   return rows.map(({ apiKeyEncrypted, credentialsEncrypted, ...u }) => ({
     ...u,
     hasApiKey: Boolean(apiKeyEncrypted),
-    hasClientSecret: Boolean(credentialsEncrypted),
+    /** Secrets beyond the key are set (an Entra client secret, AWS keys); which, never. */
+    hasCredentials: Boolean(credentialsEncrypted),
     createdAt: u.createdAt.toISOString(),
     updatedAt: u.updatedAt.toISOString(),
   }));
@@ -75,31 +84,44 @@ function settingFields() {
     tenantId: id.optional(),
     clientId: id.optional(),
     tokenUrl: z.union([z.literal(""), baseUrl]).optional(),
+    /** `bedrock`: the AWS region; static keys (none: the AWS credential chain). */
+    region: z.union([z.literal(""), z.string().trim().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "An AWS region such as us-east-1.")]).optional(),
     clientSecret: z.string().max(4096).optional(),
+    accessKeyId: z.string().trim().max(128).optional(),
+    secretAccessKey: z.string().max(4096).optional(),
+    sessionToken: z.string().max(8192).optional(),
   };
 }
 
-type SettingInput = Partial<Record<(typeof SETTING_KEYS)[number] | "clientSecret", string>>;
+type SettingInput = Partial<Record<(typeof SETTING_KEYS)[number] | (typeof SECRET_KEYS)[number], string>>;
 
 /** The settings after `body`'s changes, or an error naming a setting this protocol does not have. */
 function settingsFor(protocol: (typeof PROTOCOLS)[number], old: UpstreamSettings, body: SettingInput): UpstreamSettings {
   const allowed = PROTOCOL_SETTINGS[protocol] ?? [];
   const out: Record<string, unknown> = { ...old };
-  for (const k of [...SETTING_KEYS, "clientSecret"] as const) {
+  const secrets: readonly string[] = PROTOCOL_SECRETS[protocol] ?? [];
+  for (const k of [...SETTING_KEYS, ...SECRET_KEYS] as const) {
     const v = body[k];
     if (v === undefined) continue;
-    if (k === "clientSecret" ? protocol !== "azure-openai" : !allowed.includes(k)) throw new AppError("invalid_request", `An upstream of protocol ${protocol} has no ${k}.`, { field: k });
-    if (k === "clientSecret") continue;
+    const secret = (SECRET_KEYS as readonly string[]).includes(k);
+    if (secret ? !secrets.includes(k) : !allowed.includes(k as (typeof SETTING_KEYS)[number])) throw new AppError("invalid_request", `An upstream of protocol ${protocol} has no ${k}.`, { field: k });
+    if (secret) continue;
     if (v === "") delete out[k];
     else out[k] = v;
   }
   return out as UpstreamSettings;
 }
 
-/** Encrypted credentials after `body`'s change: undefined = unchanged. */
-function credentialsFor(body: SettingInput): string | null | undefined {
-  if (body.clientSecret === undefined) return undefined;
-  return body.clientSecret ? encryptSecret(JSON.stringify({ clientSecret: body.clientSecret })) : null;
+/** Encrypted credentials after `body`'s changes to the old ones ("" removes one): undefined = unchanged. */
+function credentialsFor(oldEncrypted: string | null, body: SettingInput): string | null | undefined {
+  if (SECRET_KEYS.every((k) => body[k] === undefined)) return undefined;
+  const out: UpstreamCredentials = oldEncrypted ? (JSON.parse(decryptSecret(oldEncrypted)) as UpstreamCredentials) : {};
+  for (const k of SECRET_KEYS) {
+    const v = body[k];
+    if (v === "") delete out[k];
+    else if (v !== undefined) out[k] = v;
+  }
+  return Object.keys(out).length ? encryptSecret(JSON.stringify(out)) : null;
 }
 
 async function changed(db: DB, actor: Actor, action: string, targetType: string, targetId: string, details: Record<string, unknown>) {
@@ -108,7 +130,7 @@ async function changed(db: DB, actor: Actor, action: string, targetType: string,
 }
 
 export async function createUpstream(db: DB, actor: Actor, body: z.infer<typeof createUpstreamSchema>) {
-  if (body.protocol !== "demo" && !body.baseUrl) throw new AppError("invalid_request", "A base URL is required.", { field: "baseUrl" });
+  if (body.protocol !== "demo" && body.protocol !== "bedrock" && !body.baseUrl) throw new AppError("invalid_request", "A base URL is required.", { field: "baseUrl" });
   const settings = settingsFor(body.protocol, {}, body);
   const [exists] = await db.select({ id: upstreams.id }).from(upstreams).where(eq(upstreams.id, body.id));
   if (exists) throw new AppError("conflict", `An upstream "${body.id}" already exists.`, { field: "id" });
@@ -119,11 +141,11 @@ export async function createUpstream(db: DB, actor: Actor, body: z.infer<typeof 
     apiKeyEncrypted: body.apiKey ? encryptSecret(body.apiKey) : null,
     timeoutMs: body.timeoutMs ?? null,
     settings,
-    credentialsEncrypted: credentialsFor(body) ?? null,
+    credentialsEncrypted: credentialsFor(null, body) ?? null,
     enabled: body.enabled,
     source: "console",
   });
-  await changed(db, actor, "upstream.create", "upstream", body.id, { protocol: body.protocol, baseUrl: body.baseUrl, apiKey: body.apiKey ? "set" : "none", ...settings, ...(body.clientSecret ? { clientSecret: "set" } : {}) });
+  await changed(db, actor, "upstream.create", "upstream", body.id, { protocol: body.protocol, baseUrl: body.baseUrl, apiKey: body.apiKey ? "set" : "none", ...settings, ...(credentialsFor(null, body) ? { credentials: "set" } : {}) });
   return { id: body.id };
 }
 
@@ -136,19 +158,19 @@ export async function updateUpstream(db: DB, actor: Actor, id: string, body: z.i
   const [old] = await db.select().from(upstreams).where(eq(upstreams.id, id));
   if (!old) throw new AppError("not_found", "No such upstream.");
   set.settings = settingsFor(old.protocol as (typeof PROTOCOLS)[number], old.settings, body);
-  const credentials = credentialsFor(body);
+  const credentials = credentialsFor(old.credentialsEncrypted, body);
   if (credentials !== undefined) set.credentialsEncrypted = credentials;
   const rows = await db.update(upstreams).set(set).where(eq(upstreams.id, id)).returning({ id: upstreams.id });
   if (!rows.length) throw new AppError("not_found", "No such upstream.");
   // The key itself is never audited: only whether one is set, and that it was replaced.
   const hadKey = old.apiKeyEncrypted ? "set" : "none";
   const apiKey = body.apiKey === undefined ? hadKey : body.apiKey ? (old.apiKeyEncrypted ? "replaced" : "set") : "none";
-  // Nor the client secret: only whether one is set.
+  // Nor the other secrets (an Entra client secret, AWS keys): only whether some are set.
   const hadSecret = old.credentialsEncrypted ? "set" : "none";
-  const clientSecret = credentials === undefined ? hadSecret : credentials ? (old.credentialsEncrypted ? "replaced" : "set") : "none";
+  const secrets = credentials === undefined ? hadSecret : credentials ? (old.credentialsEncrypted ? "replaced" : "set") : "none";
   const { updatedAt: _u, apiKeyEncrypted: _k, settings: _s, credentialsEncrypted: _c, ...plainSet } = set;
-  const was = { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, apiKey: hadKey, clientSecret: hadSecret, ...old.settings };
-  await changed(db, actor, "upstream.update", "upstream", id, auditDiff(was, { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, ...plainSet, apiKey, clientSecret, ...set.settings }));
+  const was = { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, apiKey: hadKey, credentials: hadSecret, ...old.settings };
+  await changed(db, actor, "upstream.update", "upstream", id, auditDiff(was, { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, ...plainSet, apiKey, credentials: secrets, ...set.settings }));
   return { id };
 }
 
@@ -161,8 +183,16 @@ export async function testUpstream(db: DB, id: string, fetcher: typeof fetch = f
   const base = u.baseUrl.replace(/\/+$/, "");
   let headers: Record<string, string> = {};
   let url: string;
-  if (u.protocol === "azure-openai") {
-    const info = { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey: key, timeoutMs: null, settings: u.settings, credentials: u.credentialsEncrypted ? (JSON.parse(decryptSecret(u.credentialsEncrypted)) as UpstreamCredentials) : undefined };
+  const info = { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey: key, timeoutMs: null, settings: u.settings, credentials: u.credentialsEncrypted ? (JSON.parse(decryptSecret(u.credentialsEncrypted)) as UpstreamCredentials) : undefined };
+  if (u.protocol === "bedrock") {
+    // A signed read of the region's model list: the keys (or the AWS credential chain) are accepted.
+    url = bedrockControlUrl(info);
+    try {
+      headers = await signBedrock(info, "GET", url, undefined, { accept: "application/json" });
+    } catch {
+      return { ok: false, status: 0, latencyMs: 0, message: "No AWS credentials: set the access keys, or give the server an AWS credential chain (environment, profile or role)." };
+    }
+  } else if (u.protocol === "azure-openai") {
     url = azureModelsUrl(info);
     // With Entra ID, getting the token is the first half of the test.
     const auth = await azureAuth(info, AbortSignal.timeout(10_000));

@@ -59,7 +59,7 @@ async function verify(req: http.IncomingMessage, body: Buffer): Promise<boolean>
   const date = String(req.headers["x-amz-date"]);
   const signingDate = new Date(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${date.slice(9, 11)}:${date.slice(11, 13)}:${date.slice(13, 15)}Z`);
   const signed = await signer.sign(
-    { method: req.method!, protocol: "http:", hostname: url.hostname, port: Number(url.port), path: url.pathname, query: {}, headers, body },
+    { method: req.method!, protocol: "http:", hostname: url.hostname, port: Number(url.port), path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body: body.length ? body : undefined },
     { signingDate },
   );
   return String(signed.headers.authorization).endsWith(`Signature=${signature}`);

@@ -39,24 +39,29 @@ export function bedrockRegion(u: UpstreamInfo): string {
   return u.settings?.region ?? "us-east-1";
 }
 
+/** Bedrock's control plane (model lists: what "Test connection" reads), or the baseUrl override. */
+export function bedrockControlUrl(u: UpstreamInfo): string {
+  return `${(u.baseUrl || `https://bedrock.${bedrockRegion(u)}.amazonaws.com`).replace(/\/+$/, "")}/foundation-models?byOutputModality=TEXT`;
+}
+
 /** Bedrock Runtime's endpoint for the region, unless the upstream's baseUrl overrides it. */
 export function bedrockBaseUrl(u: UpstreamInfo): string {
   return (u.baseUrl || `https://bedrock-runtime.${bedrockRegion(u)}.amazonaws.com`).replace(/\/+$/, "");
 }
 
-/** The signed headers for a POST of `body` to `url` (the host is signed; undici sends the same). */
-export async function signBedrock(u: UpstreamInfo, url: string, body: Buffer, headers: Record<string, string>): Promise<Record<string, string>> {
+/** The signed headers for `method` on `url` with `body` (the host is signed; undici sends the same). */
+export async function signBedrock(u: UpstreamInfo, method: "GET" | "POST", url: string, body: Buffer | undefined, headers: Record<string, string>): Promise<Record<string, string>> {
   const c = u.credentials;
   const credentials = c?.accessKeyId && c.secretAccessKey ? { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey, ...(c.sessionToken ? { sessionToken: c.sessionToken } : {}) } : chain();
   const signer = new SignatureV4({ credentials, region: bedrockRegion(u), service: "bedrock", sha256: Sha256 });
   const target = new URL(url);
   const signed = await signer.sign({
-    method: "POST",
+    method,
     protocol: target.protocol,
     hostname: target.hostname,
     port: target.port ? Number(target.port) : undefined,
     path: target.pathname,
-    query: {},
+    query: Object.fromEntries(target.searchParams),
     headers: Object.assign({ host: target.host }, headers),
     body,
   });

@@ -30,7 +30,7 @@ export function converseUrl(route: ModelRoute, stream: boolean): string {
 async function send(call: PreparedCall, opts: CallOptions, stream: boolean): Promise<Outcome<UpstreamResponse>> {
   const url = converseUrl(call.route, stream);
   const body = toJson(call.body, call.source);
-  const headers = await signBedrock(call.route.upstream, url, body, { "content-type": "application/json", accept: stream ? "application/vnd.amazon.eventstream" : "application/json" });
+  const headers = await signBedrock(call.route.upstream, "POST", url, body, { "content-type": "application/json", accept: stream ? "application/vnd.amazon.eventstream" : "application/json" });
   return callUpstream({ url, headers, body, signal: opts.signal, timeoutMs: opts.timeoutMs, secret: call.route.upstream.credentials?.secretAccessKey });
 }
 
