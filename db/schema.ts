@@ -245,7 +245,7 @@ export const upstreams = pgTable("upstreams", {
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 
-export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "azure-openai" | "bedrock" | "demo";
+export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "azure-openai" | "bedrock" | "vertex" | "demo";
 
 /** The OpenAI-compatible vendors an `openai` upstream can name (lib/gateway/upstreams/openai-vendors.ts). */
 export const OPENAI_VENDORS = ["openai", "xai", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "groq", "together", "fireworks", "openrouter"] as const;
@@ -263,8 +263,10 @@ export interface UpstreamSettings {
   tenantId?: string;
   clientId?: string;
   tokenUrl?: string;
-  /** `bedrock`: the AWS region (bedrock-runtime.{region}.amazonaws.com unless baseUrl says otherwise). */
+  /** `bedrock`: the AWS region (bedrock-runtime.{region}.amazonaws.com unless baseUrl says otherwise); `vertex`: the Google Cloud location. */
   region?: string;
+  /** `vertex`: the Google Cloud project id. */
+  project?: string;
 }
 
 /** An upstream's secrets beyond `apiKey`, stored encrypted as one JSON document. */
@@ -275,6 +277,8 @@ export interface UpstreamCredentials {
   accessKeyId?: string;
   secretAccessKey?: string;
   sessionToken?: string;
+  /** `vertex`: the service account's key file (JSON text). */
+  serviceAccount?: string;
 }
 export type ModelKind = "text" | "embedding" | "image" | "video";
 export type VideoFamily = "t2v" | "i2v" | "r2v" | "extend" | "second" | "third";

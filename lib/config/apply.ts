@@ -38,14 +38,14 @@ export function priceToMicro(p: UsdPrice): ModelPrice {
 /** The non-secret settings of a config upstream, as the `settings` column keeps them. */
 function upstreamSettings(u: GatewayConfig["upstreams"][number]): UpstreamSettings {
   const out: UpstreamSettings = {};
-  for (const k of ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl", "region"] as const) if (u[k] !== undefined) Object.assign(out, { [k]: u[k] });
+  for (const k of ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl", "region", "project"] as const) if (u[k] !== undefined) Object.assign(out, { [k]: u[k] });
   return out;
 }
 
 /** A config upstream's secrets beyond `apiKey`, encrypted as one JSON document, or null. */
 function upstreamCredentials(u: GatewayConfig["upstreams"][number]): string | null {
   const out: UpstreamCredentials = {};
-  for (const k of ["clientSecret", "accessKeyId", "secretAccessKey", "sessionToken"] as const) if (u[k] !== undefined) out[k] = u[k];
+  for (const k of ["clientSecret", "accessKeyId", "secretAccessKey", "sessionToken", "serviceAccount"] as const) if (u[k] !== undefined) out[k] = u[k];
   return Object.keys(out).length ? encryptSecret(JSON.stringify(out)) : null;
 }
 

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { INPUT_MODALITIES, OPENAI_VENDORS } from "../../db/schema";
 
-export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "bedrock", "demo"] as const;
+export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "bedrock", "vertex", "demo"] as const;
 export const KINDS = ["text", "embedding", "image", "video"] as const;
 export const FAMILIES = ["t2v", "i2v", "r2v", "extend", "second", "third"] as const;
 
@@ -15,6 +15,7 @@ export const PROTOCOL_KINDS: Record<(typeof PROTOCOLS)[number], readonly (typeof
   "openai-video": ["video"],
   "azure-openai": ["text", "embedding", "image"],
   bedrock: ["text"],
+  vertex: ["text"],
   demo: ["text", "embedding", "image", "video"],
 };
 
@@ -42,11 +43,14 @@ export const upstreamSchema = z.strictObject({
   clientSecret: z.string().min(1).optional(),
   /** The token endpoint; default Microsoft's for `tenantId`. */
   tokenUrl: z.url({ protocol: /^https?$/ }).optional(),
-  /** `bedrock`: the AWS region, and static keys (none: the AWS SDK's default credential chain). */
-  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "an AWS region such as us-east-1").optional(),
+  /** `bedrock`: the AWS region, and static keys (none: the AWS SDK's default credential chain); `vertex`: the location. */
+  region: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/, "a region such as us-east-1 (AWS) or us-central1, global (Google)").optional(),
   accessKeyId: z.string().min(1).optional(),
   secretAccessKey: z.string().min(1).optional(),
   sessionToken: z.string().min(1).optional(),
+  /** `vertex`: the project, and the service account's key file (its JSON, as text or as an object). */
+  project: z.string().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "a Google Cloud project id").optional(),
+  serviceAccount: z.union([z.string().min(2), z.looseObject({})]).transform((v) => (typeof v === "string" ? v : JSON.stringify(v))).optional(),
   enabled: z.boolean().optional(),
 });
 
@@ -108,15 +112,24 @@ export const configSchema = z
     cfg.upstreams.forEach((u, i) => {
       if (ups.has(u.id)) ctx.addIssue({ code: "custom", path: ["upstreams", i, "id"], message: `duplicate upstream id "${u.id}"` });
       ups.set(u.id, u);
-      if (u.protocol !== "demo" && u.protocol !== "bedrock" && !u.baseUrl)
+      if (u.protocol !== "demo" && u.protocol !== "bedrock" && u.protocol !== "vertex" && !u.baseUrl)
         ctx.addIssue({ code: "custom", path: ["upstreams", i, "baseUrl"], message: `required for protocol "${u.protocol}"` });
       if (u.vendor && u.protocol !== "openai")
         ctx.addIssue({ code: "custom", path: ["upstreams", i, "vendor"], message: `only "openai" upstreams have a vendor` });
-      for (const f of ["apiVersion", "textApi", "tenantId", "clientId", "clientSecret", "tokenUrl"] as const)
+      for (const f of ["apiVersion", "textApi", "tenantId", "clientId", "clientSecret"] as const)
         if (u[f] !== undefined && u.protocol !== "azure-openai")
           ctx.addIssue({ code: "custom", path: ["upstreams", i, f], message: `only "azure-openai" upstreams have it` });
-      for (const f of ["region", "accessKeyId", "secretAccessKey", "sessionToken"] as const)
+      for (const f of ["accessKeyId", "secretAccessKey", "sessionToken"] as const)
         if (u[f] !== undefined && u.protocol !== "bedrock") ctx.addIssue({ code: "custom", path: ["upstreams", i, f], message: `only "bedrock" upstreams have it` });
+      for (const f of ["project", "serviceAccount"] as const)
+        if (u[f] !== undefined && u.protocol !== "vertex") ctx.addIssue({ code: "custom", path: ["upstreams", i, f], message: `only "vertex" upstreams have it` });
+      if (u.region !== undefined && u.protocol !== "bedrock" && u.protocol !== "vertex")
+        ctx.addIssue({ code: "custom", path: ["upstreams", i, "region"], message: `only "bedrock" and "vertex" upstreams have it` });
+      if (u.tokenUrl !== undefined && u.protocol !== "azure-openai" && u.protocol !== "vertex")
+        ctx.addIssue({ code: "custom", path: ["upstreams", i, "tokenUrl"], message: `only "azure-openai" and "vertex" upstreams have it` });
+      if (u.protocol === "vertex")
+        for (const f of ["project", "region", "serviceAccount"] as const)
+          if (!u[f]) ctx.addIssue({ code: "custom", path: ["upstreams", i, f], message: 'required for protocol "vertex"' });
       if (u.protocol === "bedrock") {
         if (!u.region) ctx.addIssue({ code: "custom", path: ["upstreams", i, "region"], message: 'required for protocol "bedrock"' });
         if (!u.accessKeyId !== !u.secretAccessKey || (u.sessionToken && !u.accessKeyId))

@@ -85,7 +85,7 @@ function settingFields() {
     clientId: id.optional(),
     tokenUrl: z.union([z.literal(""), baseUrl]).optional(),
     /** `bedrock`: the AWS region; static keys (none: the AWS credential chain). */
-    region: z.union([z.literal(""), z.string().trim().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, "An AWS region such as us-east-1.")]).optional(),
+    region: z.union([z.literal(""), z.string().trim().regex(/^[a-z][a-z0-9-]{1,30}$/, "A region such as us-east-1 (AWS) or us-central1 (Google).")]).optional(),
     clientSecret: z.string().max(4096).optional(),
     accessKeyId: z.string().trim().max(128).optional(),
     secretAccessKey: z.string().max(4096).optional(),

@@ -40,7 +40,7 @@ export async function planRoutes(tc: TextCall, req: CanonicalRequest, routes: re
   const plans = new Map<ModelRoute, Plan>();
   let firstRefusal: Inexpressible | null = null;
   for (const route of routes) {
-    const adapter = textAdapterFor(route.upstream);
+    const adapter = textAdapterFor(route);
     if (!adapter) continue;
     const planned = await planOne(tc, req, route, adapter);
     if (planned.ok) plans.set(route, { adapter, call: planned.call, dropped: planned.dropped.map((f) => protocol.fieldName(f)) });

@@ -24,7 +24,8 @@ import { openaiEmbed, type EmbedCallOptions } from "./openai-embed";
 import type { OpenAIEndpoint } from "./openai-endpoint";
 import { openaiImage, type ImageCallOptions } from "./openai-image";
 import { createOpenAIResponsesAdapter } from "./openai-responses";
-import type { CallOptions, PreparedCall, TextAdapter } from "./text-types";
+import type { TextAdapter } from "./text-types";
+import { authenticated } from "./authenticated";
 
 export const AZURE_DEFAULT_API_VERSION = "v1";
 
@@ -57,28 +58,11 @@ const endpointWith =
   (auth: Record<string, string>): OpenAIEndpoint =>
   (route, path) => ({ url: azureUrl(route, path), headers: auth });
 
-/** A text adapter whose calls first get their auth header, then go as the OpenAI one would. */
-function authenticated(make: (endpoint: OpenAIEndpoint) => TextAdapter): TextAdapter {
-  const inner = make((route, path) => ({ url: azureUrl(route, path), headers: {} }));
-  // The auth header rides with the call's own headers (a copy: the prepared call is shared by retries).
-  const signed = async (call: PreparedCall, opts: CallOptions) => {
-    const auth = await azureAuth(call.route.upstream, opts.signal);
-    return auth.ok ? { ok: true as const, value: Object.assign({}, call, { headers: Object.assign({}, call.headers, auth.value) }) } : auth;
-  };
-  return Object.assign({}, inner, {
-    async complete(call: PreparedCall, opts: CallOptions) {
-      const c = await signed(call, opts);
-      return c.ok ? inner.complete(c.value, opts) : c;
-    },
-    async stream(call: PreparedCall, opts: CallOptions) {
-      const c = await signed(call, opts);
-      return c.ok ? inner.stream(c.value, opts) : c;
-    },
-  });
-}
+/** Azure's URLs without auth: the auth header comes per call (authenticated.ts). */
+const unsigned: OpenAIEndpoint = (route, path) => ({ url: azureUrl(route, path), headers: {} });
 
-export const azureChat = authenticated(createOpenAIChatAdapter);
-export const azureResponses = authenticated(createOpenAIResponsesAdapter);
+export const azureChat = authenticated(createOpenAIChatAdapter(unsigned), azureAuth);
+export const azureResponses = authenticated(createOpenAIResponsesAdapter(unsigned), azureAuth);
 
 /** The text adapter of an Azure upstream: Chat Completions unless it is set to the Responses API. */
 export function azureTextAdapter(u: UpstreamInfo): TextAdapter {
