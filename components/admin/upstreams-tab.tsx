@@ -7,20 +7,22 @@ import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card, CardHeader } from "../ui/card";
 import { Dialog } from "../ui/dialog";
-import { FormError, SelectField, TextField } from "../ui/field";
+import { FormError, SelectField, TextAreaField, TextField } from "../ui/field";
 import { Empty, QueryState } from "../ui/states";
 import { Mono, Table, Td, Th } from "../ui/table";
 import { UpstreamHealthCard } from "./upstream-health-card";
 
-const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "bedrock", "demo"];
+const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "bedrock", "vertex", "demo"];
 /** The dialects of an `openai` upstream (db/schema.ts OPENAI_VENDORS; the server checks the list). */
 const VENDORS = ["openai", "xai", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "groq", "together", "fireworks", "openrouter"];
 /** Azure OpenAI's settings (lib/gateway/upstreams/azure-openai.ts); the client secret is write-only like the key. */
 const AZURE_FIELDS = ["apiVersion", "tenantId", "clientId", "tokenUrl"] as const;
 /** Bedrock's secrets (write-only; none at all: the server's AWS credential chain). */
 const AWS_SECRETS = ["accessKeyId", "secretAccessKey", "sessionToken"] as const;
-const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs", "vendor", "textApi", "clientSecret", "region", ...AZURE_FIELDS, ...AWS_SECRETS];
-const EMPTY = { id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "", vendor: "openai", apiVersion: "", textApi: "chat", tenantId: "", clientId: "", tokenUrl: "", clientSecret: "", region: "", accessKeyId: "", secretAccessKey: "", sessionToken: "" };
+const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs", "vendor", "textApi", "clientSecret", "region", "project", "serviceAccount", ...AZURE_FIELDS, ...AWS_SECRETS];
+/** Protocols whose base URL has a default (the cloud's regional endpoint). */
+const OPTIONAL_BASE_URL = ["demo", "bedrock", "vertex"];
+const EMPTY = { id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "", vendor: "openai", apiVersion: "", textApi: "chat", tenantId: "", clientId: "", tokenUrl: "", clientSecret: "", region: "", accessKeyId: "", secretAccessKey: "", sessionToken: "", project: "", serviceAccount: "" };
 
 function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: AdminUpstream | null; onClose: () => void }) {
   const [form, setForm] = useState(EMPTY);
@@ -42,6 +44,7 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
       clientId: st.clientId ?? "",
       tokenUrl: st.tokenUrl ?? "",
       region: st.region ?? "",
+      project: st.project ?? "",
     });
   }
   const save = useAdminMutation((body: Record<string, unknown>) =>
@@ -58,7 +61,7 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
     e.preventDefault();
     const next: Record<string, string> = {};
     if (!editing && !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(form.id)) next.id = "Lower-case letters, digits, - and _.";
-    if (form.protocol !== "demo" && !(form.protocol === "bedrock" && !form.baseUrl.trim()) && !/^https?:\/\/\S+$/.test(form.baseUrl.trim())) next.baseUrl = "Enter an http(s) URL, e.g. https://api.openai.com/v1.";
+    if (!(OPTIONAL_BASE_URL.includes(form.protocol) && !form.baseUrl.trim()) && !/^https?:\/\/\S+$/.test(form.baseUrl.trim())) next.baseUrl = "Enter an http(s) URL, e.g. https://api.openai.com/v1.";
     if (form.timeoutMs && !(/^\d+$/.test(form.timeoutMs) && Number(form.timeoutMs) >= 1000)) next.timeoutMs = "At least 1000 ms.";
     setErrors(next);
     if (Object.keys(next).length) return;
@@ -69,6 +72,10 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
       for (const f of AZURE_FIELDS) body[f] = form[f].trim();
       body.textApi = form.textApi;
       if (form.clientSecret) body.clientSecret = form.clientSecret;
+    }
+    if (form.protocol === "vertex") {
+      Object.assign(body, { project: form.project.trim(), region: form.region.trim(), tokenUrl: form.tokenUrl.trim() });
+      if (form.serviceAccount) body.serviceAccount = form.serviceAccount.trim();
     }
     if (form.protocol === "bedrock") {
       body.region = form.region.trim();
@@ -123,6 +130,25 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
               hint={editing ? (editing.hasCredentials ? "A secret is set. Leave empty to keep it." : "No secret is set.") : undefined}
             />
             <TextField label="Token URL" value={form.tokenUrl} onChange={(e) => setForm({ ...form, tokenUrl: e.target.value })} error={err("tokenUrl")} optional placeholder="Microsoft's, for the tenant" />
+          </div>
+        )}
+        {form.protocol === "vertex" && (
+          <div className="grid gap-4 sm:grid-cols-2">
+            <TextField label="Google Cloud project" value={form.project} onChange={(e) => setForm({ ...form, project: e.target.value })} error={err("project")} placeholder="my-project" />
+            <TextField label="Location" value={form.region} onChange={(e) => setForm({ ...form, region: e.target.value })} error={err("region")} placeholder="us-central1 or global" hint="A model's upstream model is its Vertex name: gemini-2.5-pro, or claude-… for Anthropic's." />
+            <TextAreaField
+              className="sm:col-span-2"
+              label="Service account key (JSON)"
+              rows={4}
+              autoComplete="off"
+              spellCheck={false}
+              value={form.serviceAccount}
+              onChange={(e) => setForm({ ...form, serviceAccount: e.target.value })}
+              error={err("serviceAccount")}
+              optional={Boolean(editing)}
+              hint={editing?.hasCredentials ? "A key is set. Leave empty to keep it." : "The key file's contents; stored encrypted, never shown again."}
+            />
+            <TextField label="Token URL" value={form.tokenUrl} onChange={(e) => setForm({ ...form, tokenUrl: e.target.value })} error={err("tokenUrl")} optional placeholder="the key's token_uri" />
           </div>
         )}
         {form.protocol === "bedrock" && (

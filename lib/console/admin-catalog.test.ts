@@ -87,3 +87,26 @@ describe("Bedrock in Admin → Upstreams", () => {
     }
   });
 });
+
+describe("Vertex in Admin → Upstreams", () => {
+  it("keeps the service account key encrypted, refuses a file that is not one, and Test connection trades it for a token first", async () => {
+    const { serviceAccountKey, startFakeGoogleOAuth, STRANGER_KEY, VERTEX_PROJECT } = await import("../../tests/fakes/vertex-upstream");
+    const oauth = await startFakeGoogleOAuth();
+    try {
+      expect(() => updateUpstreamSchema.parse({ serviceAccount: '{"not":"a key"}' })).toThrow(/service account/);
+      const stranger = JSON.stringify(serviceAccountKey(oauth.tokenUrl, STRANGER_KEY));
+      await createUpstream(db, actor, createUpstreamSchema.parse({ id: "vx", protocol: "vertex", project: VERTEX_PROJECT, region: "us-east5", serviceAccount: stranger }));
+      const bad = await testUpstream(db, "vx");
+      expect(bad).toMatchObject({ ok: false, status: 0 });
+      expect(bad.message).toMatch(/service-account token/);
+      expect(oauth.requests.at(-1)!.accepted).toBe(false);
+      const listed = (await listUpstreams(db)).find((u) => u.id === "vx")!;
+      expect(listed).toMatchObject({ hasCredentials: true, settings: { project: VERTEX_PROJECT, region: "us-east5" } });
+      expect(JSON.stringify(listed)).not.toMatch(/PRIVATE KEY/);
+      const audits = await db.select().from(auditLog).where(eq(auditLog.targetId, "vx"));
+      expect(JSON.stringify(audits)).not.toMatch(/PRIVATE KEY/);
+    } finally {
+      await oauth.close();
+    }
+  });
+});

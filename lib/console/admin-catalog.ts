@@ -13,25 +13,29 @@ import { TEXT_CLASS_PRICES } from "../config/schema";
 import { invalidateCatalog } from "../gateway/catalog";
 import { azureAuth, azureModelsUrl } from "../gateway/upstreams/azure-openai";
 import { bedrockControlUrl, signBedrock } from "../gateway/upstreams/bedrock-auth";
+import { googleToken } from "../gateway/upstreams/google-sa-token";
+import { vertexBaseUrl } from "../gateway/upstreams/vertex";
 import type { Actor } from "./admin-users";
 import { auditDiff, recordAudit } from "./audit";
 import { AppError, pgErrorCode } from "./errors";
 import { newId } from "../ids";
 
-const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "bedrock", "demo"] as const;
+const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "bedrock", "vertex", "demo"] as const;
 /** The settings each protocol has (db/schema.ts UpstreamSettings); any other is refused naming it. */
 const PROTOCOL_SETTINGS: Partial<Record<(typeof PROTOCOLS)[number], readonly (keyof UpstreamSettings)[]>> = {
   openai: ["vendor"],
   "azure-openai": ["apiVersion", "textApi", "tenantId", "clientId", "tokenUrl"],
   bedrock: ["region"],
+  vertex: ["project", "region", "tokenUrl"],
 };
-const SETTING_KEYS = ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl", "region"] as const;
+const SETTING_KEYS = ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl", "region", "project"] as const;
 /** The secrets each protocol has beyond `apiKey` (db/schema.ts UpstreamCredentials), kept encrypted together. */
 const PROTOCOL_SECRETS: Partial<Record<(typeof PROTOCOLS)[number], readonly (keyof UpstreamCredentials)[]>> = {
   "azure-openai": ["clientSecret"],
   bedrock: ["accessKeyId", "secretAccessKey", "sessionToken"],
+  vertex: ["serviceAccount"],
 };
-const SECRET_KEYS = ["clientSecret", "accessKeyId", "secretAccessKey", "sessionToken"] as const;
+const SECRET_KEYS = ["clientSecret", "accessKeyId", "secretAccessKey", "sessionToken", "serviceAccount"] as const;
 const KINDS = ["text", "embedding", "image", "video"] as const;
 const FAMILIES = ["t2v", "i2v", "r2v", "extend", "second", "third"] as const;
 
@@ -90,7 +94,23 @@ function settingFields() {
     accessKeyId: z.string().trim().max(128).optional(),
     secretAccessKey: z.string().max(4096).optional(),
     sessionToken: z.string().max(8192).optional(),
+    /** `vertex`: the project; the service account's key file, its JSON as text. */
+    project: z.union([z.literal(""), z.string().trim().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "A Google Cloud project id.")]).optional(),
+    serviceAccount: z
+      .string()
+      .max(16_384)
+      .refine((v) => v === "" || isServiceAccountKey(v), "Paste the service account's JSON key file (with client_email and private_key).")
+      .optional(),
   };
+}
+
+function isServiceAccountKey(text: string): boolean {
+  try {
+    const k = JSON.parse(text) as { client_email?: unknown; private_key?: unknown };
+    return typeof k.client_email === "string" && typeof k.private_key === "string";
+  } catch {
+    return false;
+  }
 }
 
 type SettingInput = Partial<Record<(typeof SETTING_KEYS)[number] | (typeof SECRET_KEYS)[number], string>>;
@@ -130,7 +150,7 @@ async function changed(db: DB, actor: Actor, action: string, targetType: string,
 }
 
 export async function createUpstream(db: DB, actor: Actor, body: z.infer<typeof createUpstreamSchema>) {
-  if (body.protocol !== "demo" && body.protocol !== "bedrock" && !body.baseUrl) throw new AppError("invalid_request", "A base URL is required.", { field: "baseUrl" });
+  if (body.protocol !== "demo" && body.protocol !== "bedrock" && body.protocol !== "vertex" && !body.baseUrl) throw new AppError("invalid_request", "A base URL is required.", { field: "baseUrl" });
   const settings = settingsFor(body.protocol, {}, body);
   const [exists] = await db.select({ id: upstreams.id }).from(upstreams).where(eq(upstreams.id, body.id));
   if (exists) throw new AppError("conflict", `An upstream "${body.id}" already exists.`, { field: "id" });
@@ -192,6 +212,12 @@ export async function testUpstream(db: DB, id: string, fetcher: typeof fetch = f
     } catch {
       return { ok: false, status: 0, latencyMs: 0, message: "No AWS credentials: set the access keys, or give the server an AWS credential chain (environment, profile or role)." };
     }
+  } else if (u.protocol === "vertex") {
+    // The service account's token first, then a read of the project's Gemini model list.
+    const token = await googleToken(info, AbortSignal.timeout(10_000));
+    if (!token.ok) return { ok: false, status: 0, latencyMs: 0, message: `${token.error.message} Check the service account key.` };
+    url = `${vertexBaseUrl(info)}/v1/projects/${encodeURIComponent(u.settings.project ?? "")}/locations/${encodeURIComponent(u.settings.region ?? "")}/publishers/google/models`;
+    headers = { authorization: `Bearer ${token.value}` };
   } else if (u.protocol === "azure-openai") {
     url = azureModelsUrl(info);
     // With Entra ID, getting the token is the first half of the test.
