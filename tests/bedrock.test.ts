@@ -147,3 +147,27 @@ describe("Bedrock credentials", () => {
     expect(text).toMatch(/throttlingException/);
   });
 });
+
+describe("Bedrock with no keys configured: the AWS SDK's default credential chain", () => {
+  it("signs with the keys the chain finds (here: the server's AWS_* environment)", async () => {
+    const chained = await startTestServer({
+      env: { AWS_ACCESS_KEY_ID: BEDROCK_TEMP_KEYS.accessKeyId, AWS_SECRET_ACCESS_KEY: BEDROCK_TEMP_KEYS.secretAccessKey, AWS_SESSION_TOKEN: BEDROCK_TEMP_KEYS.sessionToken },
+      config: {
+        upstreams: [{ id: "br-chain", protocol: "bedrock", baseUrl: fake.baseUrl, region: BEDROCK_REGION, timeoutMs: 5000 }],
+        models: [{ id: "claude-chain", kind: "text", upstream: "br-chain", upstreamModel: PROFILE, price: PRICE }],
+      },
+    });
+    try {
+      const { key: k } = await createAccount(chained, { usd: 1 });
+      const res = await fetch(`${chained.url}/v1/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": k, "anthropic-version": "2023-06-01" },
+        body: JSON.stringify({ model: "claude-chain", max_tokens: 100, messages: [{ role: "user", content: "Hi" }] }),
+      });
+      expect(res.status, await res.text()).toBe(200);
+      expect(fake.requests[0]).toMatchObject({ signatureOk: true, headers: { "x-amz-security-token": BEDROCK_TEMP_KEYS.sessionToken } });
+    } finally {
+      await chained.dispose();
+    }
+  });
+});
