@@ -241,8 +241,12 @@ export const upstreams = pgTable("upstreams", {
   baseUrl: text("base_url").notNull().default(""),
   /** AES-256-GCM ciphertext (lib/crypto.ts); never returned by any API. */
   apiKeyEncrypted: text("api_key_encrypted"),
+  /** Secrets beyond one key (an Entra client secret, …) as encrypted JSON (`UpstreamCredentials`); never returned. */
+  credentialsEncrypted: text("credentials_encrypted"),
   /** Per-request timeout override in ms; null = the route's default. */
   timeoutMs: integer("timeout_ms"),
+  /** What the protocol needs beyond a base URL and a key, never a secret (e.g. an `openai` upstream's vendor). */
+  settings: jsonb("settings").$type<UpstreamSettings>().notNull().default({}),
   enabled: boolean("enabled").notNull().default(true),
   /** "config" rows are owned by the gateway config file, "console" rows by admins. */
   source: text("source").$type<"config" | "console" | "demo">().notNull().default("console"),
@@ -250,7 +254,41 @@ export const upstreams = pgTable("upstreams", {
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 
-export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "demo";
+export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "azure-openai" | "bedrock" | "vertex" | "demo";
+
+/** The OpenAI-compatible vendors an `openai` upstream can name (lib/gateway/upstreams/openai-vendors.ts). */
+export const OPENAI_VENDORS = ["openai", "xai", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "groq", "together", "fireworks", "openrouter"] as const;
+export type OpenAIVendor = (typeof OPENAI_VENDORS)[number];
+
+/** An upstream's non-secret settings; absent = the protocol's default. */
+export interface UpstreamSettings {
+  /** `openai` upstreams: whose dialect of Chat Completions it speaks (default "openai"). */
+  vendor?: OpenAIVendor;
+  /** `azure-openai`: "v1" (the default: /openai/v1/…) or a dated version (/openai/deployments/{deployment}/…?api-version=). */
+  apiVersion?: string;
+  /** `azure-openai`: which API text models are served through (default "chat"). */
+  textApi?: "chat" | "responses";
+  /** `azure-openai` with Entra ID: the app registration's tenant and client ids, and the token endpoint when not Microsoft's. */
+  tenantId?: string;
+  clientId?: string;
+  tokenUrl?: string;
+  /** `bedrock`: the AWS region (bedrock-runtime.{region}.amazonaws.com unless baseUrl says otherwise); `vertex`: the Google Cloud location. */
+  region?: string;
+  /** `vertex`: the Google Cloud project id. */
+  project?: string;
+}
+
+/** An upstream's secrets beyond `apiKey`, stored encrypted as one JSON document. */
+export interface UpstreamCredentials {
+  /** `azure-openai` with Entra ID: the client secret of the app registration. */
+  clientSecret?: string;
+  /** `bedrock` with static AWS keys (none of them: the AWS SDK's default credential chain). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+  /** `vertex`: the service account's key file (JSON text). */
+  serviceAccount?: string;
+}
 export type ModelKind = "text" | "embedding" | "image" | "video";
 export type VideoFamily = "t2v" | "i2v" | "r2v" | "extend" | "second" | "third";
 

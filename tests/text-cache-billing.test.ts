@@ -13,11 +13,11 @@ import { OPENAI_RESPONSES_FAKE_KEY, startFakeOpenAIResponses } from "./fakes/ope
 import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream, TextScript } from "./fakes/text-fake-core";
 import { createAccount } from "./support/accounts";
-import { tokensAsNumbers } from "./support/log-rows";
+import { logRowOf } from "./support/log-rows";
+import { clientUsage, expectedUsage, sseEvents, type Classes, type Inbound } from "./support/usage-shapes";
 import { startTestServer, usesPostgres, type TestServer } from "./support/server";
 
 type Up = "openai" | "anthropic" | "gemini";
-type Inbound = "chat" | "responses" | "messages" | "gemini";
 
 // USD per million tokens: Claude-Sonnet-like cache prices, and reasoning priced apart.
 const PRICE_USD = { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWrite5mPerMTok: 3.75, cacheWrite1hPerMTok: 6, reasoningPerMTok: 20 };
@@ -98,92 +98,6 @@ function request(inbound: Inbound, model: string, stream: boolean): { path: stri
   }
 }
 
-function sseEvents(text: string): Array<{ event?: string; data: any }> {
-  const out: Array<{ event?: string; data: any }> = [];
-  for (const block of text.split(/\r?\n\r?\n/)) {
-    let event: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split(/\r?\n/)) {
-      if (line.startsWith("event:")) event = line.slice(6).trim();
-      else if (line.startsWith("data:")) data.push(line.slice(5).trimStart());
-    }
-    if (!data.length || data.join("\n") === "[DONE]") continue;
-    out.push({ event, data: JSON.parse(data.join("\n")) });
-  }
-  return out;
-}
-
-/** The usage the client reads, where its protocol puts it (streams: as its SDK accumulates it). */
-function clientUsage(inbound: Inbound, stream: boolean, text: string): Record<string, any> {
-  if (!stream) {
-    const j = JSON.parse(text);
-    return inbound === "gemini" ? j.usageMetadata : j.usage;
-  }
-  const evs = sseEvents(text);
-  switch (inbound) {
-    case "chat":
-      return evs.filter((e) => e.data.usage).at(-1)!.data.usage;
-    case "responses":
-      return evs.find((e) => e.data.type === "response.completed")!.data.response.usage;
-    case "messages": {
-      // The SDK starts from message_start's usage and copies message_delta's non-null fields.
-      const u = { ...evs.find((e) => e.data.type === "message_start")!.data.message.usage };
-      for (const [k, v] of Object.entries(evs.find((e) => e.data.type === "message_delta")!.data.usage)) if (v !== null) u[k] = v;
-      return u;
-    }
-    case "gemini":
-      return evs.filter((e) => e.data.usageMetadata).at(-1)!.data.usageMetadata;
-  }
-}
-
-interface Classes {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite5m: number;
-  cacheWrite1h: number;
-  reasoning: number;
-}
-
-/** What each inbound protocol must show for these classes (input = all prompt tokens). */
-function expectedUsage(inbound: Inbound, c: Classes): Record<string, unknown> {
-  const writes = c.cacheWrite5m + c.cacheWrite1h;
-  switch (inbound) {
-    case "chat":
-      return {
-        prompt_tokens: c.input,
-        completion_tokens: c.output,
-        total_tokens: c.input + c.output,
-        prompt_tokens_details: { cached_tokens: c.cacheRead, ...(writes ? { cache_write_tokens: writes } : {}) },
-        completion_tokens_details: { reasoning_tokens: c.reasoning },
-      };
-    case "responses":
-      return {
-        input_tokens: c.input,
-        input_tokens_details: { cached_tokens: c.cacheRead, ...(writes ? { cache_write_tokens: writes } : {}) },
-        output_tokens: c.output,
-        output_tokens_details: { reasoning_tokens: c.reasoning },
-        total_tokens: c.input + c.output,
-      };
-    case "messages":
-      return {
-        input_tokens: c.input - c.cacheRead - writes,
-        output_tokens: c.output,
-        cache_read_input_tokens: c.cacheRead,
-        cache_creation_input_tokens: writes,
-        cache_creation: { ephemeral_5m_input_tokens: c.cacheWrite5m, ephemeral_1h_input_tokens: c.cacheWrite1h },
-      };
-    case "gemini":
-      return {
-        promptTokenCount: c.input,
-        candidatesTokenCount: c.output - c.reasoning,
-        totalTokenCount: c.input + c.output,
-        ...(c.cacheRead ? { cachedContentTokenCount: c.cacheRead } : {}),
-        ...(c.reasoning ? { thoughtsTokenCount: c.reasoning } : {}),
-      };
-  }
-}
-
 type Scenario = "none" | "read" | "write 5m" | "write 1h";
 const BASE = { input: 2000, output: 100, reasoning: 40 };
 const CLASSES: Record<Scenario, Classes> = {
@@ -214,15 +128,7 @@ async function call(inbound: Inbound, model: string, stream: boolean) {
   return { res, text: await res.text(), requestId: res.headers.get("x-request-id")! };
 }
 
-async function logRow(requestId: string): Promise<Record<string, any> | null> {
-  if (!usesPostgres()) return null;
-  for (let i = 0; i < 100; i++) {
-    const rows = await server.query("select * from request_logs where request_id = $1", [requestId]);
-    if (rows[0]) return tokensAsNumbers(rows[0]);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no request log row for ${requestId}`);
-}
+const logRow = (requestId: string) => logRowOf(server, requestId);
 
 const CASES: Array<[Up, Inbound, Scenario, boolean]> = [];
 for (const up of ["anthropic", "openai", "gemini"] as const)

@@ -7,27 +7,51 @@ import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card, CardHeader } from "../ui/card";
 import { Dialog } from "../ui/dialog";
-import { FormError, SelectField, TextField } from "../ui/field";
+import { FormError, SelectField, TextAreaField, TextField } from "../ui/field";
 import { Empty, QueryState } from "../ui/states";
 import { Mono, Table, Td, Th } from "../ui/table";
 import { UpstreamHealthCard } from "./upstream-health-card";
 
-const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"];
-const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs"];
+const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "bedrock", "vertex", "demo"];
+/** The dialects of an `openai` upstream (db/schema.ts OPENAI_VENDORS; the server checks the list). */
+const VENDORS = ["openai", "xai", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "groq", "together", "fireworks", "openrouter"];
+/** Azure OpenAI's settings (lib/gateway/upstreams/azure-openai.ts); the client secret is write-only like the key. */
+const AZURE_FIELDS = ["apiVersion", "tenantId", "clientId", "tokenUrl"] as const;
+/** Bedrock's secrets (write-only; none at all: the server's AWS credential chain). */
+const AWS_SECRETS = ["accessKeyId", "secretAccessKey", "sessionToken"] as const;
+const FIELDS = ["id", "protocol", "baseUrl", "apiKey", "timeoutMs", "vendor", "textApi", "clientSecret", "region", "project", "serviceAccount", ...AZURE_FIELDS, ...AWS_SECRETS];
+/** Protocols whose base URL has a default (the cloud's regional endpoint). */
+const OPTIONAL_BASE_URL = ["demo", "bedrock", "vertex"];
+const EMPTY = { id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "", vendor: "openai", apiVersion: "", textApi: "chat", tenantId: "", clientId: "", tokenUrl: "", clientSecret: "", region: "", accessKeyId: "", secretAccessKey: "", sessionToken: "", project: "", serviceAccount: "" };
 
 function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: AdminUpstream | null; onClose: () => void }) {
-  const [form, setForm] = useState({ id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "" });
+  const [form, setForm] = useState(EMPTY);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [loadedFor, setLoadedFor] = useState<string | null>(null);
   if (open && editing && loadedFor !== editing.id) {
     setLoadedFor(editing.id);
-    setForm({ id: editing.id, protocol: editing.protocol, baseUrl: editing.baseUrl, apiKey: "", timeoutMs: editing.timeoutMs ? String(editing.timeoutMs) : "" });
+    const st = editing.settings;
+    setForm({
+      ...EMPTY,
+      id: editing.id,
+      protocol: editing.protocol,
+      baseUrl: editing.baseUrl,
+      timeoutMs: editing.timeoutMs ? String(editing.timeoutMs) : "",
+      vendor: st.vendor ?? "openai",
+      apiVersion: st.apiVersion ?? "",
+      textApi: st.textApi ?? "chat",
+      tenantId: st.tenantId ?? "",
+      clientId: st.clientId ?? "",
+      tokenUrl: st.tokenUrl ?? "",
+      region: st.region ?? "",
+      project: st.project ?? "",
+    });
   }
   const save = useAdminMutation((body: Record<string, unknown>) =>
     editing ? api(`/api/admin/upstreams/${encodeURIComponent(editing.id)}`, { method: "PATCH", body }) : api("/api/admin/upstreams", { method: "POST", body }),
   );
   function close() {
-    setForm({ id: "", protocol: "openai", baseUrl: "", apiKey: "", timeoutMs: "" });
+    setForm(EMPTY);
     setErrors({});
     setLoadedFor(null);
     save.reset();
@@ -37,12 +61,26 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
     e.preventDefault();
     const next: Record<string, string> = {};
     if (!editing && !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(form.id)) next.id = "Lower-case letters, digits, - and _.";
-    if (form.protocol !== "demo" && !/^https?:\/\/\S+$/.test(form.baseUrl.trim())) next.baseUrl = "Enter an http(s) URL, e.g. https://api.openai.com/v1.";
+    if (!(OPTIONAL_BASE_URL.includes(form.protocol) && !form.baseUrl.trim()) && !/^https?:\/\/\S+$/.test(form.baseUrl.trim())) next.baseUrl = "Enter an http(s) URL, e.g. https://api.openai.com/v1.";
     if (form.timeoutMs && !(/^\d+$/.test(form.timeoutMs) && Number(form.timeoutMs) >= 1000)) next.timeoutMs = "At least 1000 ms.";
     setErrors(next);
     if (Object.keys(next).length) return;
     const body: Record<string, unknown> = { baseUrl: form.baseUrl.trim(), timeoutMs: form.timeoutMs ? Number(form.timeoutMs) : null };
     if (form.apiKey) body.apiKey = form.apiKey;
+    if (form.protocol === "openai") body.vendor = form.vendor;
+    if (form.protocol === "azure-openai") {
+      for (const f of AZURE_FIELDS) body[f] = form[f].trim();
+      body.textApi = form.textApi;
+      if (form.clientSecret) body.clientSecret = form.clientSecret;
+    }
+    if (form.protocol === "vertex") {
+      Object.assign(body, { project: form.project.trim(), region: form.region.trim(), tokenUrl: form.tokenUrl.trim() });
+      if (form.serviceAccount) body.serviceAccount = form.serviceAccount.trim();
+    }
+    if (form.protocol === "bedrock") {
+      body.region = form.region.trim();
+      for (const f of AWS_SECRETS) if (form[f]) body[f] = form[f].trim();
+    }
     if (!editing) Object.assign(body, { id: form.id, protocol: form.protocol });
     try {
       await save.mutateAsync(body);
@@ -65,7 +103,73 @@ function UpstreamDialog({ open, editing, onClose }: { open: boolean; editing: Ad
             ))}
           </SelectField>
         </div>
-        <TextField label="Base URL" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} error={err("baseUrl")} placeholder="https://api.openai.com/v1" />
+        {form.protocol === "openai" && (
+          <SelectField label="Vendor" value={form.vendor} onChange={(e) => setForm({ ...form, vendor: e.target.value })} error={err("vendor")} hint="Whose Chat Completions dialect: how it reports usage and reasoning, and which parameters it takes.">
+            {VENDORS.map((v) => (
+              <option key={v}>{v}</option>
+            ))}
+          </SelectField>
+        )}
+        {form.protocol === "azure-openai" && (
+          <div className="grid gap-4 sm:grid-cols-2">
+            <TextField label="API version" value={form.apiVersion} onChange={(e) => setForm({ ...form, apiVersion: e.target.value })} error={err("apiVersion")} optional placeholder="v1" hint="v1, or a dated version such as 2024-10-21. A model's upstream model is its deployment name." />
+            <SelectField label="Text API" value={form.textApi} onChange={(e) => setForm({ ...form, textApi: e.target.value })} error={err("textApi")}>
+              <option value="chat">Chat Completions</option>
+              <option value="responses">Responses</option>
+            </SelectField>
+            <TextField label="Entra tenant ID" value={form.tenantId} onChange={(e) => setForm({ ...form, tenantId: e.target.value })} error={err("tenantId")} optional hint="Entra ID instead of an API key: the app registration's tenant, client id and secret." />
+            <TextField label="Entra client ID" value={form.clientId} onChange={(e) => setForm({ ...form, clientId: e.target.value })} error={err("clientId")} optional />
+            <TextField
+              label="Entra client secret"
+              type="password"
+              autoComplete="off"
+              value={form.clientSecret}
+              onChange={(e) => setForm({ ...form, clientSecret: e.target.value })}
+              error={err("clientSecret")}
+              optional
+              hint={editing ? (editing.hasCredentials ? "A secret is set. Leave empty to keep it." : "No secret is set.") : undefined}
+            />
+            <TextField label="Token URL" value={form.tokenUrl} onChange={(e) => setForm({ ...form, tokenUrl: e.target.value })} error={err("tokenUrl")} optional placeholder="Microsoft's, for the tenant" />
+          </div>
+        )}
+        {form.protocol === "vertex" && (
+          <div className="grid gap-4 sm:grid-cols-2">
+            <TextField label="Google Cloud project" value={form.project} onChange={(e) => setForm({ ...form, project: e.target.value })} error={err("project")} placeholder="my-project" />
+            <TextField label="Location" value={form.region} onChange={(e) => setForm({ ...form, region: e.target.value })} error={err("region")} placeholder="us-central1 or global" hint="A model's upstream model is its Vertex name: gemini-2.5-pro, or claude-… for Anthropic's." />
+            <TextAreaField
+              className="sm:col-span-2"
+              label="Service account key (JSON)"
+              rows={4}
+              autoComplete="off"
+              spellCheck={false}
+              value={form.serviceAccount}
+              onChange={(e) => setForm({ ...form, serviceAccount: e.target.value })}
+              error={err("serviceAccount")}
+              optional={Boolean(editing)}
+              hint={editing?.hasCredentials ? "A key is set. Leave empty to keep it." : "The key file's contents; stored encrypted, never shown again."}
+            />
+            <TextField label="Token URL" value={form.tokenUrl} onChange={(e) => setForm({ ...form, tokenUrl: e.target.value })} error={err("tokenUrl")} optional placeholder="the key's token_uri" />
+          </div>
+        )}
+        {form.protocol === "bedrock" && (
+          <div className="grid gap-4 sm:grid-cols-2">
+            <TextField label="AWS region" value={form.region} onChange={(e) => setForm({ ...form, region: e.target.value })} error={err("region")} placeholder="us-east-1" hint="A model's upstream model is its Bedrock model id or inference profile (us.anthropic.claude-…)." />
+            {AWS_SECRETS.map((f) => (
+              <TextField
+                key={f}
+                label={{ accessKeyId: "Access key ID", secretAccessKey: "Secret access key", sessionToken: "Session token" }[f]}
+                type={f === "accessKeyId" ? "text" : "password"}
+                autoComplete="off"
+                value={form[f]}
+                onChange={(e) => setForm({ ...form, [f]: e.target.value })}
+                error={err(f)}
+                optional
+                hint={f === "accessKeyId" ? (editing?.hasCredentials ? "Keys are set. Leave empty to keep them." : "None: the server's AWS credential chain (environment, profile, role).") : undefined}
+              />
+            ))}
+          </div>
+        )}
+        <TextField label="Base URL" value={form.baseUrl} onChange={(e) => setForm({ ...form, baseUrl: e.target.value })} error={err("baseUrl")} placeholder={form.protocol === "azure-openai" ? "https://<resource>.openai.azure.com" : "https://api.openai.com/v1"} />
         <TextField
           label="API key"
           type="password"
@@ -134,7 +238,10 @@ export function UpstreamsTab() {
                     <Mono className="font-medium text-zinc-900">{u.id}</Mono>
                     <span className="block text-[11px] text-zinc-500">from {u.source}</span>
                   </Td>
-                  <Td>{u.protocol}</Td>
+                  <Td>
+                    {u.protocol}
+                    {u.settings.vendor && u.settings.vendor !== "openai" && <span className="block text-[11px] text-zinc-500">{u.settings.vendor}</span>}
+                  </Td>
                   <Td className="max-w-64 truncate" title={u.baseUrl}>
                     <Mono>{u.baseUrl || "—"}</Mono>
                   </Td>

@@ -138,6 +138,9 @@ const PROTOCOL: Record<string, string> = {
   gemini: "Gemini generateContent",
   demo: "built-in demo",
   "openai-video": "OpenAI Videos",
+  "azure-openai": "Azure OpenAI",
+  bedrock: "Amazon Bedrock Converse",
+  vertex: "Google Vertex AI",
 };
 
 function Row({ label, children }: { label: string; children: ReactNode }) {

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, inArray, not, sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
-import { gatewaySettings, modelAliases, models, upstreams, type ModelPrice } from "../../db/schema";
+import { gatewaySettings, modelAliases, models, upstreams, type ModelPrice, type UpstreamCredentials, type UpstreamSettings } from "../../db/schema";
 import { usdToMicro } from "../billing/money";
 import { encryptSecret } from "../crypto";
 import { env } from "../env";
@@ -38,6 +38,20 @@ export function priceToMicro(p: UsdPrice): ModelPrice {
   return out;
 }
 
+/** The non-secret settings of a config upstream, as the `settings` column keeps them. */
+function upstreamSettings(u: GatewayConfig["upstreams"][number]): UpstreamSettings {
+  const out: UpstreamSettings = {};
+  for (const k of ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl", "region", "project"] as const) if (u[k] !== undefined) Object.assign(out, { [k]: u[k] });
+  return out;
+}
+
+/** A config upstream's secrets beyond `apiKey`, encrypted as one JSON document, or null. */
+function upstreamCredentials(u: GatewayConfig["upstreams"][number]): string | null {
+  const out: UpstreamCredentials = {};
+  for (const k of ["clientSecret", "accessKeyId", "secretAccessKey", "sessionToken", "serviceAccount"] as const) if (u[k] !== undefined) out[k] = u[k];
+  return Object.keys(out).length ? encryptSecret(JSON.stringify(out)) : null;
+}
+
 export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" | "demo"): Promise<void> {
   await db.transaction(async (tx) => {
     const now = new Date();
@@ -47,6 +61,8 @@ export async function applyConfig(db: DB, cfg: GatewayConfig, source: "config" |
         baseUrl: u.baseUrl ?? "",
         apiKeyEncrypted: u.apiKey ? encryptSecret(u.apiKey) : null,
         timeoutMs: u.timeoutMs ?? null,
+        settings: upstreamSettings(u),
+        credentialsEncrypted: upstreamCredentials(u),
         enabled: u.enabled ?? true,
         source,
         updatedAt: now,

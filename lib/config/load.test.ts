@@ -57,6 +57,8 @@ describe("gateway config validation", () => {
     ["video without a price", (c) => (c.models[3]!.price = {} as never), /models\[3\]\.price: video models need perVideo or perSecond/],
     ["family on a text model", (c) => ((c.models[0] as { family?: string }).family = "t2v"), /models\[0\]\.family/],
     ["unknown field", (c) => ((c.models[0] as Record<string, unknown>).prise = 1), /models\[0\]/],
+    ["unknown vendor", (c) => (c.upstreams[0]!.vendor = "acme"), /upstreams\[0\]\.vendor/],
+    ["vendor on a non-openai upstream", (c) => (c.upstreams[1]!.vendor = "xai"), /upstreams\[1\]\.vendor: only "openai" upstreams have a vendor/],
     [
       "shared id with another price",
       (c) => c.models.push({ ...c.models[0]!, upstream: "oa", price: { inputPerMTok: 1, outputPerMTok: 2 } }),

@@ -1,10 +1,10 @@
 /** The gateway config file (GATEWAY_CONFIG): format in docs/configuration.md. Prices in USD here. */
 import { z } from "zod";
-import { INPUT_MODALITIES } from "../../db/schema";
+import { INPUT_MODALITIES, OPENAI_VENDORS } from "../../db/schema";
 import { PER_IMAGE_KEY, PER_IMAGE_KEY_HINT } from "../validate/prices";
 import { LIFECYCLE_FIELDS, lifecycleDate, lifecycleDates, lifecycleProblems } from "./lifecycle";
 
-export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "demo"] as const;
+export const PROTOCOLS = ["openai", "openai-responses", "anthropic", "gemini", "openai-video", "azure-openai", "bedrock", "vertex", "demo"] as const;
 export const KINDS = ["text", "embedding", "image", "video"] as const;
 export const FAMILIES = ["t2v", "i2v", "r2v", "extend", "second", "third"] as const;
 
@@ -15,6 +15,9 @@ export const PROTOCOL_KINDS: Record<(typeof PROTOCOLS)[number], readonly (typeof
   anthropic: ["text"],
   gemini: ["text", "embedding"],
   "openai-video": ["video"],
+  "azure-openai": ["text", "embedding", "image"],
+  bedrock: ["text"],
+  vertex: ["text"],
   demo: ["text", "embedding", "image", "video"],
 };
 
@@ -30,6 +33,26 @@ export const upstreamSchema = z.strictObject({
   baseUrl: z.url({ protocol: /^https?$/ }).optional(),
   apiKey: z.string().min(1).optional(),
   timeoutMs: z.int().positive().max(3_600_000).optional(),
+  /** `openai` upstreams: the vendor whose dialect it speaks (usage, reasoning, parameters); default "openai". */
+  vendor: z.enum(OPENAI_VENDORS).optional(),
+  /** `azure-openai`: "v1" (default) or a dated API version such as "2024-10-21". */
+  apiVersion: z.string().regex(/^(v1|\d{4}-\d{2}-\d{2}(-preview)?)$/, 'is "v1" or a dated version like 2024-10-21').optional(),
+  /** `azure-openai`: serve text models through Chat Completions (default) or the Responses API. */
+  textApi: z.enum(["chat", "responses"]).optional(),
+  /** `azure-openai` with Entra ID instead of an `apiKey`: the app registration (client credentials). */
+  tenantId: z.string().min(1).max(128).optional(),
+  clientId: z.string().min(1).max(128).optional(),
+  clientSecret: z.string().min(1).optional(),
+  /** The token endpoint; default Microsoft's for `tenantId`. */
+  tokenUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** `bedrock`: the AWS region, and static keys (none: the AWS SDK's default credential chain); `vertex`: the location. */
+  region: z.string().regex(/^[a-z][a-z0-9-]{1,30}$/, "a region such as us-east-1 (AWS) or us-central1, global (Google)").optional(),
+  accessKeyId: z.string().min(1).optional(),
+  secretAccessKey: z.string().min(1).optional(),
+  sessionToken: z.string().min(1).optional(),
+  /** `vertex`: the project, and the service account's key file (its JSON, as text or as an object). */
+  project: z.string().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "a Google Cloud project id").optional(),
+  serviceAccount: z.union([z.string().min(2), z.looseObject({})]).transform((v) => (typeof v === "string" ? v : JSON.stringify(v))).optional(),
   enabled: z.boolean().optional(),
 });
 
@@ -121,8 +144,35 @@ export const configSchema = z
     cfg.upstreams.forEach((u, i) => {
       if (ups.has(u.id)) ctx.addIssue({ code: "custom", path: ["upstreams", i, "id"], message: `duplicate upstream id "${u.id}"` });
       ups.set(u.id, u);
-      if (u.protocol !== "demo" && !u.baseUrl)
+      if (u.protocol !== "demo" && u.protocol !== "bedrock" && u.protocol !== "vertex" && !u.baseUrl)
         ctx.addIssue({ code: "custom", path: ["upstreams", i, "baseUrl"], message: `required for protocol "${u.protocol}"` });
+      if (u.vendor && u.protocol !== "openai")
+        ctx.addIssue({ code: "custom", path: ["upstreams", i, "vendor"], message: `only "openai" upstreams have a vendor` });
+      for (const f of ["apiVersion", "textApi", "tenantId", "clientId", "clientSecret"] as const)
+        if (u[f] !== undefined && u.protocol !== "azure-openai")
+          ctx.addIssue({ code: "custom", path: ["upstreams", i, f], message: `only "azure-openai" upstreams have it` });
+      for (const f of ["accessKeyId", "secretAccessKey", "sessionToken"] as const)
+        if (u[f] !== undefined && u.protocol !== "bedrock") ctx.addIssue({ code: "custom", path: ["upstreams", i, f], message: `only "bedrock" upstreams have it` });
+      for (const f of ["project", "serviceAccount"] as const)
+        if (u[f] !== undefined && u.protocol !== "vertex") ctx.addIssue({ code: "custom", path: ["upstreams", i, f], message: `only "vertex" upstreams have it` });
+      if (u.region !== undefined && u.protocol !== "bedrock" && u.protocol !== "vertex")
+        ctx.addIssue({ code: "custom", path: ["upstreams", i, "region"], message: `only "bedrock" and "vertex" upstreams have it` });
+      if (u.tokenUrl !== undefined && u.protocol !== "azure-openai" && u.protocol !== "vertex")
+        ctx.addIssue({ code: "custom", path: ["upstreams", i, "tokenUrl"], message: `only "azure-openai" and "vertex" upstreams have it` });
+      if (u.protocol === "vertex")
+        for (const f of ["project", "region", "serviceAccount"] as const)
+          if (!u[f]) ctx.addIssue({ code: "custom", path: ["upstreams", i, f], message: 'required for protocol "vertex"' });
+      if (u.protocol === "bedrock") {
+        if (!u.region) ctx.addIssue({ code: "custom", path: ["upstreams", i, "region"], message: 'required for protocol "bedrock"' });
+        if (!u.accessKeyId !== !u.secretAccessKey || (u.sessionToken && !u.accessKeyId))
+          ctx.addIssue({ code: "custom", path: ["upstreams", i, "accessKeyId"], message: "give accessKeyId and secretAccessKey together (sessionToken with them), or none for the AWS credential chain" });
+      }
+      if (u.protocol === "azure-openai") {
+        const entra = u.clientId !== undefined || u.clientSecret !== undefined;
+        if (entra && u.apiKey) ctx.addIssue({ code: "custom", path: ["upstreams", i, "apiKey"], message: "give an apiKey or Entra ID credentials, not both" });
+        else if (entra && !(u.clientId && u.clientSecret && (u.tenantId || u.tokenUrl)))
+          ctx.addIssue({ code: "custom", path: ["upstreams", i, "clientId"], message: "Entra ID needs clientId, clientSecret and tenantId (or tokenUrl)" });
+      }
     });
     const byId = new Map<string, (typeof cfg.models)[number]>();
     const pairs = new Set<string>();

@@ -6,22 +6,44 @@
 import { and, asc, count, desc, eq, gte, inArray, lte, max } from "drizzle-orm";
 import { z } from "zod";
 import type { DB } from "../../db/client";
-import { accounts, apiKeys, INPUT_MODALITIES, models, requestLogs, upstreams, type ModelPrice } from "../../db/schema";
+import { accounts, apiKeys, INPUT_MODALITIES, models, OPENAI_VENDORS, requestLogs, upstreams, type ModelPrice, type UpstreamCredentials, type UpstreamSettings } from "../../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { priceToMicro } from "../config/apply";
 import { lifecycleDate, lifecycleProblems, type LifecycleFields } from "../config/lifecycle";
 import { FAMILIES, KINDS, PROTOCOL_KINDS, PROTOCOLS, priceProblems, priceShape } from "../config/schema";
 import { invalidateCatalog } from "../gateway/catalog";
+import { azureAuth, azureModelsUrl } from "../gateway/upstreams/azure-openai";
+import { bedrockControlUrl, signBedrock } from "../gateway/upstreams/bedrock-auth";
+import { googleToken } from "../gateway/upstreams/google-sa-token";
+import { vertexBaseUrl } from "../gateway/upstreams/vertex";
 import type { Actor } from "./admin-users";
 import { auditDiff, recordAudit } from "./audit";
 import { AppError, pgErrorCode } from "./errors";
 import { newId } from "../ids";
 
+/** The settings each protocol has (db/schema.ts UpstreamSettings); any other is refused naming it. */
+const PROTOCOL_SETTINGS: Partial<Record<(typeof PROTOCOLS)[number], readonly (keyof UpstreamSettings)[]>> = {
+  openai: ["vendor"],
+  "azure-openai": ["apiVersion", "textApi", "tenantId", "clientId", "tokenUrl"],
+  bedrock: ["region"],
+  vertex: ["project", "region", "tokenUrl"],
+};
+const SETTING_KEYS = ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl", "region", "project"] as const;
+/** The secrets each protocol has beyond `apiKey` (db/schema.ts UpstreamCredentials), kept encrypted together. */
+const PROTOCOL_SECRETS: Partial<Record<(typeof PROTOCOLS)[number], readonly (keyof UpstreamCredentials)[]>> = {
+  "azure-openai": ["clientSecret"],
+  bedrock: ["accessKeyId", "secretAccessKey", "sessionToken"],
+  vertex: ["serviceAccount"],
+};
+const SECRET_KEYS = ["clientSecret", "accessKeyId", "secretAccessKey", "sessionToken", "serviceAccount"] as const;
+
 export async function listUpstreams(db: DB) {
   const rows = await db.select().from(upstreams).orderBy(asc(upstreams.id));
-  return rows.map(({ apiKeyEncrypted, ...u }) => ({
+  return rows.map(({ apiKeyEncrypted, credentialsEncrypted, ...u }) => ({
     ...u,
     hasApiKey: Boolean(apiKeyEncrypted),
+    /** Secrets beyond the key are set (an Entra client secret, AWS keys); which, never. */
+    hasCredentials: Boolean(credentialsEncrypted),
     createdAt: u.createdAt.toISOString(),
     updatedAt: u.updatedAt.toISOString(),
   }));
@@ -39,6 +61,7 @@ export const createUpstreamSchema = z.object({
   baseUrl: z.union([z.literal(""), baseUrl]).default(""),
   apiKey: z.string().max(4096).optional(),
   timeoutMs: z.union([z.null(), z.coerce.number().int().min(1000).max(3_600_000)]).optional(),
+  ...settingFields(),
   enabled: z.boolean().default(true),
 });
 
@@ -47,8 +70,77 @@ export const updateUpstreamSchema = z.object({
   /** Omitted = unchanged, "" = remove. */
   apiKey: z.string().max(4096).optional(),
   timeoutMs: z.union([z.null(), z.coerce.number().int().min(1000).max(3_600_000)]).optional(),
+  ...settingFields(),
   enabled: z.boolean().optional(),
 });
+
+/** The protocol settings and the Entra client secret; each omitted = unchanged, "" = removed. */
+function settingFields() {
+  const id = z.string().trim().max(128).regex(/^[A-Za-z0-9._-]*$/, "Letters, digits, . _ and - only.");
+  return {
+    /** `openai`: whose dialect it speaks (lib/gateway/upstreams/openai-vendors.ts). */
+    vendor: z.enum(OPENAI_VENDORS).optional(),
+    /** `azure-openai`: "v1" or a dated API version; the text API; Entra ID's app registration. */
+    apiVersion: z.union([z.literal(""), z.string().trim().regex(/^(v1|\d{4}-\d{2}-\d{2}(-preview)?)$/, 'Use "v1" or a dated version like 2024-10-21.')]).optional(),
+    textApi: z.union([z.literal(""), z.enum(["chat", "responses"])]).optional(),
+    tenantId: id.optional(),
+    clientId: id.optional(),
+    tokenUrl: z.union([z.literal(""), baseUrl]).optional(),
+    /** `bedrock`: the AWS region; static keys (none: the AWS credential chain). */
+    region: z.union([z.literal(""), z.string().trim().regex(/^[a-z][a-z0-9-]{1,30}$/, "A region such as us-east-1 (AWS) or us-central1 (Google).")]).optional(),
+    clientSecret: z.string().max(4096).optional(),
+    accessKeyId: z.string().trim().max(128).optional(),
+    secretAccessKey: z.string().max(4096).optional(),
+    sessionToken: z.string().max(8192).optional(),
+    /** `vertex`: the project; the service account's key file, its JSON as text. */
+    project: z.union([z.literal(""), z.string().trim().regex(/^[a-z][a-z0-9-]{4,28}[a-z0-9]$/, "A Google Cloud project id.")]).optional(),
+    serviceAccount: z
+      .string()
+      .max(16_384)
+      .refine((v) => v === "" || isServiceAccountKey(v), "Paste the service account's JSON key file (with client_email and private_key).")
+      .optional(),
+  };
+}
+
+function isServiceAccountKey(text: string): boolean {
+  try {
+    const k = JSON.parse(text) as { client_email?: unknown; private_key?: unknown };
+    return typeof k.client_email === "string" && typeof k.private_key === "string";
+  } catch {
+    return false;
+  }
+}
+
+type SettingInput = Partial<Record<(typeof SETTING_KEYS)[number] | (typeof SECRET_KEYS)[number], string>>;
+
+/** The settings after `body`'s changes, or an error naming a setting this protocol does not have. */
+function settingsFor(protocol: (typeof PROTOCOLS)[number], old: UpstreamSettings, body: SettingInput): UpstreamSettings {
+  const allowed = PROTOCOL_SETTINGS[protocol] ?? [];
+  const out: Record<string, unknown> = { ...old };
+  const secrets: readonly string[] = PROTOCOL_SECRETS[protocol] ?? [];
+  for (const k of [...SETTING_KEYS, ...SECRET_KEYS] as const) {
+    const v = body[k];
+    if (v === undefined) continue;
+    const secret = (SECRET_KEYS as readonly string[]).includes(k);
+    if (secret ? !secrets.includes(k) : !allowed.includes(k as (typeof SETTING_KEYS)[number])) throw new AppError("invalid_request", `An upstream of protocol ${protocol} has no ${k}.`, { field: k });
+    if (secret) continue;
+    if (v === "") delete out[k];
+    else out[k] = v;
+  }
+  return out as UpstreamSettings;
+}
+
+/** Encrypted credentials after `body`'s changes to the old ones ("" removes one): undefined = unchanged. */
+function credentialsFor(oldEncrypted: string | null, body: SettingInput): string | null | undefined {
+  if (SECRET_KEYS.every((k) => body[k] === undefined)) return undefined;
+  const out: UpstreamCredentials = oldEncrypted ? (JSON.parse(decryptSecret(oldEncrypted)) as UpstreamCredentials) : {};
+  for (const k of SECRET_KEYS) {
+    const v = body[k];
+    if (v === "") delete out[k];
+    else if (v !== undefined) out[k] = v;
+  }
+  return Object.keys(out).length ? encryptSecret(JSON.stringify(out)) : null;
+}
 
 async function changed(db: DB, actor: Actor, action: string, targetType: string, targetId: string, details: Record<string, unknown>) {
   await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action, targetType, targetId, details });
@@ -56,7 +148,8 @@ async function changed(db: DB, actor: Actor, action: string, targetType: string,
 }
 
 export async function createUpstream(db: DB, actor: Actor, body: z.infer<typeof createUpstreamSchema>) {
-  if (body.protocol !== "demo" && !body.baseUrl) throw new AppError("invalid_request", "A base URL is required.", { field: "baseUrl" });
+  if (body.protocol !== "demo" && body.protocol !== "bedrock" && body.protocol !== "vertex" && !body.baseUrl) throw new AppError("invalid_request", "A base URL is required.", { field: "baseUrl" });
+  const settings = settingsFor(body.protocol, {}, body);
   const [exists] = await db.select({ id: upstreams.id }).from(upstreams).where(eq(upstreams.id, body.id));
   if (exists) throw new AppError("conflict", `An upstream "${body.id}" already exists.`, { field: "id" });
   await db.insert(upstreams).values({
@@ -65,10 +158,12 @@ export async function createUpstream(db: DB, actor: Actor, body: z.infer<typeof 
     baseUrl: body.baseUrl,
     apiKeyEncrypted: body.apiKey ? encryptSecret(body.apiKey) : null,
     timeoutMs: body.timeoutMs ?? null,
+    settings,
+    credentialsEncrypted: credentialsFor(null, body) ?? null,
     enabled: body.enabled,
     source: "console",
   });
-  await changed(db, actor, "upstream.create", "upstream", body.id, { protocol: body.protocol, baseUrl: body.baseUrl, apiKey: body.apiKey ? "set" : "none" });
+  await changed(db, actor, "upstream.create", "upstream", body.id, { protocol: body.protocol, baseUrl: body.baseUrl, apiKey: body.apiKey ? "set" : "none", ...settings, ...(credentialsFor(null, body) ? { credentials: "set" } : {}) });
   return { id: body.id };
 }
 
@@ -80,14 +175,20 @@ export async function updateUpstream(db: DB, actor: Actor, id: string, body: z.i
   if (body.enabled !== undefined) set.enabled = body.enabled;
   const [old] = await db.select().from(upstreams).where(eq(upstreams.id, id));
   if (!old) throw new AppError("not_found", "No such upstream.");
+  set.settings = settingsFor(old.protocol as (typeof PROTOCOLS)[number], old.settings, body);
+  const credentials = credentialsFor(old.credentialsEncrypted, body);
+  if (credentials !== undefined) set.credentialsEncrypted = credentials;
   const rows = await db.update(upstreams).set(set).where(eq(upstreams.id, id)).returning({ id: upstreams.id });
   if (!rows.length) throw new AppError("not_found", "No such upstream.");
   // The key itself is never audited: only whether one is set, and that it was replaced.
   const hadKey = old.apiKeyEncrypted ? "set" : "none";
   const apiKey = body.apiKey === undefined ? hadKey : body.apiKey ? (old.apiKeyEncrypted ? "replaced" : "set") : "none";
-  const { updatedAt: _u, apiKeyEncrypted: _k, ...plainSet } = set;
-  const was = { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, apiKey: hadKey };
-  await changed(db, actor, "upstream.update", "upstream", id, auditDiff(was, { ...was, ...plainSet, apiKey }));
+  // Nor the other secrets (an Entra client secret, AWS keys): only whether some are set.
+  const hadSecret = old.credentialsEncrypted ? "set" : "none";
+  const secrets = credentials === undefined ? hadSecret : credentials ? (old.credentialsEncrypted ? "replaced" : "set") : "none";
+  const { updatedAt: _u, apiKeyEncrypted: _k, settings: _s, credentialsEncrypted: _c, ...plainSet } = set;
+  const was = { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, apiKey: hadKey, credentials: hadSecret, ...old.settings };
+  await changed(db, actor, "upstream.update", "upstream", id, auditDiff(was, { baseUrl: old.baseUrl, timeoutMs: old.timeoutMs, enabled: old.enabled, ...plainSet, apiKey, credentials: secrets, ...set.settings }));
   return { id };
 }
 
@@ -98,9 +199,30 @@ export async function testUpstream(db: DB, id: string, fetcher: typeof fetch = f
   if (u.protocol === "demo") return { ok: true, status: 200, latencyMs: 0, message: "The built-in demo upstream needs no connection." };
   const key = u.apiKeyEncrypted ? decryptSecret(u.apiKeyEncrypted) : null;
   const base = u.baseUrl.replace(/\/+$/, "");
-  const headers: Record<string, string> = {};
+  let headers: Record<string, string> = {};
   let url: string;
-  if (u.protocol === "anthropic") {
+  const info = { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey: key, timeoutMs: null, settings: u.settings, credentials: u.credentialsEncrypted ? (JSON.parse(decryptSecret(u.credentialsEncrypted)) as UpstreamCredentials) : undefined };
+  if (u.protocol === "bedrock") {
+    // A signed read of the region's model list: the keys (or the AWS credential chain) are accepted.
+    url = bedrockControlUrl(info);
+    try {
+      headers = await signBedrock(info, "GET", url, undefined, { accept: "application/json" });
+    } catch {
+      return { ok: false, status: 0, latencyMs: 0, message: "No AWS credentials: set the access keys, or give the server an AWS credential chain (environment, profile or role)." };
+    }
+  } else if (u.protocol === "vertex") {
+    // The service account's token first, then a read of the project's Gemini model list.
+    const token = await googleToken(info, AbortSignal.timeout(10_000));
+    if (!token.ok) return { ok: false, status: 0, latencyMs: 0, message: `${token.error.message} Check the service account key.` };
+    url = `${vertexBaseUrl(info)}/v1/projects/${encodeURIComponent(u.settings.project ?? "")}/locations/${encodeURIComponent(u.settings.region ?? "")}/publishers/google/models`;
+    headers = { authorization: `Bearer ${token.value}` };
+  } else if (u.protocol === "azure-openai") {
+    url = azureModelsUrl(info);
+    // With Entra ID, getting the token is the first half of the test.
+    const auth = await azureAuth(info, AbortSignal.timeout(10_000));
+    if (!auth.ok) return { ok: false, status: 0, latencyMs: 0, message: `${auth.error.message} Check the tenant, client id and secret.` };
+    headers = auth.value;
+  } else if (u.protocol === "anthropic") {
     url = `${base}/v1/models`;
     if (key) headers["x-api-key"] = key;
     headers["anthropic-version"] = "2023-06-01";

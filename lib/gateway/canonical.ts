@@ -231,6 +231,8 @@ export interface Usage {
   cacheWrite1hTokens?: number;
   /** Reasoning/thinking tokens (part of outputTokens). */
   reasoningTokens?: number;
+  /** What the upstream says it charged us (xAI, OpenRouter), in micro-USD: for the log, never billed. */
+  reportedCostMicroUsd?: number;
   /** True when we counted (part of) it ourselves because the upstream reported nothing usable. */
   estimated?: boolean;
   /**

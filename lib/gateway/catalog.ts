@@ -5,7 +5,7 @@
  */
 import { and, asc, eq } from "drizzle-orm";
 import { getDb } from "../../db/client";
-import { modelAliases, models, upstreams, type InputModality, type ModelKind, type ModelPrice, type VideoFamily } from "../../db/schema";
+import { modelAliases, models, upstreams, type InputModality, type ModelKind, type ModelPrice, type UpstreamCredentials, type VideoFamily } from "../../db/schema";
 import { decryptSecret } from "../crypto";
 import { logger } from "../logger";
 import { aliasTable, isPattern, matchAlias, type Alias, type AliasTable } from "./aliases";
@@ -74,9 +74,11 @@ async function load(): Promise<Catalog> {
   const summaries = new Map<string, ModelSummary>();
   for (const { m, u } of rows) {
     let apiKey: string | null = null;
-    if (u.apiKeyEncrypted) {
+    let credentials: UpstreamCredentials | undefined;
+    if (u.apiKeyEncrypted || u.credentialsEncrypted) {
       try {
-        apiKey = decryptSecret(u.apiKeyEncrypted);
+        if (u.apiKeyEncrypted) apiKey = decryptSecret(u.apiKeyEncrypted);
+        if (u.credentialsEncrypted) credentials = JSON.parse(decryptSecret(u.credentialsEncrypted)) as UpstreamCredentials;
       } catch {
         logger().error({ upstream: u.id }, "cannot decrypt upstream API key (was ENCRYPTION_KEY changed?); upstream skipped");
         continue;
@@ -95,7 +97,7 @@ async function load(): Promise<Catalog> {
       strict: m.strict,
       priority: m.priority,
       weight: m.weight,
-      upstream: { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey, timeoutMs: u.timeoutMs },
+      upstream: { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey, timeoutMs: u.timeoutMs, settings: u.settings, credentials },
     };
     const list = routes.get(m.modelId) ?? [];
     list.push(route);

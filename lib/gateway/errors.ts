@@ -154,6 +154,13 @@ export const errors = {
     message: "The upstream provider is overloaded; retry later.",
     headers: retryAfterHeader(retryAfterMs),
   }),
+  /** The upstream's content filter refused the prompt (Azure's `content_filter`): the client's request, a 400. */
+  contentFiltered: (message: string): ApiError => ({
+    status: 400,
+    type: "invalid_request",
+    code: "content_filter",
+    message,
+  }),
   upstreamTimeout: (): ApiError => ({
     status: 504,
     type: "upstream_error",
@@ -327,7 +334,18 @@ export function classifyFailure(status: number, text: string, headers: RawHeader
     return { ok: false, error: errors.upstream(`The upstream failed with status ${status}.`), retryable: true, retryAfterMs };
   if (status === 401 || status === 403)
     return { ok: false, error: errors.upstream("The upstream refused the gateway's credentials."), retryable: false, failover: true };
+  if (status === 400 && errorCode(text) === "content_filter")
+    return { ok: false, error: errors.contentFiltered(`The upstream's content filter refused the prompt: ${upstreamMessage(text, secrets)}`), retryable: false };
   return { ok: false, error: errors.upstream(`The upstream rejected the request: ${upstreamMessage(text, secrets)}`, status), retryable: false };
+}
+
+/** `error.code` of an OpenAI-shaped error body (Azure says `content_filter` there), or undefined. */
+function errorCode(text: string): unknown {
+  try {
+    return (JSON.parse(text) as { error?: { code?: unknown } }).error?.code;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Network-level failures: timeouts → 504, resets and refusals → 502, both retryable; the client leaving → 499. */

@@ -3,7 +3,7 @@
  * embeddings, images and video adapters all take this one shape. Types only, so upstream
  * adapters can use it without loading the catalog (and its database).
  */
-import type { ModelKind, ModelPrice, UpstreamProtocol, VideoFamily } from "../../db/schema";
+import type { ModelKind, ModelPrice, UpstreamCredentials, UpstreamProtocol, UpstreamSettings, VideoFamily } from "../../db/schema";
 
 export interface UpstreamInfo {
   id: string;
@@ -13,6 +13,10 @@ export interface UpstreamInfo {
   /** Decrypted; never log it, never return it. */
   apiKey: string | null;
   timeoutMs: number | null;
+  /** Non-secret protocol settings (an `openai` upstream's vendor); absent = the defaults. */
+  settings?: UpstreamSettings;
+  /** Decrypted secrets beyond the key (an Entra client secret); never log them, never return them. */
+  credentials?: UpstreamCredentials;
 }
 
 export interface ModelRoute {

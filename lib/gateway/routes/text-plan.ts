@@ -44,7 +44,7 @@ export function defaultOutputCap(req: CanonicalRequest, routes: readonly ModelRo
  */
 export function downloadsMedia(tc: TextCall, req: CanonicalRequest, routes: readonly ModelRoute[]): boolean {
   return routes.some((r) => {
-    const adapter = textAdapterFor(r.upstream.protocol);
+    const adapter = textAdapterFor(r);
     if (!adapter?.inlineMedia || adapter.passthrough?.inbound === tc.protocol.name) return false;
     const n = mediaUrlCount(req, adapter.inlineMedia);
     return n > 0 && n <= MEDIA_URLS_PER_REQUEST;
@@ -52,14 +52,14 @@ export function downloadsMedia(tc: TextCall, req: CanonicalRequest, routes: read
 }
 
 /** Whether some entry may get the client's own JSON (its prompt bound then counts every body byte). */
-export const mayPassThrough = (tc: TextCall, routes: readonly ModelRoute[]) => routes.some((r) => textAdapterFor(r.upstream.protocol)?.passthrough?.inbound === tc.protocol.name);
+export const mayPassThrough = (tc: TextCall, routes: readonly ModelRoute[]) => routes.some((r) => textAdapterFor(r)?.passthrough?.inbound === tc.protocol.name);
 
 export async function planRoutes(tc: TextCall, req: CanonicalRequest, routes: readonly ModelRoute[]): Promise<Plans> {
   const { protocol } = tc;
   const plans = new Map<ModelRoute, Plan>();
   let firstRefusal: Inexpressible | null = null;
   for (const route of routes) {
-    const adapter = textAdapterFor(route.upstream.protocol);
+    const adapter = textAdapterFor(route);
     if (!adapter) continue;
     const planned = await planOne(tc, req, route, adapter);
     if (planned.ok)
@@ -78,7 +78,8 @@ type Planned = { ok: true; call: PreparedCall; dropped: string[] } | Inexpressib
 async function planOne(tc: TextCall, req: CanonicalRequest, route: ModelRoute, adapter: TextAdapter): Promise<Planned> {
   if (adapter.passthrough?.inbound === tc.protocol.name) {
     const prepared = adapter.prepare(route, req, tc.body as Record<string, unknown>, tc.headers);
-    return prepared.ok ? { ok: true, call: prepared.value, dropped: [] } : prepared;
+    if (!prepared.ok) return prepared;
+    return strictOrDropped(route, prepared.value, []);
   }
   if (req.unconvertible?.length) return { ok: false, field: req.unconvertible[0]!, message: "cannot be converted to this model's upstream protocol" };
   // The conversion policy: hints the target lacks are dropped (or refused on a strict model).
@@ -90,7 +91,12 @@ async function planOne(tc: TextCall, req: CanonicalRequest, route: ModelRoute, a
   const prepared = adapter.prepare(route, media ? media.value : policy.request);
   if (!prepared.ok) return prepared;
   prepared.value.source = tc.body; // the client's texts, to copy rather than escape again
-  const extra = prepared.value.dropped ?? [];
+  return strictOrDropped(route, prepared.value, policy.dropped);
+}
+
+/** What the request builder dropped (model or vendor rules) joins the policy's, or is refused on a strict model. */
+function strictOrDropped(route: ModelRoute, call: PreparedCall, dropped: string[]): Planned {
+  const extra = call.dropped ?? [];
   if (extra.length && route.strict) return { ok: false, field: extra[0]!, message: "cannot be honoured by this model's upstream, and this model refuses hints (strict)" };
-  return { ok: true, call: prepared.value, dropped: [...policy.dropped, ...extra] };
+  return { ok: true, call, dropped: [...dropped, ...extra] };
 }

@@ -155,12 +155,15 @@ export class TextRun {
 
 /**
  * The log row's token fields: every class of the billed usage, and a note naming what the
- * upstream reported wrong (`reported`, as decoded) and what we counted ourselves.
+ * upstream reported wrong (`reported`, as decoded), what we counted ourselves, and what the
+ * upstream says it charged.
  */
 export function usageFields(reported: Usage | null, billed: Usage) {
   const notes: string[] = [];
   if (reported?.invalidFields?.length) notes.push(`upstream usage not whole numbers: ${reported.invalidFields.join(", ")}`);
   if (billed.estimated) notes.push(reported?.unreported?.length ? `estimated: ${reported.unreported.join(", ")}` : "estimated: no upstream usage");
+  // The vendor's own charge (xAI, OpenRouter), beside ours: an audit sees a price gone stale.
+  if (reported?.reportedCostMicroUsd !== undefined) notes.push(`upstream charged ${reported.reportedCostMicroUsd} µUSD`);
   return {
     inputTokens: billed.inputTokens,
     outputTokens: billed.outputTokens,

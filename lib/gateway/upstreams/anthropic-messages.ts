@@ -14,7 +14,10 @@ const VENDOR_HEADERS = ["anthropic-beta", "anthropic-version"] as const;
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 
-function target(route: ModelRoute, call?: PreparedCall): HttpTarget {
+/** Where Messages lives and how it is signed (Anthropic's API here; Vertex AI's Claude: vertex.ts). */
+export type AnthropicTarget = (route: ModelRoute, stream: boolean, call: PreparedCall) => HttpTarget;
+
+const anthropicApiTarget: AnthropicTarget = (route, _stream, call) => {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json",
@@ -23,32 +26,36 @@ function target(route: ModelRoute, call?: PreparedCall): HttpTarget {
   };
   if (route.upstream.apiKey) headers["x-api-key"] = route.upstream.apiKey;
   return { url: joinUrl(route.upstream.baseUrl, "v1/messages"), headers };
-}
-
-export const anthropicMessages: TextAdapter = {
-  passthrough: sameProtocol("messages", (json, cost) => costIntoUsage(json.usage, cost)),
-  capabilities: { hints: new Set(["top_k", "top_p", "temperature", "parallel_tool_calls", "cache_control"]), hostedTools: new Set(["web_search"]) },
-  prepare(route, req, raw, clientHeaders) {
-    if (raw) {
-      const body = Object.assign({}, raw, { model: route.upstreamModel }); // not a spread: decision 0033
-      const headers = vendorHeaders(clientHeaders, VENDOR_HEADERS);
-      return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, headers } };
-    }
-    const named = forTarget(req, ANTHROPIC_TOOL_NAMES);
-    const body = toAnthropicBody(named.request, route.upstreamModel);
-    if (!body.ok) return body;
-    return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped, prefill: body.prefill, toolNames: named.toolNames } };
-  },
-  complete(call, opts) {
-    return withPrefill(call, restoreNames(call, httpComplete(call, opts, target(call.route, call), fromAnthropicResponse, (j) => {
-      j.model = call.publicModel;
-    })));
-  },
-  stream(call, opts) {
-    const d = createAnthropicDecoder(call.publicModel);
-    return httpStream(call, opts, target(call.route, call), prefillDecoder(call, restoringDecoder(call, d)));
-  },
 };
+
+export const anthropicMessages = createAnthropicAdapter(anthropicApiTarget);
+
+export function createAnthropicAdapter(target: AnthropicTarget): TextAdapter {
+  return {
+    passthrough: sameProtocol("messages", (json, cost) => costIntoUsage(json.usage, cost)),
+    capabilities: { hints: new Set(["top_k", "top_p", "temperature", "parallel_tool_calls", "cache_control"]), hostedTools: new Set(["web_search"]) },
+    prepare(route, req, raw, clientHeaders) {
+      if (raw) {
+        const body = Object.assign({}, raw, { model: route.upstreamModel }); // not a spread: decision 0033
+        const headers = vendorHeaders(clientHeaders, VENDOR_HEADERS);
+        return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, headers } };
+      }
+      const named = forTarget(req, ANTHROPIC_TOOL_NAMES);
+      const body = toAnthropicBody(named.request, route.upstreamModel);
+      if (!body.ok) return body;
+      return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped, prefill: body.prefill, toolNames: named.toolNames } };
+    },
+    complete(call, opts) {
+      return withPrefill(call, restoreNames(call, httpComplete(call, opts, target(call.route, false, call), fromAnthropicResponse, (j) => {
+        j.model = call.publicModel;
+      })));
+    },
+    stream(call, opts) {
+      const d = createAnthropicDecoder(call.publicModel);
+      return httpStream(call, opts, target(call.route, true, call), prefillDecoder(call, restoringDecoder(call, d)));
+    },
+  };
+}
 
 /** The answer of a prefilled call shown whole: the prefill before its text. */
 async function withPrefill(call: PreparedCall, result: Promise<Outcome<CompleteResult>>): Promise<Outcome<CompleteResult>> {

@@ -6,6 +6,7 @@ import { demoEmbed } from "./demo-embed";
 import type { ModelRoute } from "../model-route";
 import { geminiEmbed } from "./gemini-embed";
 import { openaiEmbed } from "./openai-embed";
+import { azureEmbed } from "./azure-openai";
 
 export const DEFAULT_EMBED_TIMEOUT_MS = 60_000;
 
@@ -18,6 +19,8 @@ export async function embedWithUpstream(
   switch (route.upstream.protocol) {
     case "openai":
       return openaiEmbed(route, req, opts);
+    case "azure-openai":
+      return azureEmbed(route, req, opts);
     case "gemini":
       return geminiEmbed(route, req, opts);
     case "demo":

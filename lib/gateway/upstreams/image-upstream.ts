@@ -6,6 +6,7 @@ import type { ImageResult } from "../images/image-result";
 import { demoImage } from "./demo-image";
 import type { ModelRoute } from "../model-route";
 import { openaiImage } from "./openai-image";
+import { azureImage } from "./azure-openai";
 
 /** The spec: generation takes 20–60 s and the client waits at least 120 s; so do we, at least. */
 export const MIN_IMAGE_TIMEOUT_MS = 120_000;
@@ -24,6 +25,8 @@ export async function generateImageWithUpstream(
   switch (route.upstream.protocol) {
     case "openai":
       return openaiImage(route, req, plan, { signal, timeoutMs: imageTimeoutMs(route) });
+    case "azure-openai":
+      return azureImage(route, req, plan, { signal, timeoutMs: imageTimeoutMs(route) });
     case "demo":
       return demoImage(req, plan);
     default:

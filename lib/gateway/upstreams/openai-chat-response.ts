@@ -2,6 +2,7 @@
 import type { CanonicalResponse, OutputPart, StopReason, StreamEvent, Usage } from "../canonical";
 import { errors } from "../errors";
 import { makeUsage } from "../usage";
+import { normalizeVendorUsage, VENDOR_PROFILES, type VendorProfile } from "./openai-vendors";
 import { invalidUpstreamEvent, UpstreamStreamError } from "./sse-reader";
 import type { UpstreamChunk } from "./text-types";
 
@@ -19,27 +20,63 @@ export function stopFromOpenAI(reason: unknown): StopReason {
   }
 }
 
-/** prompt_tokens includes cached_tokens (and cache_write_tokens); completion_tokens includes reasoning. */
-export function usageFromOpenAI(u: unknown): Usage | null {
+/**
+ * prompt_tokens includes cached_tokens (and cache_write_tokens); completion_tokens includes
+ * reasoning. A vendor's usage is first put in those meanings, in place (openai-vendors.ts), so a
+ * passthrough client reads the same counts we bill; `raw` keeps what the vendor sent.
+ */
+export function usageFromOpenAI(u: unknown, vendor: VendorProfile = VENDOR_PROFILES.openai): Usage | null {
   if (!u || typeof u !== "object") return null;
   const x = u as Record<string, unknown>;
+  let raw: unknown = u;
+  let reportedCost: number | undefined;
+  if (vendor !== VENDOR_PROFILES.openai) {
+    raw = structuredClone(x);
+    reportedCost = normalizeVendorUsage(vendor, x);
+  }
   const pd = (x.prompt_tokens_details && typeof x.prompt_tokens_details === "object" ? x.prompt_tokens_details : {}) as Record<string, unknown>;
   const cd = (x.completion_tokens_details && typeof x.completion_tokens_details === "object" ? x.completion_tokens_details : {}) as Record<string, unknown>;
-  return makeUsage(
+  const usage = makeUsage(
     { inputTotal: x.prompt_tokens, cacheRead: pd.cached_tokens, cacheWrite: pd.cache_write_tokens, outputTotal: x.completion_tokens, reasoning: cd.reasoning_tokens },
-    u,
+    raw,
   );
+  if (reportedCost !== undefined) usage.reportedCostMicroUsd = reportedCost;
+  return usage;
 }
 
-export function fromOpenAIChatResponse(json: Record<string, unknown>): CanonicalResponse | null {
+/** The reasoning text of a message or delta, from the first of the vendor's fields that has it. */
+function reasoningOf(m: Record<string, unknown>, vendor: VendorProfile): string {
+  for (const f of vendor.reasoningText) if (typeof m[f] === "string" && m[f] !== "") return m[f];
+  return "";
+}
+
+/**
+ * Content as a string, or as chunks (Mistral's reasoning models: `{type: "thinking", thinking:
+ * [{type: "text", text}]}` beside `{type: "text", text}`): its text and its reasoning text.
+ */
+function contentOf(content: unknown): { text: string; reasoning: string } {
+  if (typeof content === "string") return { text: content, reasoning: "" };
+  let text = "";
+  let reasoning = "";
+  if (Array.isArray(content))
+    for (const c of content as Array<{ type?: string; text?: unknown; thinking?: unknown }>) {
+      if (c?.type === "text" && typeof c.text === "string") text += c.text;
+      else if (c?.type === "thinking" && Array.isArray(c.thinking))
+        for (const t of c.thinking as Array<{ text?: unknown }>) if (typeof t?.text === "string") reasoning += t.text;
+    }
+  return { text, reasoning };
+}
+
+export function fromOpenAIChatResponse(json: Record<string, unknown>, vendor: VendorProfile = VENDOR_PROFILES.openai): CanonicalResponse | null {
   const choice = (json.choices as Array<Record<string, unknown>> | undefined)?.[0];
-  const message = choice?.message as { content?: unknown; tool_calls?: unknown; refusal?: unknown; reasoning_content?: unknown; reasoning?: unknown } | undefined;
+  const message = choice?.message as { content?: unknown; tool_calls?: unknown; refusal?: unknown } | undefined;
   if (!choice || !message) return null;
   const content: OutputPart[] = [];
-  // OpenAI-compatible servers (DeepSeek, vLLM, OpenRouter) return reasoning text here.
-  const reasoning = typeof message.reasoning_content === "string" ? message.reasoning_content : typeof message.reasoning === "string" ? message.reasoning : "";
+  // OpenAI-compatible servers (DeepSeek, vLLM, OpenRouter) return reasoning text beside the content.
+  const body = contentOf(message.content);
+  const reasoning = reasoningOf(message, vendor) || body.reasoning;
   if (reasoning) content.push({ type: "reasoning", origin: "other", text: reasoning });
-  if (typeof message.content === "string" && message.content !== "") content.push({ type: "text", text: message.content });
+  if (body.text !== "") content.push({ type: "text", text: body.text });
   else if (typeof message.refusal === "string" && message.refusal) content.push({ type: "text", text: message.refusal });
   for (const tc of (message.tool_calls as Array<{ id?: string; function?: { name?: string; arguments?: string } }>) ?? [])
     content.push({ type: "tool_call", id: tc.id ?? "", name: tc.function?.name ?? "", arguments: tc.function?.arguments ?? "" });
@@ -48,7 +85,7 @@ export function fromOpenAIChatResponse(json: Record<string, unknown>): Canonical
     model: String(json.model ?? ""),
     content,
     stopReason: stopFromOpenAI(choice.finish_reason),
-    usage: usageFromOpenAI(json.usage) ?? makeUsage({}),
+    usage: usageFromOpenAI(json.usage, vendor) ?? makeUsage({}),
   };
 }
 
@@ -57,7 +94,7 @@ export function fromOpenAIChatResponse(json: Record<string, unknown>): Canonical
  * ask for it) so a passthrough can put the cost into that very chunk, or on `[DONE]` when an
  * upstream sent no usage.
  */
-export function createOpenAIChatDecoder(publicModel: string) {
+export function createOpenAIChatDecoder(publicModel: string, vendor: VendorProfile = VENDOR_PROFILES.openai) {
   let started = false;
   let finish: StopReason | null = null;
   let finished = false;
@@ -91,17 +128,20 @@ export function createOpenAIChatDecoder(publicModel: string) {
         events.push({ type: "start", id: String(json.id ?? ""), model: publicModel });
       }
       const choice = (json.choices as Array<Record<string, unknown>> | undefined)?.[0];
-      const delta = choice?.delta as { content?: unknown; refusal?: unknown; tool_calls?: unknown; reasoning_content?: unknown; reasoning?: unknown } | undefined;
+      const delta = choice?.delta as { content?: unknown; refusal?: unknown; tool_calls?: unknown } | undefined;
       if (delta) {
-        const r = typeof delta.reasoning_content === "string" ? delta.reasoning_content : typeof delta.reasoning === "string" ? delta.reasoning : "";
+        const body = contentOf(delta.content);
+        const r = reasoningOf(delta, vendor) || body.reasoning;
         if (r !== "") {
           thinking = true;
           events.push({ type: "reasoning_delta", text: r });
-        } else if (thinking && ((typeof delta.content === "string" && delta.content !== "") || delta.tool_calls)) {
+        }
+        // One delta may end the reasoning and start the answer (Mistral's chunks do).
+        if (thinking && (body.text !== "" || delta.tool_calls)) {
           thinking = false;
           events.push({ type: "reasoning_end", origin: "other" });
         }
-        if (typeof delta.content === "string" && delta.content !== "") events.push({ type: "text_delta", text: delta.content });
+        if (body.text !== "") events.push({ type: "text_delta", text: body.text });
         if (typeof delta.refusal === "string" && delta.refusal !== "") events.push({ type: "text_delta", text: delta.refusal });
         for (const tc of (delta.tool_calls as Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>) ?? []) {
           const upstreamIndex = tc.index ?? 0;
@@ -116,7 +156,10 @@ export function createOpenAIChatDecoder(publicModel: string) {
         }
       }
       if (choice?.finish_reason) finish = stopFromOpenAI(choice.finish_reason);
-      const u = usageFromOpenAI(json.usage);
+      // Groq streams its usage in x_groq: a passthrough client reads it where OpenAI puts it.
+      if (vendor.usage.streamUsageAt === "x_groq" && json.usage == null && (json.x_groq as { usage?: unknown } | undefined)?.usage)
+        json.usage = (json.x_groq as { usage: unknown }).usage;
+      const u = usageFromOpenAI(json.usage, vendor);
       if (u) {
         usage = u;
         if (finish !== null && !finished) {

@@ -8,7 +8,8 @@ import type { EmbeddingRequest } from "../embeddings/embedding-request";
 import type { EmbeddingResult } from "../embeddings/embedding-result";
 import { badAnswer, type Outcome } from "../errors";
 import type { ModelRoute } from "../model-route";
-import { bearer, joinUrl, postJson } from "./http";
+import { postJson } from "./http";
+import { openaiEndpoint, type OpenAIEndpoint } from "./openai-endpoint";
 
 const responseSchema = z.looseObject({
   data: z.array(z.looseObject({ index: z.number().int().nonnegative(), embedding: z.union([z.array(z.number()), z.string()]) })),
@@ -24,6 +25,7 @@ export async function openaiEmbed(
   route: ModelRoute,
   req: EmbeddingRequest,
   opts: EmbedCallOptions,
+  endpoint: OpenAIEndpoint = openaiEndpoint,
 ): Promise<Outcome<EmbeddingResult>> {
   const input = req.input.kind === "text" ? req.input.texts : req.input.tokens;
   const body: Record<string, unknown> = {
@@ -36,9 +38,10 @@ export async function openaiEmbed(
   if (req.dimensions !== undefined) body.dimensions = req.dimensions;
   if (req.user !== undefined) body.user = req.user;
 
+  const at = endpoint(route, "embeddings");
   const res = await postJson({
-    url: joinUrl(route.upstream.baseUrl, "embeddings"),
-    headers: bearer(route.upstream.apiKey),
+    url: at.url,
+    headers: at.headers,
     body,
     timeoutMs: opts.timeoutMs,
     signal: opts.signal,

@@ -9,7 +9,8 @@ import { autoSize, type ImagePlan } from "../images/image-plan";
 import type { ImageRequest } from "../images/image-request";
 import type { ImageResult } from "../images/image-result";
 import type { ModelRoute } from "../model-route";
-import { bearer, joinUrl, postJson } from "./http";
+import { postJson } from "./http";
+import { openaiEndpoint, type OpenAIEndpoint } from "./openai-endpoint";
 
 const responseSchema = z.looseObject({
   data: z.array(z.looseObject({ b64_json: z.string().optional() })).min(1),
@@ -26,6 +27,7 @@ export async function openaiImage(
   req: ImageRequest,
   plan: ImagePlan,
   opts: ImageCallOptions,
+  endpoint: OpenAIEndpoint = openaiEndpoint,
 ): Promise<Outcome<ImageResult>> {
   // dall-e models default to URLs and know no "auto" size; GPT image models always answer b64_json.
   const dalle = /^dall-e/i.test(route.upstreamModel);
@@ -42,9 +44,10 @@ export async function openaiImage(
   if (req.background) body.background = req.background;
   if (req.user) body.user = req.user;
 
+  const at = endpoint(route, "images/generations");
   const res = await postJson({
-    url: joinUrl(route.upstream.baseUrl, "images/generations"),
-    headers: bearer(route.upstream.apiKey),
+    url: at.url,
+    headers: at.headers,
     body,
     timeoutMs: opts.timeoutMs,
     signal: opts.signal,

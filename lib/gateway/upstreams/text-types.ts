@@ -1,6 +1,6 @@
 /**
  * The contract between the text route and the text upstream adapters (openai, anthropic,
- * gemini, demo). An adapter first `prepare`s a call (where a target that cannot express a field
+ * gemini, their cloud variants, bedrock, demo). An adapter first `prepare`s a call (where a target that cannot express a field
  * says so, before any money moves), then `complete`s or `stream`s it.
  */
 import type { TargetCapabilities } from "../conversion/policy";
@@ -51,7 +51,10 @@ export interface PreparedCall {
   prefill?: string;
   /** Converted: upstream tool name → the client's, for names the target refused (tool-names.ts). */
   toolNames?: Record<string, string>;
-  /** Passthrough: the client's vendor headers from the allow-list (anthropic-beta, …). */
+  /**
+   * Passthrough: the client's vendor headers from the allow-list (anthropic-beta, …); at call
+   * time, on a copy, also a token-signed upstream's auth header (authenticated.ts).
+   */
   headers?: Record<string, string>;
 }
 
