@@ -3,11 +3,11 @@
  * a refusal answers, the charge headers — and the text handler's TextBilling on top of the port.
  */
 import type { DB } from "../../db/client";
+import type { ModelKind } from "../../db/schema";
 import { billingFor, type BillingOptions } from "../billing/billing";
 import { formatUsd } from "../billing/money";
 import type { BillingPort, BillingRequest, Refusal, Settled } from "../billing/port";
 import { errors, type ApiError } from "./errors";
-import type { ModelKind } from "../../db/schema";
 import type { TextBilling, TextSettlement } from "./routes/text-types";
 import { tracedPort } from "./trace-billing";
 import type { RouteContext } from "./types";

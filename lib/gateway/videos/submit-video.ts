@@ -60,7 +60,7 @@ export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayRespo
     const amount = holdMicroUsd(sub.routes[0]!.price, heldSeconds(sub.job));
     // The prompt's byte bound is what a key's token limit counts (a video reports no tokens).
     const promptTokens = Buffer.byteLength(sub.job.prompt, "utf8");
-    const admitted = await admit({ tokens: promptTokens, admitTokens: tokenAdmission(ctx.principal), reserve: () => holdSpan(amount, () => createTask(db, ctx, sub, amount), (r) => (r.ok ? "held" : r.error.code)) });
+    const admitted = await admit({ tokens: promptTokens, admitTokens: tokenAdmission(ctx.principal), reserve: () => createTask(db, ctx, sub, amount) });
     if (!admitted.ok) {
       await claim.abandon();
       return reject(admitted.error, sub.model);
@@ -104,7 +104,8 @@ async function checkSubmission(ctx: RouteContext): Promise<{ ok: true; value: Su
 async function createTask(db: DB, ctx: RouteContext, sub: Submission, amount: number): Promise<HoldOutcome<Task>> {
   const primary = sub.routes[0]!;
   const p = ctx.principal;
-  const created = await createVideoTask(db, {
+  // The task's charge is its hold: the trace's `gateway.hold` span, as the billing port's reserve.
+  const created = await holdSpan(amount, () => createVideoTask(db, {
     accountId: p.accountId,
     keyId: p.keyId,
     userId: p.userId,
@@ -122,7 +123,7 @@ async function createTask(db: DB, ctx: RouteContext, sub: Submission, amount: nu
     requestId: ctx.requestId,
     timeoutS: env().TASK_TIMEOUT_S,
     leaseMs: SUBMIT_LEASE_MS,
-  });
+  }), (c) => (c.ok ? "held" : c.reason));
   return created.ok ? { ok: true, hold: created } : { ok: false, error: refusalError(created) };
 }
 
