@@ -6,6 +6,7 @@
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { demoCatalog } from "../lib/config/demo-catalog";
 import { OPENAI_FAKE_KEY, startFakeOpenAI } from "./fakes/openai-upstream";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./fakes/otlp-receiver";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
@@ -28,7 +29,9 @@ beforeAll(async () => {
   upstream = await startFakeOpenAI();
   upstream.reset({ text: REPLY, usage: { input: 40, output: 6, cacheRead: 10, reasoning: 2 } });
   [otlp, capturing] = await Promise.all([startOtlpReceiver(), startOtlpReceiver()]);
-  const config = textGatewayConfig({ openai: upstream.baseUrl, anthropic: upstream.baseUrl, gemini: upstream.baseUrl, openaiKey: OPENAI_FAKE_KEY, anthropicKey: "x", geminiKey: "x" });
+  const text = textGatewayConfig({ openai: upstream.baseUrl, anthropic: upstream.baseUrl, gemini: upstream.baseUrl, openaiKey: OPENAI_FAKE_KEY, anthropicKey: "x", geminiKey: "x" });
+  // The demo upstream's embedding, image and video models (its text model is already there).
+  const config = { ...text, models: [...text.models, ...demoCatalog.models.filter((m) => m.kind !== "text")] };
   const env = (endpoint: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_SERVICE_NAME: "gw-test" });
   [server, opted] = await Promise.all([
     startTestServer({ config, env: env(otlp.endpoint) }),
@@ -104,6 +107,53 @@ it("POST /v1/responses, streamed or not, makes the same spans as the other proto
     const t = tree(otlp.spans, requestId)!;
     expect(t.root.attributes).toMatchObject({ "gen_ai.request.model": "chat-openai", "http.route": "/v1/responses", "gateway.settlement.reason": "completed" });
   }
+});
+
+it.each([
+  { name: "embeddings", path: "/v1/embeddings", body: { model: "demo-embed", input: "a small red fox" }, operation: "embeddings", usage: { "gen_ai.usage.input_tokens": expect.any(Number) }, settlement: "completed" },
+  { name: "images", path: "/v1/images/generations", body: { model: "demo-image-mini", prompt: "a fox", size: "1024x1024" }, operation: "image_generation", usage: {}, settlement: "completed" },
+  { name: "a video submission", path: "/v1/videos", body: { model: "demo-video", prompt: "a paper boat", seconds: "10", size: "1920x1080" }, operation: "video_generation", usage: {}, settlement: "task_submitted" },
+])("$name: the same hold and settlement spans and GenAI attributes as text (the billing port is traced, whatever the capability)", async ({ path, body, operation, usage, settlement }) => {
+  const { key } = await createAccount(server, { usd: 1 });
+  const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  expect(res.status).toBe(200);
+  const requestId = res.headers.get("x-request-id")!;
+  await otlp.waitFor((spans) => {
+    const t = tree(spans, requestId);
+    return !!t && ["gateway.hold", "gateway.settle"].every((n) => t.child(n)) && t.root.attributes["http.route"] !== undefined;
+  });
+  const t = tree(otlp.spans, requestId)!;
+  const charged = Math.round(Number(res.headers.get("x-gateway-cost-usd")) * 1e6);
+  expect(charged).toBeGreaterThan(0);
+  expect(t.root.name).toBe(`${operation} ${body.model}`);
+  expect(t.root.attributes).toMatchObject({
+    "gen_ai.operation.name": operation,
+    "gen_ai.request.model": body.model,
+    "gen_ai.response.model": body.model,
+    "gen_ai.provider.name": "demo",
+    "gateway.upstream.id": "demo",
+    "gateway.settlement.reason": settlement,
+    "gateway.cost.micro_usd": charged,
+    "http.route": path,
+    "http.response.status_code": 200,
+    ...usage,
+  });
+  expect(t.root.attributes["gen_ai.request.stream"]).toBeUndefined();
+  expect(t.child("gateway.hold")!.attributes).toMatchObject({ "gateway.hold.outcome": "held" });
+  expect(t.child("gateway.settle")!.attributes).toMatchObject({ "gateway.settlement.reason": settlement, "gateway.charged.micro_usd": charged });
+  expect(t.child("gateway.hold")!.endNs <= t.child("gateway.settle")!.startNs + MS).toBe(true);
+});
+
+it("a refused hold is on its span (402: the outcome names the refusal)", async () => {
+  const { key } = await createAccount(server, { usd: 0 });
+  const res = await fetch(`${server.url}/v1/embeddings`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ model: "demo-embed", input: "x" }) });
+  expect(res.status).toBe(402);
+  const { error } = (await res.json()) as { error: { code: string } };
+  const requestId = res.headers.get("x-request-id")!;
+  await otlp.waitFor((spans) => !!tree(spans, requestId)?.child("gateway.settle"));
+  const t = tree(otlp.spans, requestId)!;
+  expect(t.child("gateway.hold")!.attributes["gateway.hold.outcome"]).toBe("insufficient_balance");
+  expect(t.root.attributes).toMatchObject({ "gen_ai.operation.name": "embeddings", "gateway.settlement.reason": "rejected", "error.type": error.code });
 });
 
 it("a stream's span ends with the stream and carries the time to the first chunk", async () => {

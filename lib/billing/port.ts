@@ -77,6 +77,8 @@ export interface RequestLogFields {
   model: string | null;
   upstreamId?: string | null;
   upstreamProtocol?: string | null;
+  /** The upstream's own name of the model that served; not stored (traces name it: gen_ai.response.model). */
+  upstreamModel?: string | null;
   /** The client's wire protocol; default "openai". */
   inboundProtocol?: string | null;
   status: number;

@@ -3,11 +3,13 @@
  * a refusal answers, the charge headers — and the text handler's TextBilling on top of the port.
  */
 import type { DB } from "../../db/client";
+import type { ModelKind } from "../../db/schema";
 import { billingFor, type BillingOptions } from "../billing/billing";
 import { formatUsd } from "../billing/money";
 import type { BillingPort, BillingRequest, Refusal, Settled } from "../billing/port";
 import { errors, type ApiError } from "./errors";
 import type { TextBilling, TextSettlement } from "./routes/text-types";
+import { tracedPort } from "./trace-billing";
 import type { RouteContext } from "./types";
 
 export function billingRequest(ctx: RouteContext, route: string): BillingRequest {
@@ -25,9 +27,13 @@ export function billingRequest(ctx: RouteContext, route: string): BillingRequest
   };
 }
 
-/** The billing port for one route call (`route`: the public path, for the log row). */
-export function routeBilling(db: DB, ctx: RouteContext, route: string, opts?: BillingOptions): BillingPort {
-  return billingFor(db, billingRequest(ctx, route), opts);
+/**
+ * The billing port for one route call (`route`: the public path, for the log row; `kind`: the
+ * capability, which names the trace's operation). With tracing on, the port is traced: the one
+ * place every capability gets its hold and settlement spans (trace-billing.ts).
+ */
+export function routeBilling(db: DB, ctx: RouteContext, route: string, kind: ModelKind, opts?: BillingOptions): BillingPort {
+  return tracedPort(billingFor(db, billingRequest(ctx, route), opts), ctx.observe.span, kind);
 }
 
 /** The 402 answer of a refused reservation. */
@@ -46,7 +52,7 @@ export function chargeHeaders(s: Settled): Record<string, string> {
 
 /** The text handler's billing: the hot path's port (leases), its settlements as log fields. */
 export function textBilling(db: DB, ctx: RouteContext, route: string): TextBilling {
-  const port = routeBilling(db, ctx, route, { hotPath: true });
+  const port = routeBilling(db, ctx, route, "text", { hotPath: true });
   return {
     async reserve(amountMicroUsd) {
       const r = await port.reserve(amountMicroUsd);
@@ -61,6 +67,7 @@ function textLogFields(s: TextSettlement) {
     model: s.model,
     upstreamId: s.route?.upstream.id ?? null,
     upstreamProtocol: s.route?.upstream.protocol ?? null,
+    upstreamModel: s.route?.upstreamModel ?? null,
     inboundProtocol: s.inboundProtocol,
     status: s.status,
     errorCode: s.errorCode ?? null,

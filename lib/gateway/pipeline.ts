@@ -113,7 +113,7 @@ const NO_CLAIM: Claim = { kind: "go", done: async () => {}, abandon: async () =>
 
 export async function runMetered<Req, Plan, Out>(ctx: RouteContext, spec: MeteredSpec<Req, Plan, Out>): Promise<GatewayResponse> {
   const db = await getDb();
-  const billing = routeBilling(db, ctx, spec.route);
+  const billing = routeBilling(db, ctx, spec.route, spec.kinds[0]!);
   const logOnly = async (log: RequestLogFields, error?: ApiError) => {
     await billing.settle(null, { costMicroUsd: 0, log: error ? Object.assign({}, log, { status: error.status, errorCode: error.code }) : log });
     return error ? ctx.error(error) : null;
@@ -157,6 +157,7 @@ export async function runMetered<Req, Plan, Out>(ctx: RouteContext, spec: Metere
     const upstream = {
       upstreamId: route.upstream.id,
       upstreamProtocol: route.upstream.protocol,
+      upstreamModel: route.upstreamModel,
       routeTrace: routePlan.trace(),
       // The entry that answered sets the price (an alias's targets may differ).
       priceSnapshot: route.price,

@@ -30,7 +30,8 @@ import { tokenAdmission } from "../token-limits";
 import type { RouteContext } from "../types";
 import { failover, failoverOptions, NO_RETRY } from "../upstreams/failover";
 import { videoUpstreamFor } from "../upstreams/video-upstream";
-import { logVideoRequest, logVideoSubmitted } from "./video-request-log";
+import { holdSpan, settleSpan } from "../trace-billing";
+import { logVideoRequest, logVideoSubmitted, type VideoLogFields } from "./video-request-log";
 import { parseSubmission } from "./video-submission";
 import { checkCommonFields, heldSeconds, validateSubmission, type ValidSubmission } from "./video-validate";
 
@@ -44,7 +45,8 @@ type Task = Extract<CreateTaskResult, { ok: true }>;
 export async function handleVideoSubmit(ctx: RouteContext): Promise<GatewayResponse> {
   const db = await getDb();
   const reject = async (err: ApiError, model: string | null): Promise<GatewayResponse> => {
-    await logVideoRequest(db, ctx, { route: ROUTE, model, status: err.status, errorCode: err.code, settlement: err.status === 402 ? "rejected" : "invalid" });
+    const log: VideoLogFields = { route: ROUTE, model, status: err.status, errorCode: err.code, settlement: err.status === 402 ? "rejected" : "invalid" };
+    await traceSettle(ctx, log, () => logVideoRequest(db, ctx, log));
     return ctx.error(err);
   };
   const checked = await checkSubmission(ctx);
@@ -102,7 +104,8 @@ async function checkSubmission(ctx: RouteContext): Promise<{ ok: true; value: Su
 async function createTask(db: DB, ctx: RouteContext, sub: Submission, amount: number): Promise<HoldOutcome<Task>> {
   const primary = sub.routes[0]!;
   const p = ctx.principal;
-  const created = await createVideoTask(db, {
+  // The task's charge is its hold: the trace's `gateway.hold` span, as the billing port's reserve.
+  const created = await holdSpan(amount, () => createVideoTask(db, {
     accountId: p.accountId,
     keyId: p.keyId,
     userId: p.userId,
@@ -120,7 +123,7 @@ async function createTask(db: DB, ctx: RouteContext, sub: Submission, amount: nu
     requestId: ctx.requestId,
     timeoutS: env().TASK_TIMEOUT_S,
     leaseMs: SUBMIT_LEASE_MS,
-  });
+  }), (c) => (c.ok ? "held" : c.reason));
   return created.ok ? { ok: true, hold: created } : { ok: false, error: refusalError(created) };
 }
 
@@ -141,11 +144,12 @@ async function sendToUpstream(db: DB, ctx: RouteContext, sub: Submission, create
   );
   const route = submitted.route ?? primary;
   const served = primary.modelId !== sub.model ? primary.modelId : null;
-  const log = { route: ROUTE, model: sub.model, servedModel: served, upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol, price: primary.price, routeTrace: routePlan.trace() };
+  const log = { route: ROUTE, model: sub.model, servedModel: served, upstreamId: route.upstream.id, upstreamProtocol: route.upstream.protocol, upstreamModel: route.upstreamModel, price: primary.price, routeTrace: routePlan.trace() };
   if (!submitted.ok) {
     // Nothing reached an upstream: the task ends failed and the charge comes straight back.
     await failTask(db, task.id, submitted.error.message, { publicBaseUrl: e.publicBaseUrl, notify: false });
-    await logVideoRequest(db, ctx, { ...log, status: submitted.error.status, errorCode: submitted.error.code, settlement: "upstream_error" });
+    const failed = { ...log, status: submitted.error.status, errorCode: submitted.error.code, settlement: "upstream_error" };
+    await traceSettle(ctx, failed, () => logVideoRequest(db, ctx, failed));
     return ctx.error(submitted.error);
   }
   const accepted = await recordUpstreamAccepted(db, task.id, {
@@ -155,8 +159,17 @@ async function sendToUpstream(db: DB, ctx: RouteContext, sub: Submission, create
     upstreamTaskId: submitted.value.video.id,
     nextPollAt: new Date(Date.now() + (submitted.value.pollIntervalMs ?? e.TASK_POLL_INTERVAL_MS)),
   });
-  await logVideoSubmitted(db, ctx, task.id, { ...log, status: 200, costMicroUsd: amount, settlement: "task_submitted" });
+  const done = { ...log, status: 200, costMicroUsd: amount, settlement: "task_submitted" };
+  await traceSettle(ctx, done, () => logVideoSubmitted(db, ctx, task.id, done));
   const headers: Record<string, string> = { ...limitHeaders, "x-gateway-cost-usd": formatUsd(amount) };
   if (created.balanceAfterMicroUsd !== null) headers["x-gateway-balance-usd"] = formatUsd(created.balanceAfterMicroUsd);
   return { ...json(200, null, headers), body: JSON.stringify(renderVideo(accepted ?? task)) };
+}
+
+/**
+ * A log row of this route inside the trace's settlement span — the task's charge is not a
+ * billing port's, so it takes the port decorator's helpers (trace-billing.ts) directly.
+ */
+function traceSettle(ctx: RouteContext, log: VideoLogFields & { upstreamModel?: string }, write: () => Promise<number | void>): Promise<unknown> {
+  return settleSpan(ctx.observe.span, "video", log, log.costMicroUsd ?? 0, async () => ({ chargedMicroUsd: (await write()) ?? 0 }));
 }

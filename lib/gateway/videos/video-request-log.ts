@@ -38,12 +38,15 @@ function storable(s: string): string {
 /**
  * The log row of an accepted submission, written under the task's row lock so it carries the
  * task's cost as it is now: a worker may already have failed (refunded) or completed (released)
- * the task, and its own update of this row could not have seen a row not yet written.
+ * the task, and its own update of this row could not have seen a row not yet written. Answers
+ * that cost.
  */
-export async function logVideoSubmitted(db: DB, ctx: RouteContext, taskId: string, log: VideoLogFields): Promise<void> {
-  await db.transaction(async (tx) => {
+export async function logVideoSubmitted(db: DB, ctx: RouteContext, taskId: string, log: VideoLogFields): Promise<number> {
+  return db.transaction(async (tx) => {
     const [t] = await tx.select({ cost: tasks.costMicroUsd, status: tasks.status }).from(tasks).where(eq(tasks.id, taskId)).for("update");
     const refunded = t?.status === "failed";
-    await logVideoRequest(tx, ctx, { ...log, costMicroUsd: t ? t.cost : log.costMicroUsd, settlement: refunded ? "refunded" : log.settlement });
+    const costMicroUsd = t ? t.cost : (log.costMicroUsd ?? 0);
+    await logVideoRequest(tx, ctx, { ...log, costMicroUsd, settlement: refunded ? "refunded" : log.settlement });
+    return costMicroUsd;
   });
 }
