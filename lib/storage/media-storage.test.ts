@@ -6,7 +6,9 @@ import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeBlob, type FakeBlob } from "../../tests/fakes/blob-server";
 import { startFakeS3, type FakeS3 } from "../../tests/fakes/s3-server";
+import { resetEnvCache } from "../env";
 import { BlobStorage } from "./blob-storage";
+import { getMediaStorage, setMediaStorage } from "./get-media-storage";
 import { LocalStorage } from "./local-storage";
 import { assertSafeKey, type MediaStorage } from "./media-storage";
 import { S3Storage } from "./s3-storage";
@@ -78,7 +80,7 @@ describe.each(cases)("%s storage", (_name, make) => {
     expect((await collect(await st.read(key))).toString()).toBe("first");
   });
 
-  it("streams a body larger than one part (a multipart upload for S3) and reads ranges across parts", async () => {
+  it("streams a body larger than one part (a multipart upload for S3 and Blob) and reads ranges across parts", async () => {
     const st = make();
     const key = "videos/task_big/0.mp4";
     const big = Buffer.alloc(19 * 1024 * 1024);
@@ -159,6 +161,24 @@ it("the fake S3 saw only correctly signed requests", () => {
   // (the two deliberate refusals above were taken off the record)
   expect(s3.requests.length).toBeGreaterThan(0);
   expect(s3.requests.every((r) => r.signatureOk)).toBe(true);
+});
+
+it("picks S3 when S3_BUCKET is set, else Vercel Blob when BLOB_READ_WRITE_TOKEN is, else the local folder", () => {
+  const saved = { S3_BUCKET: process.env.S3_BUCKET, BLOB_READ_WRITE_TOKEN: process.env.BLOB_READ_WRITE_TOKEN };
+  const pick = (vars: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(vars)) v === undefined ? delete process.env[k] : (process.env[k] = v);
+    resetEnvCache();
+    setMediaStorage(undefined);
+    return getMediaStorage().kind;
+  };
+  try {
+    expect(pick({ S3_BUCKET: undefined, BLOB_READ_WRITE_TOKEN: undefined })).toBe("local");
+    expect(pick({ BLOB_READ_WRITE_TOKEN: "vercel_blob_rw_x_y" })).toBe("blob");
+    expect(pick({ S3_BUCKET: "media" })).toBe("s3");
+  } finally {
+    pick(saved);
+    setMediaStorage(undefined);
+  }
 });
 
 it("refuses keys that could escape the folder", () => {
