@@ -38,8 +38,10 @@ export class BlobStorage implements MediaStorage {
   }
 
   private async api(path: string, init: RequestInit & { headers?: Record<string, string> }): Promise<Response> {
+    // no-store: under Next, fetch is patched and may otherwise cache a GET (head).
     return fetch(`${this.apiUrl}${path}`, {
       ...init,
+      cache: "no-store",
       headers: { authorization: `Bearer ${this.cfg.token}`, "x-api-version": API_VERSION, ...init.headers },
     });
   }
