@@ -70,6 +70,10 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().optional().transform((v) => v || undefined),
   /** Seconds; above 0, video downloads redirect to a presigned bucket URL instead of streaming through. */
   S3_PRESIGNED_DOWNLOAD_TTL_S: int(0),
+  /** Vercel Blob store token (Vercel sets it when a store is connected); media go there unless S3_BUCKET is set. */
+  BLOB_READ_WRITE_TOKEN: z.string().optional().transform((v) => v || undefined),
+  /** Vercel Blob API base URL; the same override name @vercel/blob reads. */
+  VERCEL_BLOB_API_URL: z.string().optional().transform((v) => v || undefined),
   GITHUB_ID: z.string().optional().transform((v) => v || undefined),
   GITHUB_SECRET: z.string().optional().transform((v) => v || undefined),
   GOOGLE_ID: z.string().optional().transform((v) => v || undefined),

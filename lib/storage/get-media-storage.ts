@@ -1,6 +1,6 @@
 /**
- * The process's media store: a local folder (DATA_DIR/media) by default, an S3-compatible
- * bucket when S3_BUCKET is set. One instance per process, on globalThis (the custom server and
+ * The process's media store: an S3-compatible bucket when S3_BUCKET is set, else a Vercel Blob
+ * store when BLOB_READ_WRITE_TOKEN is, else a local folder (DATA_DIR/media). One instance per process, on globalThis (the custom server and
  * Next's bundle share it).
  */
 import path from "node:path";
@@ -9,6 +9,7 @@ import { LocalStorage } from "./local-storage";
 import type { MediaStorage } from "./media-storage";
 import { processSingleton } from "../process-singleton";
 import { S3Storage } from "./s3-storage";
+import { BlobStorage } from "./blob-storage";
 
 const slot = processSingleton("gateway.mediaStorage", () => ({ current: undefined as MediaStorage | undefined }));
 
@@ -25,7 +26,9 @@ export function getMediaStorage(): MediaStorage {
           secretAccessKey: e.S3_SECRET_ACCESS_KEY,
           presignTtlS: e.S3_PRESIGNED_DOWNLOAD_TTL_S,
         })
-      : new LocalStorage(path.join(e.DATA_DIR, "media"));
+      : e.BLOB_READ_WRITE_TOKEN
+        ? new BlobStorage({ token: e.BLOB_READ_WRITE_TOKEN, apiUrl: e.VERCEL_BLOB_API_URL })
+        : new LocalStorage(path.join(e.DATA_DIR, "media"));
   }
   return g.current;
 }

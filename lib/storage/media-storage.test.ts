@@ -4,7 +4,11 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeBlob, type FakeBlob } from "../../tests/fakes/blob-server";
 import { startFakeS3, type FakeS3 } from "../../tests/fakes/s3-server";
+import { resetEnvCache } from "../env";
+import { BlobStorage } from "./blob-storage";
+import { getMediaStorage, setMediaStorage } from "./get-media-storage";
 import { LocalStorage } from "./local-storage";
 import { assertSafeKey, type MediaStorage } from "./media-storage";
 import { S3Storage } from "./s3-storage";
@@ -24,24 +28,28 @@ async function* chunked(buf: Buffer, size = 4096) {
 }
 
 let s3: FakeS3;
+let blob: FakeBlob;
 /** s3rver: an S3 implementation on loopback (its own XML protocol code, multipart included). */
 let s3rver: S3rver;
 let s3rverEndpoint: string;
 const creds = { accessKeyId: "AKIATEST", secretAccessKey: "secret/with+chars", region: "eu-west-1" };
 beforeAll(async () => {
   s3 = await startFakeS3(creds);
+  blob = await startFakeBlob();
   s3rver = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: fs.mkdtempSync(path.join(os.tmpdir(), "s3rver-")), configureBuckets: [{ name: "media", configs: [] }] });
   const { port } = await s3rver.run();
   s3rverEndpoint = `http://127.0.0.1:${port}`;
 });
 afterAll(async () => {
   await s3.close();
+  await blob.close();
   await s3rver.close();
 });
 
 const cases: Array<[string, () => MediaStorage]> = [
   ["local", () => new LocalStorage(fs.mkdtempSync(path.join(os.tmpdir(), "media-")))],
   ["s3 (signature-checking fake)", () => new S3Storage({ bucket: "media", endpoint: s3.endpoint, ...creds })],
+  ["vercel blob (fake)", () => new BlobStorage({ token: blob.token, apiUrl: blob.apiUrl })],
   ["s3 (s3rver)", () => new S3Storage({ bucket: "media", endpoint: s3rverEndpoint, region: "us-east-1", accessKeyId: "S3RVER", secretAccessKey: "S3RVER" })],
 ];
 
@@ -72,7 +80,7 @@ describe.each(cases)("%s storage", (_name, make) => {
     expect((await collect(await st.read(key))).toString()).toBe("first");
   });
 
-  it("streams a body larger than one part (a multipart upload for S3) and reads ranges across parts", async () => {
+  it("streams a body larger than one part (a multipart upload for S3 and Blob) and reads ranges across parts", async () => {
     const st = make();
     const key = "videos/task_big/0.mp4";
     const big = Buffer.alloc(19 * 1024 * 1024);
@@ -119,10 +127,58 @@ describe("s3 storage (fake)", () => {
   });
 });
 
+describe("vercel blob storage (fake)", () => {
+  it("kept every blob private, sent the 19 MiB body as three parts and a complete, never whole", () => {
+    expect([...blob.blobs.values()].every((b) => b.access === "private")).toBe(true);
+    const mpu = blob.requests.filter((r) => r.path === "/mpu");
+    expect(mpu.map((r) => r.action)).toEqual(["create", "upload", "upload", "upload", "complete"]);
+    expect(Math.max(...blob.requests.map((r) => r.bytes))).toBe(8 * 1024 * 1024);
+    expect(blob.requests.every((r) => r.authorized)).toBe(true);
+  });
+
+  it("never completes a failed multipart upload, and refuses a client with the wrong token", async () => {
+    const st = new BlobStorage({ token: blob.token, apiUrl: blob.apiUrl });
+    const before = blob.requests.length;
+    async function* broken() {
+      yield Buffer.alloc(17 * 1024 * 1024); // two whole parts are sent...
+      throw new Error("upstream dropped");
+    }
+    await expect(st.put("videos/task_x/0.mp4", broken(), "video/mp4")).rejects.toThrow("upstream dropped");
+    // ...but the upload is never completed, so no blob appears.
+    expect(blob.blobs.has("videos/task_x/0.mp4")).toBe(false);
+    expect(blob.requests.slice(before).map((r) => r.action)).toEqual(["create", "upload", "upload"]);
+    const wrong = new BlobStorage({ token: "vercel_blob_rw_teststore_wrong", apiUrl: blob.apiUrl });
+    await expect(wrong.stat("videos/x/0.mp4")).rejects.toThrow(/HTTP 403 forbidden/);
+    await expect(wrong.stat("videos/x/0.mp4")).rejects.not.toThrow(/wrong/);
+  });
+
+  it("streams downloads through the gateway (no time-limited URL for a private blob)", () => {
+    expect("downloadUrl" in new BlobStorage({ token: blob.token, apiUrl: blob.apiUrl })).toBe(false);
+  });
+});
+
 it("the fake S3 saw only correctly signed requests", () => {
   // (the two deliberate refusals above were taken off the record)
   expect(s3.requests.length).toBeGreaterThan(0);
   expect(s3.requests.every((r) => r.signatureOk)).toBe(true);
+});
+
+it("picks S3 when S3_BUCKET is set, else Vercel Blob when BLOB_READ_WRITE_TOKEN is, else the local folder", () => {
+  const saved = { S3_BUCKET: process.env.S3_BUCKET, BLOB_READ_WRITE_TOKEN: process.env.BLOB_READ_WRITE_TOKEN };
+  const pick = (vars: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(vars)) v === undefined ? delete process.env[k] : (process.env[k] = v);
+    resetEnvCache();
+    setMediaStorage(undefined);
+    return getMediaStorage().kind;
+  };
+  try {
+    expect(pick({ S3_BUCKET: undefined, BLOB_READ_WRITE_TOKEN: undefined })).toBe("local");
+    expect(pick({ BLOB_READ_WRITE_TOKEN: "vercel_blob_rw_x_y" })).toBe("blob");
+    expect(pick({ S3_BUCKET: "media" })).toBe("s3");
+  } finally {
+    pick(saved);
+    setMediaStorage(undefined);
+  }
 });
 
 it("refuses keys that could escape the folder", () => {

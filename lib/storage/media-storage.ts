@@ -1,6 +1,6 @@
 /**
- * Where finished media lives: the contract of both stores (local-storage.ts, s3-storage.ts).
- * Both stream in and out; nothing holds a whole video in memory. get-media-storage.ts picks one.
+ * Where finished media lives: the contract of the stores (local-storage.ts, s3-storage.ts,
+ * blob-storage.ts). All stream in and out; nothing holds a whole video in memory. get-media-storage.ts picks one.
  */
 import type { Readable } from "node:stream";
 
@@ -16,7 +16,7 @@ export interface ByteRange {
 }
 
 export interface MediaStorage {
-  readonly kind: "local" | "s3";
+  readonly kind: "local" | "s3" | "blob";
   /** Stores the stream under `key`, replacing what was there; the object appears whole or not at all. */
   put(key: string, body: AsyncIterable<Uint8Array>, contentType: string): Promise<{ size: number }>;
   stat(key: string): Promise<StoredObject | null>;
