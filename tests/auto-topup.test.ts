@@ -181,6 +181,7 @@ describe("a card saved by a member who leaves (issue 32, item 5)", () => {
 
   it("leaving forgets the card, detaches it at Stripe and alerts the owners; the next crossing charges nothing", async () => {
     process.env.STRIPE_SECRET_KEY = "sk_test_fake";
+    process.env.STRIPE_WEBHOOK_SECRET = "whsec_test_fake"; // card payments are on: key and webhook secret
     process.env.STRIPE_API_BASE = fake.url;
     resetEnvCache();
     const { org, saver } = await teamCardOfBilling();

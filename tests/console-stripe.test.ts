@@ -260,6 +260,7 @@ describe("webhook edge cases (issue 12, item 10)", () => {
 describe("an organisation deleted with a Checkout open (issue 32, item 6)", () => {
   it("deletion expires its open sessions; a payment that still arrives is refunded, booked in and out, once", async () => {
     process.env.STRIPE_SECRET_KEY = "sk_test_fake";
+    process.env.STRIPE_WEBHOOK_SECRET = "whsec_test_fake"; // card payments are on: key and webhook secret
     process.env.STRIPE_API_BASE = fake.url;
     resetEnvCache();
     const owner = await newAccount();
