@@ -20,20 +20,10 @@ import { raiseBillingAlert } from "./limit-alerts";
 import { parseUsd } from "./money";
 import { MICRO_PER_CENT, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "./stripe";
 import { fulfillPaymentIntent } from "./stripe-fulfill";
+import type { AutoTopupView } from "../views";
+export type { AutoTopupView };
 
 const CHARGE_LEASE_MS = 60_000;
-
-export interface AutoTopupView {
-  /** Stripe is configured: cards can be saved. */
-  available: boolean;
-  /** "Visa •••• 4242", or null when no card is saved. */
-  card: string | null;
-  enabled: boolean;
-  thresholdMicroUsd: number | null;
-  amountMicroUsd: number | null;
-  /** The latest attempts, newest first (state, amount, why it failed). */
-  recent: { id: string; state: AutoTopupState; amountMicroUsd: number; errorCode: string | null; errorMessage: string | null; createdAt: string }[];
-}
 
 export async function autoTopupView(db: DbOrTx, accountId: string, stripeOn: boolean): Promise<AutoTopupView> {
   const [a] = await db
