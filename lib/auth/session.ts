@@ -7,7 +7,6 @@
  */
 import { decode } from "next-auth/jwt";
 import { getDb } from "../../db/client";
-import type { OrgRole } from "../../db/schema";
 import { activeMembership } from "./membership";
 import type { GatewayToken } from "./options";
 import { authSecret, ensureNextAuthUrl } from "./secret";

@@ -11,7 +11,7 @@ import { and, desc, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
 import Stripe from "stripe";
 import { z } from "zod";
 import type { DB, DbOrTx } from "../../db/client";
-import { accounts, autoTopups, checkoutSessions, memberships, type AutoTopupState } from "../../db/schema";
+import { accounts, autoTopups, checkoutSessions, memberships } from "../../db/schema";
 import { AppError } from "../app-error";
 import { env } from "../env";
 import { newId } from "../ids";

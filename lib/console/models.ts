@@ -1,7 +1,7 @@
 /** The models an account may use, for the key allow-list picker and the Usage filters. */
 import { and, asc, eq } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { accounts, models, upstreams, type ModelKind, type ModelPrice } from "../../db/schema";
+import { accounts, models, upstreams } from "../../db/schema";
 import type { AvailableModel } from "../views";
 export type { AvailableModel };
 

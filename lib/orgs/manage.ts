@@ -7,7 +7,7 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { DB, DbOrTx } from "../../db/client";
-import { accounts, apiKeys, memberships, orgInvites, ORG_ROLES, users, type OrgRole } from "../../db/schema";
+import { accounts, apiKeys, memberships, orgInvites, ORG_ROLES, users } from "../../db/schema";
 import { parseUsd } from "../billing/money";
 import { recordAudit } from "../audit/record";
 import { AppError } from "../app-error";

@@ -1,5 +1,5 @@
 /** The models the playground offers: the catalog as the signed-in account's principal sees it. */
-import { listModels, type ModelSummary } from "../gateway/catalog";
+import { listModels } from "../gateway/catalog";
 import type { Principal } from "../gateway/types";
 import type { PlaygroundModel } from "../views";
 export type { PlaygroundModel };
