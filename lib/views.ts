@@ -170,7 +170,8 @@ export interface DailySpend {
   savedMicroUsd: number;
 }
 
-export interface RequestView {
+/** A type alias, not an interface, so a row reads as a plain record (the inspector lists its token fields). */
+export type RequestView = {
   id: number;
   requestId: string;
   createdAt: string;
@@ -196,7 +197,7 @@ export interface RequestView {
   latencyMs: number;
   ttftMs: number | null;
   settlement: string | null;
-}
+};
 
 /** Sums over a period (requests, tokens by class, cost, what caching saved). */
 export interface UsageTotalsView {
@@ -240,35 +241,13 @@ export interface CostLine {
 
 /** The request inspector: the log row, its cost lines, key, upstream, ledger, task and webhooks. */
 export interface RequestDetail {
-  /** The log row (a type literal, not an interface, so it reads as a plain record). */
-  request: {
-    id: number;
-    requestId: string;
-    createdAt: string;
-    keyId: string | null;
+  request: RequestView & {
     source: "playground" | "api";
-    method: string;
-    route: string;
-    model: string | null;
     upstreamId: string | null;
     inboundProtocol: string | null;
     upstreamProtocol: string | null;
-    status: number;
-    errorCode: string | null;
-    stream: boolean;
-    inputTokens: number;
-    outputTokens: number;
-    cacheReadTokens: number;
-    cacheWrite5mTokens: number;
-    cacheWrite1hTokens: number;
-    reasoningTokens: number;
-    usageNote: string | null;
     routing: string | null;
-    costMicroUsd: number;
-    settlement: string | null;
     priceSnapshot: ModelPrice | null;
-    latencyMs: number;
-    ttftMs: number | null;
     replayedItems: number | null;
     droppedParams: string | null;
     servedModel: string | null;
@@ -494,24 +473,26 @@ export interface ErrorSample {
   message: string;
 }
 
+/** One (model, upstream) circuit as the health registry sees it now. */
+export interface EntryHealth {
+  key: string;
+  modelId: string;
+  upstreamId: string;
+  state: CircuitState;
+  errorRate: number;
+  attempts: number;
+  failed: number;
+  openedAt: number | null;
+  openUntil: number | null;
+  reason: string | null;
+  changedAt: number | null;
+  lastErrors: ErrorSample[];
+}
+
 export interface UpstreamHealthView {
   policy: HealthPolicy;
-  entries: {
-    key: string;
-    modelId: string;
-    upstreamId: string;
-    state: CircuitState;
-    errorRate: number;
-    attempts: number;
-    failed: number;
-    openedAt: number | null;
-    openUntil: number | null;
-    reason: string | null;
-    changedAt: number | null;
-    priority: number | null;
-    weight: number | null;
-    lastErrors: ErrorSample[];
-  }[];
+  /** With the route's tier and weight (null when the route is gone). */
+  entries: (EntryHealth & { priority: number | null; weight: number | null })[];
   history: {
     id: number;
     modelId: string;
