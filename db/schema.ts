@@ -17,6 +17,10 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+// The columns' value vocabulary lives in lib/values.ts so the browser can share it without this file.
+import { ORG_ROLES, INPUT_MODALITIES, BUDGET_SCOPES, BUDGET_PERIODS, OPENAI_VENDORS, type OpenAIVendor, type UpstreamSettings, type UpstreamCredentials, type OrgRole, type UpstreamProtocol, type ModelKind, type VideoFamily, type ModelPrice, type RouteTraceEntry, type InputModality, type BudgetScope, type BudgetPeriod, type AutoTopupState, type TaskStatus } from "../lib/values";
+export { ORG_ROLES, INPUT_MODALITIES, BUDGET_SCOPES, BUDGET_PERIODS, OPENAI_VENDORS };
+export type { OpenAIVendor, UpstreamSettings, UpstreamCredentials, OrgRole, UpstreamProtocol, ModelKind, VideoFamily, ModelPrice, RouteTraceEntry, InputModality, BudgetScope, BudgetPeriod, AutoTopupState, TaskStatus };
 
 const micro = (name: string) => bigint(name, { mode: "number" });
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -105,9 +109,6 @@ export const users = pgTable("users", {
   sessionVersion: integer("session_version").notNull().default(0),
   createdAt: createdAt(),
 });
-
-export const ORG_ROLES = ["owner", "admin", "member", "billing"] as const;
-export type OrgRole = (typeof ORG_ROLES)[number];
 
 /**
  * Who belongs to which organisation, with what role, and the member's monthly spending cap.
@@ -253,79 +254,6 @@ export const upstreams = pgTable("upstreams", {
   createdAt: createdAt(),
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
-
-export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "azure-openai" | "bedrock" | "vertex" | "demo";
-
-/** The OpenAI-compatible vendors an `openai` upstream can name (lib/gateway/upstreams/openai-vendors.ts). */
-export const OPENAI_VENDORS = ["openai", "xai", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "groq", "together", "fireworks", "openrouter"] as const;
-export type OpenAIVendor = (typeof OPENAI_VENDORS)[number];
-
-/** An upstream's non-secret settings; absent = the protocol's default. */
-export interface UpstreamSettings {
-  /** `openai` upstreams: whose dialect of Chat Completions it speaks (default "openai"). */
-  vendor?: OpenAIVendor;
-  /** `azure-openai`: "v1" (the default: /openai/v1/…) or a dated version (/openai/deployments/{deployment}/…?api-version=). */
-  apiVersion?: string;
-  /** `azure-openai`: which API text models are served through (default "chat"). */
-  textApi?: "chat" | "responses";
-  /** `azure-openai` with Entra ID: the app registration's tenant and client ids, and the token endpoint when not Microsoft's. */
-  tenantId?: string;
-  clientId?: string;
-  tokenUrl?: string;
-  /** `bedrock`: the AWS region (bedrock-runtime.{region}.amazonaws.com unless baseUrl says otherwise); `vertex`: the Google Cloud location. */
-  region?: string;
-  /** `vertex`: the Google Cloud project id. */
-  project?: string;
-}
-
-/** An upstream's secrets beyond `apiKey`, stored encrypted as one JSON document. */
-export interface UpstreamCredentials {
-  /** `azure-openai` with Entra ID: the client secret of the app registration. */
-  clientSecret?: string;
-  /** `bedrock` with static AWS keys (none of them: the AWS SDK's default credential chain). */
-  accessKeyId?: string;
-  secretAccessKey?: string;
-  sessionToken?: string;
-  /** `vertex`: the service account's key file (JSON text). */
-  serviceAccount?: string;
-}
-export type ModelKind = "text" | "embedding" | "image" | "video";
-export type VideoFamily = "t2v" | "i2v" | "r2v" | "extend" | "second" | "third";
-
-/** Prices in integer micro-USD. Token prices are per million tokens. */
-export interface ModelPrice {
-  inputPerMTok?: number;
-  outputPerMTok?: number;
-  /** Text models: prompt tokens read from the upstream's cache; absent = the input price. */
-  cacheReadPerMTok?: number;
-  /** Text models: prompt tokens written to a 5-minute cache; absent = the input price. */
-  cacheWrite5mPerMTok?: number;
-  /** Text models: prompt tokens written to a 1-hour cache; absent = the input price. */
-  cacheWrite1hPerMTok?: number;
-  /** Text models that price reasoning apart; absent = the output price. */
-  reasoningPerMTok?: number;
-  /** Keyed by `quality:size` (e.g. `high:1536x1024`), or `*` for a flat price. */
-  perImage?: Record<string, number>;
-  perVideo?: number;
-  perSecond?: number;
-}
-
-/** One entry of a request's route (request_logs.route_trace; built by lib/gateway/health/trace.ts). */
-export interface RouteTraceEntry {
-  upstream: string;
-  priority: number;
-  weight: number;
-  /** served | failed (every attempt on it failed) | skipped (circuit) | untried (an earlier one answered). */
-  result: "served" | "failed" | "skipped" | "untried";
-  /** Why it was skipped, or its last failure ("502 upstream_error"). */
-  reason?: string;
-  attempts?: number;
-  /** This attempt was the half-open circuit's probe. */
-  probe?: boolean;
-}
-
-export const INPUT_MODALITIES = ["text", "image", "pdf", "audio", "video"] as const;
-export type InputModality = (typeof INPUT_MODALITIES)[number];
 
 /** One (public model id, upstream) route. Several rows may share modelId: failover by priority. */
 export const models = pgTable(
@@ -538,7 +466,6 @@ export const storedResponses = pgTable(
   ],
 );
 
-export type TaskStatus = "queued" | "in_progress" | "completed" | "failed";
 
 /** Asynchronous (video) tasks. The worker claims due rows with FOR UPDATE SKIP LOCKED. */
 export const tasks = pgTable(
@@ -805,11 +732,6 @@ export const gatewaySettings = pgTable("gateway_settings", {
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 
-export const BUDGET_SCOPES = ["organisation", "member", "key"] as const;
-export type BudgetScope = (typeof BUDGET_SCOPES)[number];
-export const BUDGET_PERIODS = ["day", "week", "month"] as const;
-export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
-
 /**
  * Spend budgets (migration 0013, decision 0032): the api_keys trigger keeps `window`, `spent`
  * and `held` with every money change of a key the budget covers, refuses a hold past
@@ -835,8 +757,6 @@ export const budgets = pgTable("budgets", {
   heldMicroUsd: micro("held_micro_usd").notNull().default(0),
   createdAt: createdAt(),
 });
-
-export type AutoTopupState = "pending" | "charging" | "succeeded" | "failed" | "requires_action";
 
 /**
  * One auto top-up per balance crossing (migration 0014, decision 0029): inserted by the accounts

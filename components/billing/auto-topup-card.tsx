@@ -13,7 +13,7 @@ import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card, CardBody, CardHeader } from "../ui/card";
 import { FormError, TextField } from "../ui/field";
-import type { AutoTopupView } from "@/lib/billing/auto-topup";
+import type { AutoTopupView } from "@/lib/views";
 
 const STATE: Record<AutoTopupView["recent"][number]["state"], { label: string; tone: "green" | "red" | "amber" | "neutral" }> = {
   pending: { label: "Waiting", tone: "neutral" },

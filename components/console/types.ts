@@ -1,28 +1,41 @@
 /** Shapes of the console JSON routes as the browser receives them (dates are ISO strings). */
-// Server view types, shared with the server modules as type-only imports (erased from the
-// browser bundle), so the two sides cannot drift. Only request bodies and filter forms, which
-// the browser builds itself, are written here.
-import type { SessionUser } from "@/lib/auth/session";
-import type { OrgSummary } from "@/lib/auth/membership";
-import type { Capability, OrgRole } from "@/lib/orgs/roles";
-import type { deprecatedModelCallers, listModels, listUpstreams } from "@/lib/console/admin-catalog";
-import type { setUpstreamWebhook, testUpstreamWebhook, upstreamHealthView } from "@/lib/console/upstream-health";
-import type { listUsers } from "@/lib/console/admin-users";
-import type { listAliases } from "@/lib/console/admin-aliases";
-import type { listAudit } from "@/lib/console/audit";
-import type { billingConfig, checkoutStatus } from "@/lib/console/billing";
-import type { KeyView } from "@/lib/console/keys";
-import type { CreatedKey } from "@/lib/keys/manage";
-import type { LedgerView } from "@/lib/console/ledger";
-import type { AvailableModel } from "@/lib/console/models";
-import type { accountBalance, overview } from "@/lib/console/overview";
-import type { responsesStorage } from "@/lib/console/responses-storage";
-import type { listTasks } from "@/lib/console/tasks";
-import type { DailySpend, RequestView, usageTotals } from "@/lib/console/usage";
+// The server's view types (lib/views.ts, declarations only, importing no server module): the
+// server functions are declared to return them, so the two sides cannot drift. Only request
+// bodies and filter forms, which the browser builds itself, are written here.
+import type { Capability } from "@/lib/orgs/roles";
 import type { Wire } from "@/lib/console/wire";
-import type { TestEventResult as ServerTestEventResult, WebhookAttemptView, WebhookDeliveryView } from "@/lib/tasks/webhook-console";
+import type { OrgRole } from "@/lib/values";
+import type {
+  AdminAliasView,
+  AdminModelView,
+  AdminUpstreamView,
+  AdminUserView,
+  AuditView,
+  BalanceView,
+  BillingConfigView,
+  CheckoutStatusView,
+  CreatedKey,
+  DailySpend,
+  DeprecatedCallerView,
+  KeyView,
+  LedgerView,
+  OrgSummary,
+  OverviewView,
+  RequestView,
+  ResponsesStorageView,
+  SessionUser,
+  TaskView,
+  UpstreamHealthView as ServerUpstreamHealthView,
+  UpstreamWebhookSavedView,
+  UpstreamWebhookTestedView,
+  UsageTotalsView,
+  WebhookAttemptView,
+  WebhookDeliveryView,
+  WebhookTestEvent,
+} from "@/lib/views";
 
 export type { KeyView };
+export type { AvailableModel } from "@/lib/views";
 export type RequestRow = RequestView;
 
 export interface Page<Row, Cursor> {
@@ -33,7 +46,7 @@ export interface Page<Row, Cursor> {
 export type SessionUserView = SessionUser;
 export type { OrgRole, Capability, OrgSummary };
 
-export type Balance = Wire<Awaited<ReturnType<typeof accountBalance>>>;
+export type Balance = Wire<BalanceView>;
 
 export interface Me {
   user: SessionUserView;
@@ -46,13 +59,11 @@ export interface Me {
   publicBaseUrl: string;
 }
 
-export type Totals = Wire<Awaited<ReturnType<typeof usageTotals>>>;
+export type Totals = Wire<UsageTotalsView>;
 
 export type { DailySpend };
 
-export type Overview = Wire<Awaited<ReturnType<typeof overview>>>;
-
-export type { AvailableModel };
+export type Overview = Wire<OverviewView>;
 
 export interface CreateKeyBody {
   name: string;
@@ -82,29 +93,29 @@ export interface UsagePage extends Page<RequestRow, number> {
   totals: Totals | null;
 }
 
-export type TaskRow = Wire<Awaited<ReturnType<typeof listTasks>>>["items"][number];
+export type TaskRow = Wire<TaskView>;
 
-export type Billing = Balance & Wire<ReturnType<typeof billingConfig>>;
+export type Billing = Balance & Wire<BillingConfigView>;
 
-export type ResponsesStorage = Wire<Awaited<ReturnType<typeof responsesStorage>>>;
+export type ResponsesStorage = Wire<ResponsesStorageView>;
 
-export type CheckoutStatus = Wire<Awaited<ReturnType<typeof checkoutStatus>>>;
+export type CheckoutStatus = Wire<CheckoutStatusView>;
 
-export type AdminUser = Wire<Awaited<ReturnType<typeof listUsers>>>["items"][number];
+export type AdminUser = Wire<AdminUserView>;
 
-export type AdminUpstream = Wire<Awaited<ReturnType<typeof listUpstreams>>>[number];
+export type AdminUpstream = Wire<AdminUpstreamView>;
 
-export type AdminAlias = Wire<Awaited<ReturnType<typeof listAliases>>>[number];
-export type AdminModel = Wire<Awaited<ReturnType<typeof listModels>>>[number];
-export type DeprecatedCaller = Wire<Awaited<ReturnType<typeof deprecatedModelCallers>>>[number];
+export type AdminAlias = Wire<AdminAliasView>;
+export type AdminModel = Wire<AdminModelView>;
+export type DeprecatedCaller = Wire<DeprecatedCallerView>;
 
-export type UpstreamHealthView = Wire<Awaited<ReturnType<typeof upstreamHealthView>>>;
-export type UpstreamWebhookSaved = Wire<Awaited<ReturnType<typeof setUpstreamWebhook>>>;
-export type UpstreamWebhookTested = Wire<Awaited<ReturnType<typeof testUpstreamWebhook>>>;
-/** Integer micro-USD prices of a model (db/schema.ts ModelPrice). */
+export type UpstreamHealthView = Wire<ServerUpstreamHealthView>;
+export type UpstreamWebhookSaved = Wire<UpstreamWebhookSavedView>;
+export type UpstreamWebhookTested = Wire<UpstreamWebhookTestedView>;
+/** Integer micro-USD prices of a model (lib/values.ts ModelPrice). */
 export type ModelPrice = AdminModel["price"];
 
-export type AuditRow = Wire<Awaited<ReturnType<typeof listAudit>>>["items"][number];
+export type AuditRow = Wire<AuditView>;
 
 export interface AuditFilters {
   actor?: string;
@@ -116,4 +127,4 @@ export type WebhookAttempt = WebhookAttemptView;
 
 export type WebhookDelivery = WebhookDeliveryView;
 
-export type TestEventResult = Omit<Extract<ServerTestEventResult, { ok: true }>, "ok">;
+export type TestEventResult = WebhookTestEvent;

@@ -11,7 +11,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, type MouseEvent, type ReactNode } from "react";
-import type { RequestDetail } from "@/lib/console/request-detail";
+import type { RequestDetail } from "@/lib/views";
 import { api } from "../console/api";
 import { num, usd } from "../console/format";
 import { setAddress, useAddressQuery } from "../console/use-address";

@@ -3,9 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../console/api";
 import type { OrgRole } from "../console/types";
-import type { MemberView } from "@/lib/orgs/manage";
-import type { InviteView } from "@/lib/orgs/invites";
-import type { BudgetView } from "@/lib/orgs/budgets";
+import type { BudgetView, InviteView, MemberView } from "@/lib/views";
 
 export type { MemberView, InviteView, BudgetView };
 

@@ -17,7 +17,7 @@ import { num, usdProse } from "../console/format";
 import { useMe } from "../console/hooks";
 import { CHAT_PROTOCOLS, type ChatSettings } from "@/lib/playground/chat-protocols";
 import { historyFor, loadConversations, MAX_COLUMNS, saveConversation, deleteConversation, titleOf, type Conversation, type Reply, type Turn } from "@/lib/playground/conversations";
-import type { PlaygroundModel } from "@/lib/playground/models";
+import type { PlaygroundModel } from "@/lib/views";
 import { ChatHistory } from "./chat-history";
 import { ChatSettingsCard, parseSettings } from "./chat-settings";
 import { CodePanel } from "./code-panel";

@@ -5,7 +5,7 @@ import { Card, CardBody, CardHeader } from "../ui/card";
 import { SelectField, TextAreaField, TextField } from "../ui/field";
 import { CHAT_PROTOCOLS, type ChatProtocol } from "@/lib/playground/chat-protocols";
 import type { Conversation } from "@/lib/playground/conversations";
-import type { PlaygroundModel } from "@/lib/playground/models";
+import type { PlaygroundModel } from "@/lib/views";
 
 export interface ParsedSettings {
   temperature?: number;

@@ -9,7 +9,7 @@ import { Empty } from "../ui/states";
 import { usd, usdProse } from "../console/format";
 import type { FriendlyError } from "@/lib/playground/friendly-error";
 import { imageChoices, imagePrice } from "@/lib/playground/media-forms";
-import type { PlaygroundModel } from "@/lib/playground/models";
+import type { PlaygroundModel } from "@/lib/views";
 import { ErrorCallout } from "./error-callout";
 import { gatewayFetch } from "./gateway-fetch";
 

@@ -8,7 +8,7 @@
 import { buildChatRequest, mergeUsage, parseChatEvent, SseDecoder, type ChatProtocol, type ChatSettings, type ChatTurn, type StreamUsage } from "@/lib/playground/chat-protocols";
 import { friendlyError, type FriendlyError } from "@/lib/playground/friendly-error";
 import type { ReplyStats } from "@/lib/playground/conversations";
-import type { RequestUsage } from "@/lib/playground/request-usage";
+import type { RequestUsage } from "@/lib/views";
 
 export type { ReplyStats };
 import { proxyUrl, readResult } from "./gateway-fetch";

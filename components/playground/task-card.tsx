@@ -6,7 +6,7 @@ import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { usd, usdProse } from "../console/format";
 import { videoPrice } from "@/lib/playground/media-forms";
-import type { PlaygroundModel } from "@/lib/playground/models";
+import type { PlaygroundModel } from "@/lib/views";
 import { proxyUrl } from "./gateway-fetch";
 import { isFinal, useTaskObject, useVideoTask, type VideoTask } from "./use-playground";
 

@@ -2,7 +2,7 @@
 /** TanStack Query hooks of the playground: its models, and the account's video tasks. */
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../console/api";
-import type { PlaygroundModel } from "@/lib/playground/models";
+import type { PlaygroundModel } from "@/lib/views";
 
 export interface PlaygroundModels {
   items: PlaygroundModel[];

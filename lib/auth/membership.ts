@@ -2,6 +2,8 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { accounts, memberships, type OrgRole } from "../../db/schema";
+import type { OrgSummary } from "../views";
+export type { OrgSummary };
 
 export interface ActiveMembership {
   accountId: string;
@@ -27,14 +29,6 @@ export async function activeMembership(db: DbOrTx, userId: string, wanted: strin
     .orderBy(asc(memberships.createdAt))
     .limit(1);
   return any ?? null;
-}
-
-export interface OrgSummary {
-  id: string;
-  name: string;
-  personal: boolean;
-  role: OrgRole;
-  members: number;
 }
 
 /** Every organisation the user belongs to, personal first, then by name. */

@@ -7,25 +7,12 @@
  */
 import { decode } from "next-auth/jwt";
 import { getDb } from "../../db/client";
-import type { OrgRole } from "../../db/schema";
 import { activeMembership } from "./membership";
 import type { GatewayToken } from "./options";
 import { authSecret, ensureNextAuthUrl } from "./secret";
 import { findUserById } from "./users";
-
-export interface SessionUser {
-  id: string;
-  /** The active organisation: every console query is scoped to it. */
-  accountId: string;
-  /** The user's role in the active organisation (lib/orgs/roles.ts). */
-  orgRole: OrgRole;
-  /** The organisation created with the user. */
-  personalAccountId: string;
-  email: string;
-  name: string | null;
-  /** Gateway role: "admin" runs the gateway (Admin pages), whatever the organisation. */
-  role: "user" | "admin";
-}
+import type { SessionUser } from "../views";
+export type { SessionUser };
 
 /** The cookie naming the active organisation (an account id; never trusted without a membership). */
 export const ORG_COOKIE = "gw-org";

@@ -11,7 +11,7 @@ import { and, desc, eq, inArray, isNotNull, lt, or, sql } from "drizzle-orm";
 import Stripe from "stripe";
 import { z } from "zod";
 import type { DB, DbOrTx } from "../../db/client";
-import { accounts, autoTopups, checkoutSessions, memberships, type AutoTopupState } from "../../db/schema";
+import { accounts, autoTopups, checkoutSessions, memberships } from "../../db/schema";
 import { AppError } from "../app-error";
 import { env } from "../env";
 import { newId } from "../ids";
@@ -20,20 +20,10 @@ import { raiseBillingAlert } from "./limit-alerts";
 import { parseUsd } from "./money";
 import { MICRO_PER_CENT, TOPUP_MAX_CENTS, TOPUP_MIN_CENTS } from "./stripe";
 import { fulfillPaymentIntent } from "./stripe-fulfill";
+import type { AutoTopupView } from "../views";
+export type { AutoTopupView };
 
 const CHARGE_LEASE_MS = 60_000;
-
-export interface AutoTopupView {
-  /** Stripe is configured: cards can be saved. */
-  available: boolean;
-  /** "Visa •••• 4242", or null when no card is saved. */
-  card: string | null;
-  enabled: boolean;
-  thresholdMicroUsd: number | null;
-  amountMicroUsd: number | null;
-  /** The latest attempts, newest first (state, amount, why it failed). */
-  recent: { id: string; state: AutoTopupState; amountMicroUsd: number; errorCode: string | null; errorMessage: string | null; createdAt: string }[];
-}
 
 export async function autoTopupView(db: DbOrTx, accountId: string, stripeOn: boolean): Promise<AutoTopupView> {
   const [a] = await db

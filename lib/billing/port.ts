@@ -13,7 +13,7 @@
  * returned, the ledger row and the request-log row commit together. The gateway depends on
  * these types; nothing here knows the gateway.
  */
-import type { BudgetPeriod, BudgetScope, ModelPrice, RouteTraceEntry } from "../../db/schema";
+import type { BudgetPeriod, BudgetScope, ModelPrice, RouteTraceEntry } from "../values";
 
 /** Who pays and which request this is: fixed for the life of the request. */
 export interface BillingRequest {

@@ -1,5 +1,5 @@
 /** What a video task holds at submission and what it finally costs, in integer micro-USD. */
-import type { ModelPrice } from "../../db/schema";
+import type { ModelPrice } from "../values";
 
 /** perVideo is a fixed price; perSecond is priced on the duration. */
 export function holdMicroUsd(price: ModelPrice, seconds: number): number {

@@ -8,8 +8,9 @@ import { invalidateCatalog } from "../gateway/catalog";
 import type { Actor } from "./admin-users";
 import { recordAudit } from "./audit";
 import { AppError } from "./errors";
+import type { AdminAliasView } from "../views";
 
-export async function listAliases(db: DB) {
+export async function listAliases(db: DB): Promise<AdminAliasView[]> {
   const rows = await db.select().from(modelAliases).orderBy(asc(modelAliases.id));
   return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() }));
 }

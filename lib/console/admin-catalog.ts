@@ -20,6 +20,7 @@ import type { Actor } from "./admin-users";
 import { auditDiff, recordAudit } from "./audit";
 import { AppError, pgErrorCode } from "./errors";
 import { newId } from "../ids";
+import type { AdminUpstreamView, AdminModelView, DeprecatedCallerView } from "../views";
 
 /** The settings each protocol has (db/schema.ts UpstreamSettings); any other is refused naming it. */
 const PROTOCOL_SETTINGS: Partial<Record<(typeof PROTOCOLS)[number], readonly (keyof UpstreamSettings)[]>> = {
@@ -37,7 +38,7 @@ const PROTOCOL_SECRETS: Partial<Record<(typeof PROTOCOLS)[number], readonly (key
 };
 const SECRET_KEYS = ["clientSecret", "accessKeyId", "secretAccessKey", "sessionToken", "serviceAccount"] as const;
 
-export async function listUpstreams(db: DB) {
+export async function listUpstreams(db: DB): Promise<AdminUpstreamView[]> {
   const rows = await db.select().from(upstreams).orderBy(asc(upstreams.id));
   return rows.map(({ apiKeyEncrypted, credentialsEncrypted, ...u }) => ({
     ...u,
@@ -251,7 +252,7 @@ export async function testUpstream(db: DB, id: string, fetcher: typeof fetch = f
   }
 }
 
-export async function listModels(db: DB) {
+export async function listModels(db: DB): Promise<AdminModelView[]> {
   const rows = await db.select().from(models).orderBy(asc(models.modelId), asc(models.priority));
   return rows.map((m) => ({
     ...m,
@@ -267,7 +268,7 @@ export async function listModels(db: DB) {
  * they asked for, so an admin knows whom to tell before the shutdown. One statement; the key
  * must belong to the row's account. Admin-only: it spans every organisation.
  */
-export async function deprecatedModelCallers(db: DB, now = new Date()) {
+export async function deprecatedModelCallers(db: DB, now = new Date()): Promise<DeprecatedCallerView[]> {
   const since = new Date(now.getTime() - 30 * 86_400_000);
   const deprecated = db.selectDistinct({ id: models.modelId }).from(models).where(lte(models.deprecatedAt, now));
   const rows = await db

@@ -11,13 +11,14 @@ import { parseUsd } from "../billing/money";
 import { notifyInvalidation } from "../invalidation";
 import { recordAudit } from "./audit";
 import { AppError } from "./errors";
+import type { AdminUserView } from "../views";
 
 export interface Actor {
   id: string;
   email: string;
 }
 
-export async function listUsers(db: DB, opts: { q?: string; offset?: number; limit?: number } = {}) {
+export async function listUsers(db: DB, opts: { q?: string; offset?: number; limit?: number } = {}): Promise<{ items: AdminUserView[]; nextOffset: number | null }> {
   const limit = Math.min(opts.limit ?? 50, 200);
   const offset = Math.max(opts.offset ?? 0, 0);
   const where = opts.q ? ilike(users.email, `%${opts.q.replace(/[%_\\]/g, (c) => `\\${c}`)}%`) : undefined;

@@ -1,6 +1,7 @@
 import { and, desc, eq, ilike, lt, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { apiKeys, auditLog, users } from "../../db/schema";
+import type { AuditView } from "../views";
 
 export { auditDiff, recordAudit, type AuditInput } from "../audit/record";
 
@@ -18,7 +19,7 @@ export interface AuditFilter {
 const like = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Newest first, with the target's name (user email, key name) beside its id. */
-export async function listAudit(db: DbOrTx, opts: AuditFilter = {}) {
+export async function listAudit(db: DbOrTx, opts: AuditFilter = {}): Promise<{ items: AuditView[]; nextCursor: number | null }> {
   const limit = Math.min(opts.limit ?? 50, 200);
   const targetName = sql<string | null>`coalesce(${users.email}, ${apiKeys.name})`;
   const rows = await db

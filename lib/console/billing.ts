@@ -12,8 +12,9 @@ import {
 import { fulfillCheckoutSession } from "../billing/stripe-fulfill";
 import { AppError } from "./errors";
 import { accountBalance } from "./overview";
+import type { BillingConfigView, CheckoutStatusView } from "../views";
 
-export function billingConfig() {
+export function billingConfig(): BillingConfigView {
   return {
     stripeEnabled: stripePayments() !== null,
     minCents: TOPUP_MIN_CENTS,
@@ -40,7 +41,7 @@ export async function startCheckout(db: DB, user: { id: string; accountId: strin
  * The success page asks here. It also fulfils (Stripe's guide: the redirect may come before
  * the webhook), idempotently and only for the caller's own session.
  */
-export async function checkoutStatus(db: DB, user: { accountId: string }, sessionId: string) {
+export async function checkoutStatus(db: DB, user: { accountId: string }, sessionId: string): Promise<CheckoutStatusView> {
   const stripe = stripePayments();
   if (!stripe) throw new AppError("payments_disabled", "Card top-ups are not enabled on this gateway.");
   if (!/^cs_[A-Za-z0-9_]{1,200}$/.test(sessionId)) throw new AppError("not_found", "No such checkout session.");

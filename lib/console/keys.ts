@@ -14,30 +14,8 @@ import { parseUsd } from "../billing/money";
 import { auditDiff, recordAudit } from "./audit";
 import { AppError } from "./errors";
 import { availableModels } from "./models";
-
-export interface KeyView {
-  id: string;
-  name: string;
-  /** The member the key belongs to (its spend counts against their monthly cap). */
-  createdByUserId: string | null;
-  createdByEmail: string | null;
-  prefix: string;
-  last4: string;
-  allowedModels: string[] | null;
-  limitMicroUsd: number | null;
-  spentMicroUsd: number;
-  rpm: number | null;
-  tpm: number | null;
-  maxConcurrent: number | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  previousExpiresAt: string | null;
-  createdAt: string;
-  status: "active" | "revoked" | "expired";
-  requests30d: number;
-  spend30dMicroUsd: number;
-}
+import type { KeyView } from "../views";
+export type { KeyView };
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 

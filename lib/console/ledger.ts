@@ -3,18 +3,8 @@ import { and, desc, eq, lt } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { ledgerEntries } from "../../db/schema";
 import { toCsv, usdCell } from "./csv";
-
-export interface LedgerView {
-  id: number;
-  createdAt: string;
-  kind: string;
-  deltaMicroUsd: number;
-  balanceAfterMicroUsd: number;
-  requestId: string | null;
-  taskId: string | null;
-  keyId: string | null;
-  note: string | null;
-}
+import type { LedgerView } from "../views";
+export type { LedgerView };
 
 export async function listLedger(db: DbOrTx, accountId: string, opts: { before?: number; limit?: number } = {}) {
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 500);

@@ -1,14 +1,9 @@
 /** The models an account may use, for the key allow-list picker and the Usage filters. */
 import { and, asc, eq } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { accounts, models, upstreams, type ModelKind, type ModelPrice } from "../../db/schema";
-
-export interface AvailableModel {
-  id: string;
-  kind: ModelKind;
-  ownedBy: string;
-  price: ModelPrice;
-}
+import { accounts, models, upstreams } from "../../db/schema";
+import type { AvailableModel } from "../views";
+export type { AvailableModel };
 
 export async function availableModels(db: DbOrTx, accountId: string): Promise<AvailableModel[]> {
   const [acct] = await db.select({ allowed: accounts.allowedModels }).from(accounts).where(eq(accounts.id, accountId));

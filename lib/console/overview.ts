@@ -4,8 +4,9 @@ import type { DbOrTx } from "../../db/client";
 import { accounts, apiKeys } from "../../db/schema";
 import { and, isNull, sql } from "drizzle-orm";
 import { dailySpendByModel, listRequests, usageTotals } from "./usage";
+import type { BalanceView, OverviewView } from "../views";
 
-export async function accountBalance(db: DbOrTx, accountId: string) {
+export async function accountBalance(db: DbOrTx, accountId: string): Promise<BalanceView> {
   const [a] = await db
     .select({ balance: accounts.balanceMicroUsd, held: accounts.heldMicroUsd, disabled: accounts.disabled })
     .from(accounts)
@@ -14,7 +15,7 @@ export async function accountBalance(db: DbOrTx, accountId: string) {
 }
 
 /** `memberId`: a member's own view (their requests and keys; the balance is not theirs to see: null). */
-export async function overview(db: DbOrTx, accountId: string, now = new Date(), memberId?: string) {
+export async function overview(db: DbOrTx, accountId: string, now = new Date(), memberId?: string): Promise<OverviewView> {
   const from = new Date(now.getTime() - 29 * 86_400_000).toISOString().slice(0, 10);
   const [balance, totals, recent, daily, keys] = await Promise.all([
     accountBalance(db, accountId),

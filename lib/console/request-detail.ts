@@ -13,15 +13,8 @@ import { listWebhookDeliveries } from "../tasks/webhook-console";
 import { AppError } from "./errors";
 import type { LedgerView } from "./ledger";
 import { memberRequests } from "./usage";
-
-export interface CostLine {
-  /** uncached input | cache read | … */
-  label: string;
-  tokens: number;
-  perMTokMicroUsd: number;
-  /** tokens × price / 10⁶, unrounded (micro-USD). */
-  microUsd: number;
-}
+import type { CostLine, RequestDetail } from "../views";
+export type { CostLine, RequestDetail };
 
 const CLASS_LABELS = [
   ["input", "uncached input", "inputPerMTok"],
@@ -57,7 +50,7 @@ function textCostLines(r: typeof requestLogs.$inferSelect): { lines: CostLine[];
  * else's is a 404), and the ledger rows (balances) and webhook deliveries are left out without
  * the role's "ledger" and "webhooks".
  */
-export async function requestDetail(db: DB, accountId: string, requestId: string, see: { memberId?: string; ledger?: boolean; webhooks?: boolean } = { ledger: true, webhooks: true }) {
+export async function requestDetail(db: DB, accountId: string, requestId: string, see: { memberId?: string; ledger?: boolean; webhooks?: boolean } = { ledger: true, webhooks: true }): Promise<RequestDetail> {
   const [r] = await db
     .select()
     .from(requestLogs)
@@ -124,4 +117,3 @@ export async function requestDetail(db: DB, accountId: string, requestId: string
   };
 }
 
-export type RequestDetail = Awaited<ReturnType<typeof requestDetail>>;

@@ -4,9 +4,10 @@ import type { DbOrTx } from "../../db/client";
 import { ledgerEntries, tasks } from "../../db/schema";
 import { AppError } from "./errors";
 import { madeByMember } from "../keys/visibility";
+import type { TaskView } from "../views";
 
 /** `memberId`: only that member's tasks (their session's or their keys'). */
-export async function listTasks(db: DbOrTx, accountId: string, opts: { before?: string; limit?: number; memberId?: string } = {}) {
+export async function listTasks(db: DbOrTx, accountId: string, opts: { before?: string; limit?: number; memberId?: string } = {}): Promise<{ items: TaskView[]; nextCursor: string | null }> {
   const limit = Math.min(Math.max(opts.limit ?? 20, 1), 100);
   const before = opts.before ? new Date(opts.before) : undefined;
   const rows = await db

@@ -13,8 +13,9 @@ import { getOperatorWebhook, saveOperatorWebhook } from "../gateway/health/webho
 import type { Actor } from "./admin-users";
 import { recordAudit } from "./audit";
 import { AppError } from "./errors";
+import type { UpstreamHealthView, UpstreamWebhookSavedView, UpstreamWebhookTestedView } from "../views";
 
-export async function upstreamHealthView(db: DB) {
+export async function upstreamHealthView(db: DB): Promise<UpstreamHealthView> {
   const snapshot = health().snapshot();
   const shared = await sharedHealth()?.lastErrors(snapshot.map((e) => e.key));
   const known = new Set(snapshot.map((e) => e.key));
@@ -45,7 +46,7 @@ export const webhookSettingSchema = z.object({
   newSecret: z.boolean().optional(),
 });
 
-export async function setUpstreamWebhook(db: DB, actor: Actor, body: z.infer<typeof webhookSettingSchema>) {
+export async function setUpstreamWebhook(db: DB, actor: Actor, body: z.infer<typeof webhookSettingSchema>): Promise<UpstreamWebhookSavedView> {
   const r = await saveOperatorWebhook(db, { url: body.url || null, newSecret: body.newSecret });
   if (!r.ok) throw new AppError("invalid_request", `This webhook URL is refused: ${r.reason}.`, { field: "url" });
   await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "upstream_webhook.set", targetType: "setting", targetId: "upstream_webhook", details: { url: r.url, newSecret: Boolean(r.secret) } });
@@ -53,7 +54,7 @@ export async function setUpstreamWebhook(db: DB, actor: Actor, body: z.infer<typ
 }
 
 /** "Send test event": one signed `upstream.test` to the saved URL, and what the receiver answered. */
-export async function testUpstreamWebhook(db: DB, actor: Actor) {
+export async function testUpstreamWebhook(db: DB, actor: Actor): Promise<UpstreamWebhookTestedView> {
   const r = await sendTestEvent(db);
   if (!r) throw new AppError("invalid_request", "Save a webhook URL first.", { field: "url" });
   await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "upstream_webhook.test", targetType: "setting", targetId: "upstream_webhook", details: { delivered: r.delivered, statusCode: r.statusCode } });

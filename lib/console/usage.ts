@@ -10,6 +10,9 @@ import { madeByMember } from "../keys/visibility";
 import { toCsv, usdCell } from "./csv";
 import { AppError } from "./errors";
 import { parseInstant } from "./query";
+import type { DailySpend, RequestView } from "../views";
+import type { UsageTotalsView } from "../views";
+export type { DailySpend, RequestView };
 
 const day = z
   .string()
@@ -65,34 +68,6 @@ export function memberRequests(accountId: string, userId: string): SQL {
   return madeByMember(accountId, userId, requestLogs.keyId, requestLogs.userId);
 }
 
-export interface RequestView {
-  id: number;
-  requestId: string;
-  createdAt: string;
-  keyId: string | null;
-  source: string;
-  method: string;
-  route: string;
-  model: string | null;
-  status: number;
-  errorCode: string | null;
-  stream: boolean;
-  /** All prompt tokens; the cache classes are parts of it (docs/billing.md). */
-  inputTokens: number;
-  /** All output tokens; reasoning is a part of it. */
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWrite5mTokens: number;
-  cacheWrite1hTokens: number;
-  reasoningTokens: number;
-  /** What was wrong with the upstream's usage, when something was. */
-  usageNote: string | null;
-  costMicroUsd: number;
-  latencyMs: number;
-  ttftMs: number | null;
-  settlement: string | null;
-}
-
 export async function listRequests(db: DbOrTx, accountId: string, f: UsageFilter) {
   const limit = f.limit ?? 50;
   const rows = await db
@@ -129,7 +104,7 @@ export async function listRequests(db: DbOrTx, accountId: string, f: UsageFilter
   return { items, nextCursor: rows.length > limit ? items[items.length - 1]!.id : null };
 }
 
-export async function usageTotals(db: DbOrTx, accountId: string, f: UsageFilter) {
+export async function usageTotals(db: DbOrTx, accountId: string, f: UsageFilter): Promise<UsageTotalsView> {
   const [row] = await db
     .select({
       requests: sql<number>`count(*)::int`,
@@ -164,15 +139,6 @@ export async function usageTotals(db: DbOrTx, accountId: string, f: UsageFilter)
 const CACHE_SAVED = sql<string>`coalesce(sum(floor(${requestLogs.cacheReadTokens} * greatest(0,
   coalesce((${requestLogs.priceSnapshot}->>'inputPerMTok')::numeric, 0)
   - coalesce((${requestLogs.priceSnapshot}->>'cacheReadPerMTok')::numeric, (${requestLogs.priceSnapshot}->>'inputPerMTok')::numeric, 0)) / 1000000)), 0)`;
-
-export interface DailySpend {
-  day: string;
-  model: string;
-  costMicroUsd: number;
-  requests: number;
-  /** What caching saved that day on that model (see CACHE_SAVED). */
-  savedMicroUsd: number;
-}
 
 /** Spend (and what caching saved) per UTC day and model over the filter (30 days back when no `from`). */
 export async function dailySpendByModel(db: DbOrTx, accountId: string, f: UsageFilter, now = new Date()): Promise<DailySpend[]> {

@@ -5,6 +5,8 @@ import { apiKeys } from "../../db/schema";
 import { newId } from "../ids";
 import { generateKey, hashKey, looksLikeKey } from "./generate";
 import { notifyInvalidation } from "../invalidation";
+import type { CreatedKey } from "../views";
+export type { CreatedKey };
 
 export interface CreateKeyInput {
   accountId: string;
@@ -16,14 +18,6 @@ export interface CreateKeyInput {
   maxConcurrent?: number | null;
   expiresAt?: Date | null;
   createdByUserId?: string | null;
-}
-
-export interface CreatedKey {
-  id: string;
-  /** Shown once. */
-  key: string;
-  prefix: string;
-  last4: string;
 }
 
 export async function createKey(db: DbOrTx, input: CreateKeyInput): Promise<CreatedKey> {

@@ -15,6 +15,8 @@ import { parseUsd } from "../billing/money";
 import { askLeasesBack } from "../billing/text-lease";
 import { newId } from "../ids";
 import type { Actor } from "./invites";
+import type { BudgetView } from "../views";
+export type { BudgetView };
 
 const usd = z
   .union([z.literal(""), z.null(), z.string().trim().refine((s) => parseUsd(s) !== null, "Enter a dollar amount such as 25 or 0.50.")])
@@ -38,24 +40,6 @@ export const budgetSchema = z
   .refine((b) => b.limitUsd === null || b.softLimitUsd === null || b.softLimitUsd <= b.limitUsd, { message: "The soft limit warns before the limit: make it lower.", path: ["softLimitUsd"] })
   .refine((b) => b.scope !== "member" || !!b.userId, { message: "Choose the member.", path: ["userId"] })
   .refine((b) => b.scope !== "key" || !!b.keyId, { message: "Choose the key.", path: ["keyId"] });
-
-export interface BudgetView {
-  id: string;
-  scope: BudgetScope;
-  period: BudgetPeriod;
-  /** Who it covers: the member's email or the key's name (null for the organisation). */
-  userId: string | null;
-  keyId: string | null;
-  target: string | null;
-  limitMicroUsd: number | null;
-  softLimitMicroUsd: number | null;
-  /** Spent and held in the current window (0 when nothing has been spent in it yet). */
-  spentMicroUsd: number;
-  heldMicroUsd: number;
-  /** The window now (`2026-11-27`, `2026-W48`, `2026-11`) and when the next starts. */
-  window: string;
-  resetsAt: string;
-}
 
 /**
  * The current window's name (`2026-11-27`, `2026-W48`, `2026-11`) for a period in a time zone,

@@ -19,6 +19,8 @@ import { env } from "../env";
 import { randomBase62 } from "../ids";
 import { logger } from "../logger";
 import { ROLE_LABELS } from "./roles";
+import type { InviteView } from "../views";
+export type { InviteView };
 
 export const ORG_INVITE_DAYS = 7;
 const PREFIX = "oinv_";
@@ -39,16 +41,6 @@ export function inviteIdFromToken(token: string | null | undefined): string | nu
   const want = Buffer.from(sign(id));
   const got = Buffer.from(sig);
   return want.length === got.length && timingSafeEqual(want, got) ? id : null;
-}
-
-export interface InviteView {
-  id: string;
-  email: string;
-  role: OrgRole;
-  monthlyCapMicroUsd: number | null;
-  expiresAt: string;
-  createdAt: string;
-  state: "pending" | "accepted" | "revoked" | "expired";
 }
 
 export async function listInvites(db: DbOrTx, accountId: string, now = new Date()): Promise<InviteView[]> {

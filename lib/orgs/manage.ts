@@ -7,7 +7,7 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { DB, DbOrTx } from "../../db/client";
-import { accounts, apiKeys, memberships, orgInvites, ORG_ROLES, users, type OrgRole } from "../../db/schema";
+import { accounts, apiKeys, memberships, orgInvites, ORG_ROLES, users } from "../../db/schema";
 import { parseUsd } from "../billing/money";
 import { recordAudit } from "../audit/record";
 import { AppError } from "../app-error";
@@ -20,6 +20,8 @@ import { notifyInvalidation } from "../invalidation";
 import { newId } from "../ids";
 import type { Actor } from "./invites";
 import { can } from "./roles";
+import type { MemberView } from "../views";
+export type { MemberView };
 
 export const orgNameSchema = z.string().trim().min(1, "Give the organisation a name.").max(100, "Use at most 100 characters.");
 
@@ -124,20 +126,6 @@ export async function updateOrgSettings(db: DB, actor: Actor, body: z.infer<type
   await db.update(accounts).set(set).where(eq(accounts.id, actor.accountId));
   await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "org.update", targetType: "account", targetId: actor.accountId, details: { fields: Object.keys(set) } });
   return orgSettings(db, actor.accountId);
-}
-
-export interface MemberView {
-  userId: string;
-  email: string;
-  name: string | null;
-  role: OrgRole;
-  monthlyCapMicroUsd: number | null;
-  /** Charged this month (the organisation's time zone) by the member's keys. */
-  monthSpentMicroUsd: number;
-  /** Reserved right now by the member's requests in flight. */
-  heldMicroUsd: number;
-  activeKeys: number;
-  joinedAt: string;
 }
 
 /** The month caps count, as `YYYY-MM` in the organisation's time zone (the same expression the database uses). */

@@ -6,7 +6,7 @@
  * - billing: balance, top-ups, ledger, receipts, and everyone's usage (statements need it);
  * - member: their own keys and their own usage; no ledger, no billing.
  */
-import type { OrgRole } from "../../db/schema";
+import type { OrgRole } from "../values";
 
 export type { OrgRole };
 

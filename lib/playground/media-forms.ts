@@ -3,7 +3,7 @@
  * gateway will hold and refuses what the gateway would refuse, before anything is sent.
  * Prices are the catalog's integer micro-USD.
  */
-import type { ModelPrice, VideoFamily } from "../../db/schema";
+import type { ModelPrice, VideoFamily } from "../values";
 import { IMAGE_SIZES } from "../gateway/images/image-size";
 import { planImage, qualityTiers } from "../gateway/images/image-plan";
 import { holdMicroUsd } from "../billing/video-price";

@@ -1,15 +1,8 @@
 /** The models the playground offers: the catalog as the signed-in account's principal sees it. */
-import { listModels, type ModelSummary } from "../gateway/catalog";
+import { listModels } from "../gateway/catalog";
 import type { Principal } from "../gateway/types";
-
-export interface PlaygroundModel {
-  id: string;
-  kind: ModelSummary["kind"];
-  family: ModelSummary["family"];
-  ownedBy: string;
-  /** Integer micro-USD (token prices per million tokens). */
-  price: ModelSummary["price"];
-}
+import type { PlaygroundModel } from "../views";
+export type { PlaygroundModel };
 
 export async function playgroundModels(principal: Principal): Promise<PlaygroundModel[]> {
   const all = await listModels(principal);

@@ -6,19 +6,8 @@ import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { memberRequests } from "../console/usage";
 import { requestLogs } from "../../db/schema";
-
-export interface RequestUsage {
-  requestId: string;
-  model: string | null;
-  status: number;
-  inputTokens: number;
-  outputTokens: number;
-  costMicroUsd: number;
-  settlement: string | null;
-  ttftMs: number | null;
-  latencyMs: number;
-  source: string;
-}
+import type { RequestUsage } from "../views";
+export type { RequestUsage };
 
 /** `memberId`: only that member's request (lib/console/scope.ts). */
 export async function requestUsage(db: DbOrTx, accountId: string, requestId: string, memberId?: string): Promise<RequestUsage | null> {

@@ -7,21 +7,8 @@ import type { Readable } from "node:stream";
 import type { DbOrTx } from "../../db/client";
 import type { ModelPrice, TaskStatus } from "../../db/schema";
 import type { TaskRow } from "./task-render";
-
-/** An image input: a URL the upstream fetches, or bytes uploaded with the request. */
-export type ImageInput = { kind: "url"; url: string } | { kind: "bytes"; base64: string; mimeType: string; filename: string };
-
-/** What a task asks its upstream for (stored in tasks.params until the upstream has it). */
-export interface VideoJob {
-  prompt: string;
-  /** null for extend (the source video's duration). */
-  seconds: string | null;
-  /** First family: `size`; second and third: `aspectRatio`. */
-  size: string | null;
-  aspectRatio: string | null;
-  images: ImageInput[];
-  videoUrl: string | null;
-}
+import type { ImageInput, VideoJob } from "../values";
+export type { ImageInput, VideoJob };
 
 /** The upstream's view of one task. */
 export interface UpstreamVideo {

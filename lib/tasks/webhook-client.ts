@@ -11,6 +11,8 @@ import type { Dispatcher } from "undici";
 import { request } from "undici";
 import { checkWebhookUrlShape, type WebhookUrlPolicy } from "./ssrf";
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signatureHeader } from "./webhook-signature";
+import type { AttemptOutcome } from "../views";
+export type { AttemptOutcome };
 
 export interface AttemptInput {
   url: string;
@@ -23,14 +25,6 @@ export interface AttemptInput {
   /** The guarded dispatcher (guarded-dispatcher.ts); never the global one. */
   dispatcher: Dispatcher;
   nowS?: () => number;
-}
-
-export interface AttemptOutcome {
-  result: "delivered" | "retry" | "stop";
-  statusCode: number | null;
-  /** Why the attempt did not succeed, for the owner's attempt log. Never a secret. */
-  error: string | null;
-  latencyMs: number;
 }
 
 const MAX_RESPONSE_BYTES = 64 * 1024;

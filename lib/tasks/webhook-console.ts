@@ -12,34 +12,11 @@ import { webhookAttempts, webhookDeliveries } from "../../db/schema";
 import { env } from "../env";
 import { newId, randomBase62 } from "../ids";
 import { checkWebhookUrl, type WebhookUrlPolicy } from "./ssrf";
-import type { AttemptOutcome } from "./webhook-client";
 import { webhookPolicy } from "./webhook-policy";
 import { runDelivery, type DeliveryRow } from "./webhook-queue";
 import { wakeWorkers } from "./worker";
-
-export interface WebhookAttemptView {
-  attemptNo: number;
-  statusCode: number | null;
-  latencyMs: number | null;
-  error: string | null;
-  at: string;
-}
-
-export interface WebhookDeliveryView {
-  id: string;
-  taskId: string;
-  url: string;
-  eventStatus: string;
-  isTest: boolean;
-  /** pending (more attempts to come) | delivered | stopped (4xx) | failed (schedule used up). */
-  state: string;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  attemptLog: WebhookAttemptView[];
-}
+import type { WebhookAttemptView, WebhookDeliveryView, WebhookTestEvent } from "../views";
+export type { WebhookAttemptView, WebhookDeliveryView };
 
 function view(d: DeliveryRow, attempts: (typeof webhookAttempts.$inferSelect)[]): WebhookDeliveryView {
   return {
@@ -140,7 +117,7 @@ export interface TestEventInput {
 }
 
 export type TestEventResult =
-  | { ok: true; delivery: WebhookDeliveryView; outcome: AttemptOutcome }
+  | ({ ok: true } & WebhookTestEvent)
   | { ok: false; reason: "invalid_url" | "invalid_secret"; message: string };
 
 /** Sends one signed test event now and returns its recorded attempt. */

@@ -7,17 +7,8 @@
  */
 import type { HealthPolicy } from "./policy";
 import { SlidingWindow } from "./window";
-
-export type CircuitState = "closed" | "open" | "half_open";
-
-export interface ErrorSample {
-  /** Epoch ms. */
-  at: number;
-  status: number;
-  code: string;
-  /** Already redacted by classifyFailure (no key, URL or host). */
-  message: string;
-}
+import type { CircuitState, ErrorSample } from "../../views";
+export type { CircuitState, ErrorSample };
 
 export interface Transition {
   key: string;

@@ -5,9 +5,11 @@
  * reads `pending` and calls `merge`/`apply` off the request path.
  */
 import type { UpstreamFailure } from "../errors";
-import { Circuit, type CircuitState, type ErrorSample, type Transition } from "./circuit";
+import { Circuit, type ErrorSample, type Transition } from "./circuit";
 import type { HealthPolicy } from "./policy";
 import { entryKey, splitKey, tierOf, weightedOrder, type Routable } from "./routing";
+import type { EntryHealth } from "../../views";
+export type { EntryHealth };
 
 export interface Skip<R> {
   entry: R;
@@ -17,21 +19,6 @@ export interface Skip<R> {
 export interface Ordered<R> {
   entries: R[];
   skipped: Skip<R>[];
-}
-
-export interface EntryHealth {
-  key: string;
-  modelId: string;
-  upstreamId: string;
-  state: CircuitState;
-  errorRate: number;
-  attempts: number;
-  failed: number;
-  openedAt: number | null;
-  openUntil: number | null;
-  reason: string | null;
-  changedAt: number | null;
-  lastErrors: ErrorSample[];
 }
 
 export type AttemptFault = "none" | "upstream" | "request" | "client";

@@ -5,24 +5,8 @@
  * up to 16×.
  */
 import { env } from "../../env";
-
-export interface HealthPolicy {
-  windowMs: number;
-  /** Attempts in the window before its error rate is judged (a single failure never opens a circuit). */
-  minRequests: number;
-  /** Failed share (0–1] at or above which the circuit opens; 0 = circuits off (routing still by tier and weight). */
-  errorRate: number;
-  /**
-   * Distinct callers (organisations) whose attempts failed in the window before it opens: one
-   * caller's requests (a poison input, a long generation) must not close an upstream for everyone.
-   */
-  minCallers: number;
-  /** Open → half-open after this; doubled after each failed probe, up to maxCooldownMs. */
-  cooldownMs: number;
-  maxCooldownMs: number;
-  /** A half-open entry's probe slot is freed by the probe's outcome, or after this. */
-  probeLeaseMs: number;
-}
+import type { HealthPolicy } from "../../views";
+export type { HealthPolicy };
 
 export const DEFAULT_POLICY: HealthPolicy = {
   windowMs: 60_000,

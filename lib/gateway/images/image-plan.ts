@@ -6,7 +6,7 @@
  * call the plan fixes the quality, the size to ask for and the hold; after it, the charge is
  * the price of the size actually produced, never above the hold.
  */
-import type { ModelPrice } from "../../../db/schema";
+import type { ModelPrice } from "../../values";
 import { errors, type ApiError } from "../errors";
 import { IMAGE_SIZES, chooseAutoSize, isImageSize, nearestImageSize, parseSize, type ImageSize } from "./image-size";
 

@@ -5,7 +5,7 @@
  */
 import { findUnstorableText, unstorableMessage } from "../../validate/text";
 import { errors, type ApiError } from "../errors";
-import type { ImageInput } from "../upstreams/video-types";
+import type { ImageInput } from "../../values";
 
 export interface SubmissionFields {
   /** Text fields and JSON values, as sent. */

@@ -9,10 +9,9 @@
  *   second:              seconds "5" | "10" | "15"; aspect_ratio instead of size
  *   third:               seconds "8" (or omitted); aspect_ratio instead of size
  */
-import type { VideoFamily } from "../../../db/schema";
+import type { VideoFamily, VideoJob } from "../../values";
 import { errors, type ApiError } from "../errors";
 import { collectImages, type SubmissionFields } from "./video-submission";
-import type { VideoJob } from "../upstreams/video-types";
 
 export const T2V_SIZES = ["1280x720", "1920x1080", "720x1280", "1024x1024"];
 export const FIRST_FAMILY_SIZES = ["1280x720", "1920x1080", "720x1280", "1080x1920"];
