@@ -14,18 +14,8 @@ import { newId } from "../ids";
 import { lifecycleDates } from "./lifecycle";
 import { TEXT_CLASS_PRICES, type GatewayConfig } from "./schema";
 
-/** Prices as USD numbers (config file, admin console) → integer micro-USD. */
-export interface UsdPrice {
-  inputPerMTok?: number;
-  outputPerMTok?: number;
-  cacheReadPerMTok?: number;
-  cacheWrite5mPerMTok?: number;
-  cacheWrite1hPerMTok?: number;
-  reasoningPerMTok?: number;
-  perImage?: Record<string, number>;
-  perVideo?: number;
-  perSecond?: number;
-}
+/** Prices as USD numbers (config file, admin console): the same keys as ModelPrice, in dollars. */
+export type UsdPrice = ModelPrice;
 
 export function priceToMicro(p: UsdPrice): ModelPrice {
   const out: ModelPrice = {};
