@@ -15,18 +15,22 @@ let one: Session;
 let two: Session;
 let orgId: string;
 const ids: Record<string, string> = {};
+const rejoined = new Set<string>();
 
 const owners = async () => (await a.query<{ user_id: string }>("select user_id from memberships where account_id = $1 and role = 'owner'", [orgId])).map((r) => r.user_id);
 
 /** Brings `who` back as a second owner, through `by` (the organisation's remaining owner). */
 async function restore(by: Session, who: Session) {
   const member = (await a.query("select 1 from memberships where account_id = $1 and user_id = $2", [orgId, ids[who.email]])).length > 0;
-  if (!member) {
+  // The first trial joins through an invitation; later ones put the membership back directly
+  // (15 invitations to one inbox within the hour would pass its email limit, decision 0040).
+  if (!member && !rejoined.has(who.email)) {
+    rejoined.add(who.email);
     const inv = await by.json("/api/console/orgs/invites", { method: "POST", body: { email: who.email, role: "member" } });
     expect(inv.status, JSON.stringify(inv.body)).toBe(200);
     const joined = await who.json("/api/console/join", { method: "POST", body: { token: new URL(inv.body.invite.url).searchParams.get("token") } });
     expect(joined.status, JSON.stringify(joined.body)).toBe(200);
-  }
+  } else if (!member) await a.query("insert into memberships (account_id, user_id, role) values ($1, $2, 'member')", [orgId, ids[who.email]]);
   const up = await by.json(`/api/console/orgs/members/${ids[who.email]}`, { method: "PATCH", body: { role: "owner" } });
   expect(up.status, JSON.stringify(up.body)).toBe(200);
 }
