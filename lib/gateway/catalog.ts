@@ -215,7 +215,8 @@ export async function resolveModel(
     };
   }
   if (alias) routes = routes.filter((r) => r.kind === kind);
-  else {
+  else if (catalog.lifecycle.has(modelId)) {
+    // Only models with lifecycle dates pay for the check: the request path allocates nothing here otherwise.
     const life = applyLifecycle(modelId, routes, { lifecycle: (id) => catalog.lifecycle.get(id), routes: (id) => catalog.routes.get(id) }, new Date());
     if (observe && Object.keys(life.headers).length) observe.headers = Object.assign(observe.headers ?? {}, life.headers);
     if (!life.ok) return { ok: false, error: life.error };
