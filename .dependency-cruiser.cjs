@@ -10,7 +10,7 @@
 /** Tests compose freely (a worker test wires the gateway's task upstream in, as lib/runtime does). */
 const TEST = "\\.test\\.tsx?$";
 
-/** The modules of lib/tasks the gateway may use: the task port, lifecycle, rendering, and the SSRF guard it shares (inline media fetches). */
+/** The modules of lib/tasks the gateway may use: the task port, lifecycle, rendering, the SSRF guard it shares (inline media fetches), the webhook signature (guardrail webhooks). */
 const TASKS_PUBLIC = [
   "task-upstream",
   "task-lifecycle",
@@ -21,6 +21,7 @@ const TASKS_PUBLIC = [
   "operator-events",
   "guarded-dispatcher",
   "webhook-policy",
+  "webhook-signature",
 ].join("|");
 
 module.exports = {

@@ -24,6 +24,7 @@ const nextConfig: NextConfig = {
       { source: "/api/:path*", headers: asList(API_SECURITY_HEADERS) },
       { source: "/v1/:path*", headers: asList(API_SECURITY_HEADERS) },
       { source: "/v1beta/:path*", headers: asList(API_SECURITY_HEADERS) },
+      { source: "/upload/:path*", headers: asList(API_SECURITY_HEADERS) },
     ];
   },
 };

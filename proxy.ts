@@ -21,7 +21,7 @@ export const config = {
   // Pages only: API routes carry the no-document policy from next.config.ts; static assets need none.
   matcher: [
     {
-      source: "/((?!api/|v1/|v1beta/|_next/static|_next/image|favicon.ico).*)",
+      source: "/((?!api/|v1/|v1beta/|upload/|_next/static|_next/image|favicon.ico).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },

@@ -27,12 +27,14 @@ import { startJobs, type Jobs } from "./lib/runtime/jobs";
 import { CRON_PATH, cronTick, refuseCronCaller } from "./lib/runtime/cron";
 import { markPrepared, prepareDatabase } from "./lib/runtime/prepare";
 import { admitSocket, isResponsesSocket, ResponsesSession } from "./lib/runtime/responses-socket";
+import { isScimPath, serveScim } from "./lib/runtime/scim-node";
 import { WebSocketServer } from "ws";
 
 const URL_BASE = "http://localhost";
 
 function isApiPath(url: string): boolean {
-  return url.startsWith("/v1/") || url.startsWith("/v1beta/") || url === "/v1" || url === "/v1beta" || url.startsWith("/v1?") || url.startsWith("/v1beta?");
+  // `/upload/…`: Google's resumable file uploads (lib/gateway/files/gemini.ts).
+  return url.startsWith("/v1/") || url.startsWith("/v1beta/") || url === "/v1" || url === "/v1beta" || url.startsWith("/v1?") || url.startsWith("/v1beta?") || url.startsWith("/upload/v1");
 }
 
 // The errors scripts/start.ts reports as one line: taken from this module, so that `instanceof`
@@ -41,9 +43,17 @@ export { ConfigError } from "./lib/config/load";
 export { EnvError } from "./lib/env";
 export { DataDirBusy } from "./lib/runtime/instance-lock";
 
-/** Writes a GatewayResponse to node:http, flushing each streamed chunk as it comes. */
+const SECURITY_HEADER_NAMES = Object.keys(API_SECURITY_HEADERS);
+
+/**
+ * Writes a GatewayResponse to node:http, flushing each streamed chunk as it comes. The API's
+ * security headers join the reply's own (which win) in the one writeHead: a header set with
+ * setHeader before it sends writeHead down node's slow path, which stores every header twice.
+ */
 export async function writeGatewayResponse(res: ServerResponse, r: GatewayResponse): Promise<void> {
-  res.writeHead(r.status, r.headers);
+  const headers = r.headers;
+  for (const k of SECURITY_HEADER_NAMES) if (headers[k] === undefined) headers[k] = API_SECURITY_HEADERS[k]!;
+  res.writeHead(r.status, headers);
   const body = r.body;
   if (body === null) return void res.end();
   if (typeof body === "string" || body instanceof Uint8Array) return void res.end(body);
@@ -103,7 +113,7 @@ async function acceptResponsesSocket(sockets: WebSocketServer, req: IncomingMess
 }
 
 function goesToNext(url: string): boolean {
-  return !isApiPath(url) && url !== "/metrics" && url !== "/healthz" && url !== "/readyz" && url !== ADMIN_PATH && url !== CRON_PATH && decodablePath(url);
+  return !isApiPath(url) && !isScimPath(url) && url !== "/metrics" && url !== "/healthz" && url !== "/readyz" && url !== ADMIN_PATH && url !== CRON_PATH && decodablePath(url);
 }
 
 /** Next.js answers a path with a malformed %-escape (`/api/…/cs_%FF`) with its HTML 500 page. */
@@ -192,17 +202,19 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       const done = (p: Promise<unknown>) =>
         p.catch((err) => {
           logger().error({ err }, "request handler failed");
-          if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+          if (!res.headersSent) res.writeHead(500, isApiPath(url) ? { ...API_SECURITY_HEADERS, "content-type": "application/json" } : { "content-type": "application/json" });
           res.end();
         });
+      // The API's answers carry them from writeGatewayResponse.
+      if (isApiPath(url)) return void done(serveApi(req, res));
       // Headers Next does not add itself (next.config.ts, proxy.ts) for what never reaches it.
       if (!goesToNext(url)) for (const [k, v] of Object.entries(API_SECURITY_HEADERS)) res.setHeader(k, v);
-      if (isApiPath(url)) return void done(serveApi(req, res));
       if (url === "/metrics") return void done(serveMetrics(req, res));
       if (url === "/healthz") return void done(health(res, false));
       if (url === "/readyz") return void done(health(res, true));
       if (url === ADMIN_PATH) return void done(handleAdminRequest(req, res));
       if (url === CRON_PATH) return void done(serveCron(req, res));
+      if (isScimPath(url)) return void done(serveScim(req, res));
       if (!decodablePath(url)) return void badPath(res);
       stampPeer(req); // Next's handlers see headers only; sign-in limits need the peer (lib/net)
       void done(nextHandler(req, res));

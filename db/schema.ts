@@ -18,9 +18,9 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 // The columns' value vocabulary lives in lib/values.ts so the browser can share it without this file.
-import { ORG_ROLES, INPUT_MODALITIES, BUDGET_SCOPES, BUDGET_PERIODS, OPENAI_VENDORS, type OpenAIVendor, type UpstreamSettings, type UpstreamCredentials, type OrgRole, type UpstreamProtocol, type ModelKind, type VideoFamily, type ModelPrice, type RouteTraceEntry, type InputModality, type BudgetScope, type BudgetPeriod, type AutoTopupState, type TaskStatus } from "../lib/values";
+import { ORG_ROLES, INPUT_MODALITIES, BUDGET_SCOPES, BUDGET_PERIODS, OPENAI_VENDORS, type OpenAIVendor, type UpstreamSettings, type UpstreamCredentials, type OrgRole, type UpstreamProtocol, type ModelKind, type VideoFamily, type ModelPrice, type RouteTraceEntry, type InputModality, type BudgetScope, type BudgetPeriod, type AutoTopupState, type TaskStatus, type ContentLogMode, type BatchStatus } from "../lib/values";
 export { ORG_ROLES, INPUT_MODALITIES, BUDGET_SCOPES, BUDGET_PERIODS, OPENAI_VENDORS };
-export type { OpenAIVendor, UpstreamSettings, UpstreamCredentials, OrgRole, UpstreamProtocol, ModelKind, VideoFamily, ModelPrice, RouteTraceEntry, InputModality, BudgetScope, BudgetPeriod, AutoTopupState, TaskStatus };
+export type { OpenAIVendor, UpstreamSettings, UpstreamCredentials, OrgRole, UpstreamProtocol, ModelKind, VideoFamily, ModelPrice, RouteTraceEntry, InputModality, BudgetScope, BudgetPeriod, AutoTopupState, TaskStatus, ContentLogMode };
 
 const micro = (name: string) => bigint(name, { mode: "number" });
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -85,6 +85,17 @@ export const accounts = pgTable("accounts", {
   alertWebhookSecretEncrypted: text("alert_webhook_secret_encrypted"),
   /** Who created it from the console (null: personal, or made before migration 0016); deleted ones still count. */
   createdByUserId: text("created_by_user_id"),
+  /** Content logging (docs/content-logs.md): off (the default), metadata (the request log only) or full (prompts and answers). */
+  contentLogMode: text("content_log_mode").$type<ContentLogMode>().notNull().default("off"),
+  /** Content log rows older than this many days are deleted by the retention job. */
+  contentLogRetentionDays: integer("content_log_retention_days").notNull().default(30),
+  /** The organisation's own redaction patterns (JavaScript regular expressions, checked when saved). */
+  contentLogRedact: text("content_log_redact").array().notNull().default(sql`'{}'::text[]`),
+  /** Built-in redactions applied: api_keys, card_numbers, emails. */
+  contentLogBuiltins: text("content_log_builtins").array().notNull().default(sql`'{api_keys,card_numbers,emails}'::text[]`),
+  /** Signed audit-event stream (the task webhooks' queue, kind "audit"); null = none. */
+  auditWebhookUrl: text("audit_webhook_url"),
+  auditWebhookSecretEncrypted: text("audit_webhook_secret_encrypted"),
   createdAt: createdAt(),
 }, (t) => [
   // An unverified user's organisations are counted at each creation (lib/orgs/manage.ts createOrg).
@@ -219,12 +230,16 @@ export const apiKeys = pgTable(
     tpm: integer("tpm"),
     /** Requests in flight at once; null = no limit. */
     maxConcurrent: integer("max_concurrent"),
+    /** The exact response cache (decision 0057): null = only when a request asks (`x-gateway-cache: on`), `on` = every deterministic request, `all` = temperature > 0 too. */
+    responseCache: text("response_cache").$type<"on" | "all">(),
     expiresAt: ts("expires_at"),
     revokedAt: ts("revoked_at"),
     lastUsedAt: ts("last_used_at"),
     createdByUserId: text("created_by_user_id"),
     /** The playground's key of its creator (one live per member): hidden, never a bearer; its spend counts like any key's. */
     playground: boolean("playground").notNull().default(false),
+    /** Narrows the organisation's content logging for this key (never widens it); null = the organisation's. */
+    contentLogMode: text("content_log_mode").$type<ContentLogMode>(),
     createdAt: createdAt(),
   },
   (t) => [
@@ -308,6 +323,19 @@ export const modelAliases = pgTable("model_aliases", {
   contextFallback: boolean("context_fallback").notNull().default(false),
   enabled: boolean("enabled").notNull().default(true),
   source: text("source").$type<"config" | "console" | "demo">().notNull().default("console"),
+  createdAt: createdAt(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});
+
+/**
+ * Guardrails added in Admin → Guardrails (docs/guardrails.md): one config-file entry each, as JSON
+ * without its webhook secret, which is stored encrypted beside it. The config file's entries win
+ * for their ids.
+ */
+export const storedGuardrails = pgTable("stored_guardrails", {
+  id: text("id").primaryKey(),
+  definition: jsonb("definition").$type<Record<string, unknown>>().notNull(),
+  secretEncrypted: text("secret_encrypted"),
   createdAt: createdAt(),
   updatedAt: ts("updated_at").notNull().defaultNow(),
 });
@@ -399,6 +427,15 @@ export const requestLogs = pgTable(
     cacheWrite1hTokens: bigint("cache_write_1h_tokens", { mode: "number" }).notNull().default(0),
     /** Part of outputTokens. */
     reasoningTokens: bigint("reasoning_tokens", { mode: "number" }).notNull().default(0),
+    /** Text models that draw: image tokens, part of outputTokens (decision 0073). */
+    imageOutputTokens: bigint("image_output_tokens", { mode: "number" }).notNull().default(0),
+    /** Audio models: audio tokens, parts of inputTokens and outputTokens (docs/audio.md). */
+    audioInputTokens: bigint("audio_input_tokens", { mode: "number" }).notNull().default(0),
+    audioOutputTokens: bigint("audio_output_tokens", { mode: "number" }).notNull().default(0),
+    /** Audio models: the duration the gateway decoded (uploaded, or produced), in milliseconds. */
+    audioMs: integer("audio_ms"),
+    /** Speech models: the input text's length in characters. */
+    inputCharacters: integer("input_characters"),
     /** What was wrong with the upstream's usage (counts that were not whole numbers, what we estimated). */
     usageNote: text("usage_note"),
     /** How the upstream entry was chosen when the model has several: `sticky` (prompt-cache affinity) or `order`. */
@@ -418,6 +455,12 @@ export const requestLogs = pgTable(
     servedModel: text("served_model"),
     /** Models with several entries: which served, which failed, which were skipped (open circuit) and why (lib/gateway/health/trace.ts). */
     routeTrace: jsonb("route_trace").$type<RouteTraceEntry[]>(),
+    /** The batch this row is a line of (lib/gateway/batches). */
+    batchId: text("batch_id"),
+    /** The guardrails applied (stages, stream policy) and their verdict, e.g. `post=pii (holdback 64); redacted by pii (post_response)`. */
+    guardrails: text("guardrails"),
+    /** A response-cache hit: what the cached answer cost when it was made (the hit itself costs 0). */
+    savedMicroUsd: micro("saved_micro_usd"),
     createdAt: createdAt(),
   },
   (t) => [
@@ -522,8 +565,8 @@ export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
     id: text("id").primaryKey(),
-    /** task: a task's final state to its owner; operator: an upstream.opened/closed event to the admin-set URL. */
-    kind: text("kind").$type<"task" | "operator" | "alert">().notNull().default("task"),
+    /** task: a task's final state to its owner; operator: an upstream.opened/closed event to the admin-set URL; alert; batch: a batch's end; audit: an audit event to the organisation's audit webhook. */
+    kind: text("kind").$type<"task" | "operator" | "alert" | "batch" | "audit">().notNull().default("task"),
     /** The task, or for operator events the upstream entry (`model@upstream`). */
     taskId: text("task_id").notNull(),
     /** Null for operator events (no account owns them). */
@@ -565,6 +608,154 @@ export const webhookAttempts = pgTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex("webhook_attempts_no_idx").on(t.deliveryId, t.attemptNo)],
+);
+
+/** Uploaded files (`/v1/files`): the bytes live in media storage under `storageKey`; ids are ours. */
+export const files = pgTable(
+  "files",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    keyId: text("key_id"),
+    userId: text("user_id"),
+    filename: text("filename").notNull(),
+    purpose: text("purpose").notNull(),
+    bytes: bigint("bytes", { mode: "number" }).notNull(),
+    storageKey: text("storage_key").notNull(),
+    /** The upload's media type (Anthropic's `mime_type`); null for the gateway's own files. */
+    mimeType: text("mime_type"),
+    /** Hex SHA-256 of the bytes (Gemini's `sha256Hash`); null for files stored before it was kept. */
+    sha256: text("sha256"),
+    createdAt: createdAt(),
+    expiresAt: ts("expires_at"),
+    deletedAt: ts("deleted_at"),
+  },
+  (t) => [index("files_account_idx").on(t.accountId, t.createdAt), index("files_expires_idx").on(t.expiresAt).where(sql`deleted_at is null`)],
+);
+
+/** A resumable upload under way (Google's Files API): its chunks are in media storage, listed in order. */
+export const fileUploads = pgTable(
+  "file_uploads",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    keyId: text("key_id"),
+    userId: text("user_id"),
+    /** The file the finished upload becomes. */
+    fileId: text("file_id").notNull(),
+    displayName: text("display_name"),
+    mimeType: text("mime_type").notNull(),
+    /** `X-Goog-Upload-Header-Content-Length`, when the start named it. */
+    declaredBytes: bigint("declared_bytes", { mode: "number" }),
+    receivedBytes: bigint("received_bytes", { mode: "number" }).notNull().default(0),
+    partKeys: text("part_keys").array().notNull().default(sql`'{}'`),
+    createdAt: createdAt(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [index("file_uploads_expires_idx").on(t.expiresAt)],
+);
+
+export type { BatchStatus };
+export type BatchLineStatus = "pending" | "running" | "succeeded" | "failed" | "cancelled" | "expired";
+
+/**
+ * Batches (`/v1/batches`, `/v1/messages/batches`): one hold for the whole batch (`holdId`), the
+ * key's principal as it was at creation (lines run as that caller), the dialect it was created in.
+ */
+export const batches = pgTable(
+  "batches",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    keyId: text("key_id"),
+    userId: text("user_id"),
+    dialect: text("dialect").$type<"openai" | "anthropic" | "gemini">().notNull(),
+    endpoint: text("endpoint").notNull(),
+    inputFileId: text("input_file_id"),
+    status: text("status").$type<BatchStatus>().notNull(),
+    principal: jsonb("principal").$type<Record<string, unknown>>().notNull(),
+    holdId: text("hold_id"),
+    holdMicroUsd: micro("hold_micro_usd").notNull().default(0),
+    totalLines: integer("total_lines").notNull(),
+    metadata: jsonb("metadata").$type<Record<string, string> | null>(),
+    webhookUrl: text("webhook_url"),
+    webhookSecretEncrypted: text("webhook_secret_encrypted"),
+    outputFileId: text("output_file_id"),
+    errorFileId: text("error_file_id"),
+    createdAt: createdAt(),
+    expiresAt: ts("expires_at").notNull(),
+    cancellingAt: ts("cancelling_at"),
+    finalizingAt: ts("finalizing_at"),
+    endedAt: ts("ended_at"),
+    lockedUntil: ts("locked_until"),
+    /** Gemini's batches.delete: hidden from every read (the books keep it). */
+    deletedAt: ts("deleted_at"),
+  },
+  (t) => [
+    index("batches_account_idx").on(t.accountId, t.createdAt),
+    index("batches_open_idx").on(t.status).where(sql`status in ('in_progress', 'cancelling', 'finalizing')`),
+  ],
+);
+
+/** One request of a batch: claimed by a runner with a lease (`claim`, `dueAt`), settled exactly once. */
+export const batchLines = pgTable(
+  "batch_lines",
+  {
+    batchId: text("batch_id").notNull().references(() => batches.id),
+    idx: integer("idx").notNull(),
+    customId: text("custom_id").notNull(),
+    url: text("url").notNull(),
+    /** The request body, sealed with lib/crypto.ts (prompts are never stored in the clear). */
+    body: text("body").notNull(),
+    bodyBytes: integer("body_bytes").notNull(),
+    /** This line's part of the batch's hold: its worst case at the batch price. */
+    shareMicroUsd: micro("share_micro_usd").notNull(),
+    status: text("status").$type<BatchLineStatus>().notNull().default("pending"),
+    /** The runner holding the line; its lease ends at dueAt. */
+    claim: text("claim"),
+    dueAt: ts("due_at").notNull().defaultNow(),
+    attempts: integer("attempts").notNull().default(0),
+    requestId: text("request_id").notNull(),
+    costMicroUsd: micro("cost_micro_usd").notNull().default(0),
+    /** `{ status_code, body }` of the answer, sealed like `body`. */
+    result: text("result"),
+    endedAt: ts("ended_at"),
+    /** The catalog entry whose vendor batch API serves this line (decision 0070); null = the gateway runs it. */
+    nativeRoute: text("native_route"),
+    /** The vendor batch holding the line once submitted (`vendor_batches.id`). */
+    vendorBatchId: text("vendor_batch_id"),
+  },
+  (t) => [
+    primaryKey({ name: "batch_lines_pk", columns: [t.batchId, t.idx] }),
+    index("batch_lines_due_idx").on(t.dueAt).where(sql`status in ('pending', 'running')`),
+    index("batch_lines_native_idx").on(t.batchId, t.nativeRoute).where(sql`status = 'pending' AND native_route IS NOT NULL`),
+  ],
+);
+
+/**
+ * A batch submitted to a vendor's own batch API (decision 0070): one per (batch, catalog entry)
+ * group of lines. `dueAt` is when it is next polled (or, while `submitting`, when its submitter's
+ * lease ends); `vendorId` never leaves the gateway.
+ */
+export const vendorBatches = pgTable(
+  "vendor_batches",
+  {
+    id: text("id").primaryKey(),
+    batchId: text("batch_id").notNull().references(() => batches.id),
+    routeId: text("route_id").notNull(),
+    upstreamId: text("upstream_id").notNull(),
+    protocol: text("protocol").notNull(),
+    vendorId: text("vendor_id"),
+    status: text("status").$type<"submitting" | "submitted" | "ended" | "failed">().notNull(),
+    lines: integer("lines").notNull(),
+    error: text("error"),
+    createdAt: createdAt(),
+    polledAt: ts("polled_at"),
+    dueAt: ts("due_at").notNull().defaultNow(),
+    cancelRequestedAt: ts("cancel_requested_at"),
+    endedAt: ts("ended_at"),
+  },
+  (t) => [index("vendor_batches_due_idx").on(t.dueAt).where(sql`status in ('submitting', 'submitted')`), index("vendor_batches_batch_idx").on(t.batchId)],
 );
 
 /** Stripe event ids already processed (inserted in the same transaction as their work). */
@@ -612,6 +803,8 @@ export const auditLog = pgTable(
   "audit_log",
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
+    /** The organisation the action concerns (its admins read and export it); null = instance-wide. */
+    accountId: text("account_id"),
     actorUserId: text("actor_user_id"),
     /** "cli" when done from the admin CLI. */
     actor: text("actor").notNull(),
@@ -621,7 +814,33 @@ export const auditLog = pgTable(
     details: jsonb("details").$type<Record<string, unknown>>(),
     createdAt: createdAt(),
   },
-  (t) => [index("audit_log_created_idx").on(t.createdAt)],
+  (t) => [index("audit_log_created_idx").on(t.createdAt), index("audit_log_account_idx").on(t.accountId, t.id)],
+);
+
+/**
+ * Prompts and answers of organisations that switched content logging on (docs/content-logs.md,
+ * decision 0059): redacted, then sealed with lib/crypto.ts; written after the reply. Deleted
+ * after the organisation's retention by the retention job.
+ */
+export const contentLogs = pgTable(
+  "content_logs",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    requestId: text("request_id").notNull(),
+    keyId: text("key_id"),
+    userId: text("user_id"),
+    model: text("model"),
+    stream: boolean("stream").notNull().default(false),
+    /** Size of the sealed JSON before sealing (for the export's and the inspector's limits). */
+    bytes: integer("bytes").notNull(),
+    /** `encryptSecret(JSON of ContentRecord)`. */
+    sealed: text("sealed").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("content_logs_request_idx").on(t.accountId, t.requestId), index("content_logs_created_idx").on(t.createdAt)],
 );
 
 /**
@@ -820,4 +1039,131 @@ export const alerts = pgTable(
       .on(t.createdAt)
       .where(sql`webhook_state = 'pending'`),
   ],
+);
+
+/**
+ * An organisation's single sign-on (decisions 0061, 0062): its OIDC client and SAML identity
+ * provider, the role a person signing in through them (or provisioned by SCIM) gets, and whether
+ * members must sign in through it (password sign-in refused). Secrets are encrypted (lib/crypto.ts).
+ */
+export const orgIdentity = pgTable("org_identity", {
+  accountId: text("account_id").primaryKey().references(() => accounts.id),
+  defaultRole: text("default_role").$type<OrgRole>().notNull().default("member"),
+  ssoRequired: boolean("sso_required").notNull().default(false),
+  oidcIssuer: text("oidc_issuer"),
+  oidcClientId: text("oidc_client_id"),
+  oidcClientSecretEncrypted: text("oidc_client_secret_encrypted"),
+  /** The IdP's single sign-on URL (HTTP-Redirect binding), entity id and signing certificate (PEM). */
+  samlEntryPoint: text("saml_entry_point"),
+  samlIdpIssuer: text("saml_idp_issuer"),
+  samlIdpCert: text("saml_idp_cert"),
+  /** SCIM group display name → organisation role (never owner). */
+  groupRoles: jsonb("group_roles").$type<Record<string, OrgRole>>().notNull().default({}),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
+});
+
+/**
+ * Email domains an organisation's identity provider speaks for: one organisation per domain,
+ * added by a gateway admin only (an organisation claiming someone else's domain could otherwise
+ * sign in as that domain's users through an IdP it controls; decision 0062).
+ */
+export const ssoDomains = pgTable(
+  "sso_domains",
+  {
+    /** Lower-case, no leading "@". */
+    domain: text("domain").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    addedByUserId: text("added_by_user_id"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("sso_domains_account_idx").on(t.accountId)],
+);
+
+/** SCIM bearer tokens, one organisation each; only sha256 of the token is stored. */
+export const scimTokens = pgTable(
+  "scim_tokens",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    hash: text("hash").notNull(),
+    /** Display only: `scim_` and the next few characters. */
+    prefix: text("prefix").notNull(),
+    createdByUserId: text("created_by_user_id"),
+    lastUsedAt: ts("last_used_at"),
+    revokedAt: ts("revoked_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("scim_tokens_hash_idx").on(t.hash), index("scim_tokens_account_idx").on(t.accountId)],
+);
+
+/** A SCIM User resource: one person provisioned into one organisation (lib/scim). */
+export const scimUsers = pgTable(
+  "scim_users",
+  {
+    /** The SCIM `id` (a UUID). */
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    userId: text("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    /** The user's email, lower-cased. */
+    userName: text("user_name").notNull(),
+    externalId: text("external_id"),
+    givenName: text("given_name"),
+    familyName: text("family_name"),
+    displayName: text("display_name"),
+    /** false: the membership is gone and its keys revoked; true again re-adds the member. */
+    active: boolean("active").notNull().default(true),
+    /** Bumped on every change: the ETag (`W/"n"`) and meta.version. */
+    version: integer("version").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("scim_users_account_user_idx").on(t.accountId, t.userId), uniqueIndex("scim_users_account_name_idx").on(t.accountId, t.userName)],
+);
+
+/** A SCIM Group resource; its display name maps to a role through org_identity.group_roles. */
+export const scimGroups = pgTable(
+  "scim_groups",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull().references(() => accounts.id),
+    displayName: text("display_name").notNull(),
+    externalId: text("external_id"),
+    version: integer("version").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("scim_groups_account_name_idx").on(t.accountId, t.displayName)],
+);
+
+export const scimGroupMembers = pgTable(
+  "scim_group_members",
+  {
+    groupId: text("group_id").notNull().references(() => scimGroups.id, { onDelete: "cascade" }),
+    scimUserId: text("scim_user_id").notNull().references(() => scimUsers.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ name: "scim_group_members_pk", columns: [t.groupId, t.scimUserId] }), index("scim_group_members_user_idx").on(t.scimUserId)],
+);
+
+/** SAML assertion ids already accepted, kept until the assertion would have expired anyway. */
+export const samlReplays = pgTable("saml_replays", {
+  assertionId: text("assertion_id").primaryKey(),
+  expiresAt: ts("expires_at").notNull(),
+});
+
+/**
+ * The exact response cache where no Redis is configured (decision 0057): one answer per key
+ * (a hash of the organisation, protocol, model, canonical request and stream flag), sealed with
+ * lib/crypto.ts, read only before `expires_at`; expired rows are deleted by the cleanup job.
+ */
+export const responseCache = pgTable(
+  "response_cache",
+  {
+    key: text("key").primaryKey(),
+    accountId: text("account_id").notNull(),
+    /** The sealed answer (encryptSecret of its JSON). */
+    value: text("value").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("response_cache_expires_idx").on(t.expiresAt)],
 );

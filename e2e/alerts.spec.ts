@@ -15,7 +15,7 @@ test.use({ baseURL: process.env.E2E_BASE_URL });
 test("alerts settings: refused URL, saved threshold, test alert by email", async ({ browser }, info) => {
   const page: Page = await (await browser.newContext({ baseURL: BASE() })).newPage();
   await page.goto("/signup");
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password").fill("correct horse battery staple");
   await page.getByRole("button", { name: "Create account" }).click();
   await expect(page).toHaveURL(/\/overview/);

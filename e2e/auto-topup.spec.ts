@@ -26,7 +26,7 @@ async function saveCard(page: Page, button: string, last4: string) {
 test("auto top-up: save a card, a charge below the threshold, then a declined card", async ({ browser }, info) => {
   const page = await (await browser.newContext({ baseURL: BASE() })).newPage();
   await page.goto("/signup");
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password").fill("correct horse battery staple");
   await page.getByRole("button", { name: "Create account" }).click();
   await expect(page).toHaveURL(/\/overview/);

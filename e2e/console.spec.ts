@@ -37,7 +37,7 @@ test("sign up lands on the overview", async ({}, info) => {
   await page.getByRole("button", { name: "Create account" }).click();
   await expect(page.getByText("Enter a valid email address.")).toBeVisible(); // validated before sending
   await shot(page, info, "signup-validation");
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create account" }).click();
   await expect(page).toHaveURL(/\/overview/);
@@ -378,15 +378,15 @@ test("dark mode follows the system setting, and the header toggle overrides it",
 test("sign out, a wrong password, sign in again", async ({}, info) => {
   await page.getByRole("button", { name: "Sign out" }).first().click();
   await expect(page).toHaveURL(/\/signin/);
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password").fill("not the password");
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page.getByText("Wrong email or password.")).toBeVisible();
   // SMTP_URL is set (e2e/global-setup.ts): the link leads to the email reset (e2e/email-codes.spec.ts).
   await expect(page.getByTestId("forgot-password")).toHaveAttribute("href", "/forgot-password");
   await shot(page, info, "signin-error");
   await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page).toHaveURL(/\/overview/);
 });
 
@@ -394,7 +394,7 @@ test("a second user is not an admin and sees an empty console", async ({ browser
   const context = await browser.newContext({ baseURL: BASE() });
   const p = await context.newPage();
   await p.goto("/signup");
-  await p.getByLabel("Email").fill(`second-${email}`);
+  await p.getByLabel("Email", { exact: true }).fill(`second-${email}`);
   await p.getByLabel("Password").fill(PASSWORD);
   await p.getByRole("button", { name: "Create account" }).click();
   await expect(p).toHaveURL(/\/overview/);

@@ -26,12 +26,12 @@ test.beforeAll(async ({ browser }) => {
 
 async function signUpOrIn(p: Page, who: string, password: string) {
   await p.goto("/signin");
-  await p.getByLabel("Email").fill(who);
+  await p.getByLabel("Email", { exact: true }).fill(who);
   await p.getByLabel("Password").fill(password);
-  await p.getByRole("button", { name: "Sign in" }).click();
+  await p.getByRole("button", { name: "Sign in", exact: true }).click();
   if (await p.waitForURL(/\/overview/, { timeout: 5_000 }).then(() => true, () => false)) return;
   await p.goto("/signup");
-  await p.getByLabel("Email").fill(who);
+  await p.getByLabel("Email", { exact: true }).fill(who);
   await p.getByLabel("Password").fill(password);
   await p.getByRole("button", { name: "Create account" }).click();
   await expect(p).toHaveURL(/\/overview/);
@@ -43,7 +43,7 @@ test("forgot password: the emailed link sets a new password", async ({}, info) =
   await expect(page).toHaveURL(/\/signin/);
   await page.getByTestId("forgot-password").click();
   await expect(page).toHaveURL(/\/forgot-password/);
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByRole("button", { name: "Email me a link" }).click();
   await expect(page.getByTestId("reset-sent")).toContainText("If an account uses this email");
   await shot(page, info, "forgot-password-sent");
@@ -67,9 +67,9 @@ test("forgot password: the emailed link sets a new password", async ({}, info) =
   await expect(page.getByLabel("New password")).toHaveCount(0);
 
   await page.goto("/signin");
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(NEW_PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page).toHaveURL(/\/overview/);
 });
 

@@ -41,7 +41,7 @@ export default async function globalSetup() {
   const mailDir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-mail-"));
   const inbox = await startSmtpInbox({ dir: mailDir });
   const server = await startTestServer({
-    env: { UPSTREAM_HEALTH_MIN_CALLERS: "1" /* one operator, one organisation: a single tenant (decision 0035) */, STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url, WEBHOOK_ALLOW_HOSTS: receiverHost, ADMIN_EMAILS: adminEmail, SMTP_URL: inbox.url },
+    env: { UPSTREAM_HEALTH_MIN_CALLERS: "1" /* one operator, one organisation: a single tenant (decision 0035) */, SIGNUP_LIMIT_PER_HOUR: "1000" /* every spec signs people up from 127.0.0.1 */, STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE: stripe.url, WEBHOOK_ALLOW_HOSTS: receiverHost, ADMIN_EMAILS: adminEmail, SMTP_URL: inbox.url },
   });
   hook.url = `${server.url}/api/stripe/webhook`;
   // Workers read these; the browser uses PUBLIC_BASE_URL so that Origin matches the server's.

@@ -34,7 +34,7 @@ async function accessible(page: Page) {
 }
 
 async function signUpHere(page: Page, email: string) {
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create account" }).click();
 }

@@ -39,7 +39,7 @@ async function send(text: string) {
 
 test("with no balance a chat shows what to do: a link to Billing", async ({}, info) => {
   await page.goto("/signup");
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password").fill("correct horse battery staple");
   await page.getByRole("button", { name: "Create account" }).click();
   await expect(page).toHaveURL(/\/overview/);

@@ -41,9 +41,9 @@ for (const trick of TRICKS) {
       if (new URL(req.url()).origin !== new URL(BASE()).origin) left.push(req.url());
     });
     await page.goto(`/signin?callbackUrl=${trick}`);
-    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL((u) => !u.pathname.startsWith("/signin"));
     expect(new URL(page.url()).origin).toBe(new URL(BASE()).origin);
     await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
@@ -56,9 +56,9 @@ test("a same-site callbackUrl is still followed", async ({ browser }) => {
   const context = await browser.newContext({ baseURL: BASE() });
   const page = await context.newPage();
   await page.goto(`/signin?callbackUrl=${encodeURIComponent("/keys")}`);
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL((u) => u.pathname === "/keys");
   await context.close();
 });
@@ -71,9 +71,9 @@ test("every console page renders and hydrates under the CSP with no violation", 
     if (/Content Security Policy|Refused to (load|execute|apply|connect|frame)/i.test(m.text())) violations.push(m.text());
   });
   await page.goto("/signin");
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await page.waitForURL((u) => u.pathname === "/overview");
   for (const path of ["/overview", "/keys", "/usage", "/billing", "/webhooks", "/docs", "/playground", "/"]) {
     await page.goto(path);

@@ -13,7 +13,7 @@ test("the main pages arrive with their data in the HTML", async ({ browser }) =>
   const withJs = await browser.newContext({ baseURL: BASE() });
   const page = await withJs.newPage();
   await page.goto("/signup");
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create account" }).click();
   await page.waitForURL(/\/overview/);

@@ -9,7 +9,7 @@ export const PASSWORD = "correct horse battery staple";
 export async function signUpOrIn(browser: Browser, email: string): Promise<Page> {
   const page = await (await browser.newContext({ baseURL: process.env.E2E_BASE_URL })).newPage();
   await page.goto("/signup");
-  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create account" }).click();
   const landed = await page.waitForURL(/\/overview/, { timeout: 10_000 }).then(
@@ -18,9 +18,9 @@ export async function signUpOrIn(browser: Browser, email: string): Promise<Page>
   );
   if (!landed) {
     await page.goto("/signin");
-    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Email", { exact: true }).fill(email);
     await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL(/\/overview/);
   }
   return page;

@@ -61,8 +61,11 @@ test("Usage filters apply as they are picked, live in the address, survive a rel
   await expect(page.getByTestId("usage-requests")).toContainText("4");
   await expect(page.getByRole("button", { name: "Apply" })).toHaveCount(0);
 
-  await page.getByLabel("Status").selectOption("error");
-  await expect(page).toHaveURL(/[?&]status=error\b/);
+  // A pick made before the page has hydrated is not seen by React: pick again until it lands.
+  await expect(async () => {
+    await page.getByLabel("Status").selectOption("error");
+    await expect(page).toHaveURL(/[?&]status=error\b/, { timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
   await expect(page.getByTestId("usage-requests")).toContainText("1");
   await expect(rows).toHaveCount(1);
 

@@ -48,6 +48,14 @@ const envSchema = z.object({
   CRON_SECRET: z.string().optional().transform((v) => v || undefined),
   /** How long one cron pass may start new work (seconds); keep it under the function's duration limit. */
   CRON_TIME_BUDGET_S: int(45),
+  /** Files (/v1/files): the largest upload, in MB (OpenAI's own limit is 512). */
+  FILES_MAX_MB: int(512),
+  /** Batch lines one instance runs at once (the rest of its capacity stays with interactive traffic). */
+  BATCH_CONCURRENCY: int(4),
+  /** How long a runner holds a claimed batch line before another may take it (must outlast one line's upstream calls). */
+  BATCH_LINE_LEASE_S: int(600),
+  /** How often a batch submitted to a vendor's own batch API is polled (decision 0070). */
+  BATCH_VENDOR_POLL_S: int(60),
   DATA_DIR: z.string().optional().transform((v) => path.resolve(v || ".data")),
   GATEWAY_CONFIG: z.string().optional().transform((v) => v || undefined),
   PUBLIC_BASE_URL: z.string().optional().transform((v) => v || undefined),
@@ -74,10 +82,20 @@ const envSchema = z.object({
   BLOB_READ_WRITE_TOKEN: z.string().optional().transform((v) => v || undefined),
   /** Vercel Blob API base URL; the same override name @vercel/blob reads. */
   VERCEL_BLOB_API_URL: z.string().optional().transform((v) => v || undefined),
+  /** Azure App Service / Functions managed identity (the platform sets both): an `azure-openai` upstream without keys gets its token there. */
+  IDENTITY_ENDPOINT: z.string().optional().transform((v) => v || undefined),
+  IDENTITY_HEADER: z.string().optional().transform((v) => v || undefined),
+  /** Google's metadata server (host[:port]) for `vertex` upstreams without a key file; default metadata.google.internal, the name Google's libraries read. */
+  GCE_METADATA_HOST: z.string().optional().transform((v) => v || undefined),
   GITHUB_ID: z.string().optional().transform((v) => v || undefined),
   GITHUB_SECRET: z.string().optional().transform((v) => v || undefined),
   GOOGLE_ID: z.string().optional().transform((v) => v || undefined),
   GOOGLE_SECRET: z.string().optional().transform((v) => v || undefined),
+  /** Instance-wide OIDC sign-in (docs/identity.md): the issuer URL, its client, and the button's label. */
+  OIDC_ISSUER: z.string().url().optional().or(z.literal("").transform(() => undefined)),
+  OIDC_CLIENT_ID: z.string().optional().transform((v) => v || undefined),
+  OIDC_CLIENT_SECRET: z.string().optional().transform((v) => v || undefined),
+  OIDC_NAME: z.string().optional().transform((v) => v || undefined),
   REQUEST_LOG_RETENTION_DAYS: int(90),
   RESPONSES_RETENTION_DAYS: int(30),
   TASK_POLL_INTERVAL_MS: int(10_000),
@@ -133,6 +151,8 @@ const envSchema = z.object({
       }
       return mode as "open" | "closed" | "invite";
     }),
+  /** Sign-ups allowed per client address per hour (an office behind one NAT needs room; a test run needs more). */
+  SIGNUP_LIMIT_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(20),
 });
 
 export type Env = z.infer<typeof envSchema> & {

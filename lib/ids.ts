@@ -39,6 +39,7 @@ const PREFIXES = {
   alert: "alrt",
   budget: "bdgt",
   autoTopup: "atu",
+  scimToken: "scimt",
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

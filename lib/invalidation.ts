@@ -15,6 +15,8 @@ export type Invalidation =
   | { kind: "keys"; hashes?: string[] }
   | { kind: "accounts"; ids?: string[] }
   | { kind: "catalog" }
+  /** The guardrails stored in Admin → Guardrails changed (lib/gateway/guardrails/stored.ts). */
+  | { kind: "guardrails" }
   /** Text leases (lib/billing/text-lease.ts): hand back the unused part of an account's leases… */
   | { kind: "lease-claim"; accountId: string; claim: string; from: string }
   /** …and the answer of one instance to that claim. */
@@ -51,6 +53,7 @@ export async function notifyInvalidation(msg: Invalidation): Promise<void> {
 
 function dropEverything(): void {
   dispatch({ kind: "catalog" });
+  dispatch({ kind: "guardrails" });
   dispatch({ kind: "keys" });
   dispatch({ kind: "accounts" });
 }

@@ -36,6 +36,13 @@ function create() {
     rateLimited: new Counter({ name: "gateway_rate_limited_total", help: "Requests answered 429", registers: [registry] }),
     responseSockets: new Counter({ name: "gateway_responses_websockets_total", help: "Responses API WebSocket connections accepted", registers: [registry] }),
     responseSocketFrames: new Counter({ name: "gateway_responses_websocket_frames_total", help: "response.create frames received over WebSocket", registers: [registry] }),
+    guardrailVerdicts: new Counter({ name: "gateway_guardrail_verdicts_total", help: "Guardrail checks by verdict (allow, block, redact)", labelNames: ["guardrail", "verdict"], registers: [registry] }),
+    guardrailFailures: new Counter({
+      name: "gateway_guardrail_failures_total",
+      help: "Guardrail webhooks that timed out or failed, by what the fail policy did (blocked, allowed)",
+      labelNames: ["guardrail", "kind", "outcome"],
+      registers: [registry],
+    }),
     rateLimitFailOpen: new Counter({ name: "gateway_rate_limit_fail_open_total", help: "Rate-limit checks skipped because the store was unavailable", registers: [registry] }),
     upstreamTransitions: new Counter({
       name: "gateway_upstream_circuit_transitions_total",

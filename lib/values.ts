@@ -7,7 +7,51 @@
 export const ORG_ROLES = ["owner", "admin", "member", "billing"] as const;
 export type OrgRole = (typeof ORG_ROLES)[number];
 
-export type UpstreamProtocol = "openai" | "openai-responses" | "anthropic" | "gemini" | "openai-video" | "azure-openai" | "bedrock" | "vertex" | "demo";
+/**
+ * The upstream protocols, declared once: the provider registry's declaration half (its
+ * implementations are lib/gateway/upstreams/registry.ts, which must give each declared kind an
+ * adapter). What each serves, which settings and secrets it takes and needs, whether its base
+ * URL has a default. The config file's schema, the admin API and editor, and the dispatch derive
+ * from here; adding a protocol is one entry here, its adapters, and one entry in the registry
+ * (docs/architecture.md, "Adding an upstream protocol").
+ */
+export const PROVIDERS = {
+  openai: { label: "OpenAI-compatible (Chat Completions)", kinds: ["text", "embedding", "image", "speech", "transcription"], settings: ["vendor", "batches"], secrets: [], required: [], defaultBaseUrl: false },
+  "openai-responses": { label: "OpenAI Responses API", kinds: ["text"], settings: [], secrets: [], required: [], defaultBaseUrl: false },
+  anthropic: { label: "Anthropic Messages", kinds: ["text"], settings: ["batches"], secrets: [], required: [], defaultBaseUrl: false },
+  gemini: { label: "Google Gemini API", kinds: ["text", "embedding", "image", "speech", "transcription"], settings: ["batches"], secrets: [], required: [], defaultBaseUrl: false },
+  "gemini-interactions": { label: "Google Interactions API", kinds: ["text"], settings: [], secrets: [], required: [], defaultBaseUrl: false },
+  "openai-video": { label: "OpenAI Videos API", kinds: ["video"], settings: [], secrets: [], required: [], defaultBaseUrl: false },
+  "azure-openai": { label: "Azure OpenAI", kinds: ["text", "embedding", "image"], settings: ["apiVersion", "textApi", "tenantId", "clientId", "tokenUrl"], secrets: ["clientSecret"], required: [], defaultBaseUrl: false },
+  bedrock: { label: "AWS Bedrock", kinds: ["text", "embedding"], settings: ["region", "claudeApi", "guardrailId", "guardrailVersion", "guardrailTrace"], secrets: ["accessKeyId", "secretAccessKey", "sessionToken"], required: ["region"], defaultBaseUrl: true },
+  vertex: { label: "Google Vertex AI", kinds: ["text"], settings: ["project", "region", "tokenUrl"], secrets: ["serviceAccount"], required: ["project", "region"], defaultBaseUrl: true },
+  "gemini-veo": { label: "Veo (Gemini API)", kinds: ["video"], settings: [], secrets: [], required: [], defaultBaseUrl: true },
+  "vertex-veo": { label: "Veo (Vertex AI)", kinds: ["video"], settings: ["project", "region", "tokenUrl"], secrets: ["serviceAccount"], required: ["project", "region"], defaultBaseUrl: true },
+  kling: { label: "Kling", kinds: ["video"], settings: [], secrets: ["accessKeyId", "secretAccessKey"], required: ["accessKeyId", "secretAccessKey"], defaultBaseUrl: true },
+  seedance: { label: "Seedance (BytePlus ModelArk)", kinds: ["video"], settings: [], secrets: [], required: [], defaultBaseUrl: true },
+  bfl: { label: "Black Forest Labs (FLUX)", kinds: ["image"], settings: [], secrets: [], required: [], defaultBaseUrl: true },
+  demo: { label: "Built-in demo", kinds: ["text", "embedding", "image", "video", "speech", "transcription"], settings: [], secrets: [], required: [], defaultBaseUrl: true },
+} as const satisfies Record<string, ProviderDeclaration>;
+
+export interface ProviderDeclaration {
+  label: string;
+  kinds: readonly ModelKind[];
+  /** Its non-secret settings (UpstreamSettings keys); any other is refused naming it. */
+  settings: readonly (keyof UpstreamSettings)[];
+  /** Its secrets beyond `apiKey` (UpstreamCredentials keys), kept encrypted together. */
+  secrets: readonly (keyof UpstreamCredentials)[];
+  /** Which of those an upstream of this protocol must have. */
+  required: readonly (keyof UpstreamSettings | keyof UpstreamCredentials)[];
+  /** The base URL may be left out (the vendor's or the cloud's regional endpoint, the built-in demo). */
+  defaultBaseUrl: boolean;
+}
+
+export type UpstreamProtocol = keyof typeof PROVIDERS;
+export const UPSTREAM_PROTOCOLS = Object.keys(PROVIDERS) as [UpstreamProtocol, ...UpstreamProtocol[]];
+/** The protocols that take a setting or secret (for "only … upstreams have it"). */
+export function protocolsWith(field: keyof UpstreamSettings | keyof UpstreamCredentials): UpstreamProtocol[] {
+  return UPSTREAM_PROTOCOLS.filter((p) => (PROVIDERS[p].settings as readonly string[]).includes(field) || (PROVIDERS[p].secrets as readonly string[]).includes(field));
+}
 
 /** The OpenAI-compatible vendors an `openai` upstream can name (lib/gateway/upstreams/openai-vendors.ts). */
 export const OPENAI_VENDORS = ["openai", "xai", "deepseek", "qwen", "moonshot", "zhipu", "mistral", "groq", "together", "fireworks", "openrouter"] as const;
@@ -17,6 +61,12 @@ export type OpenAIVendor = (typeof OPENAI_VENDORS)[number];
 export interface UpstreamSettings {
   /** `openai` upstreams: whose dialect of Chat Completions it speaks (default "openai"). */
   vendor?: OpenAIVendor;
+  /**
+   * `openai`, `anthropic`, `gemini`: who runs batch lines served here — the vendor's own batch API
+   * ("native", its batch price) or the gateway line by line ("gateway"). Absent: "native" on the
+   * vendor's own host, "gateway" elsewhere (decision 0070).
+   */
+  batches?: "native" | "gateway";
   /** `azure-openai`: "v1" (the default: /openai/v1/…) or a dated version (/openai/deployments/{deployment}/…?api-version=). */
   apiVersion?: string;
   /** `azure-openai`: which API text models are served through (default "chat"). */
@@ -29,6 +79,12 @@ export interface UpstreamSettings {
   region?: string;
   /** `vertex`: the Google Cloud project id. */
   project?: string;
+  /** `bedrock`: Claude models through Converse (the default) or InvokeModel with Anthropic's Messages body. */
+  claudeApi?: "converse" | "invoke";
+  /** `bedrock`: a Bedrock guardrail applied to every Converse call (its id or ARN, its version, and whether its trace is asked for). */
+  guardrailId?: string;
+  guardrailVersion?: string;
+  guardrailTrace?: "enabled" | "disabled" | "enabled_full";
 }
 
 /** An upstream's secrets beyond `apiKey`, stored encrypted as one JSON document. */
@@ -43,7 +99,7 @@ export interface UpstreamCredentials {
   serviceAccount?: string;
 }
 
-export type ModelKind = "text" | "embedding" | "image" | "video";
+export type ModelKind = "text" | "embedding" | "image" | "video" | "speech" | "transcription";
 export type VideoFamily = "t2v" | "i2v" | "r2v" | "extend" | "second" | "third";
 
 /** Prices in integer micro-USD. Token prices are per million tokens. */
@@ -61,7 +117,26 @@ export interface ModelPrice {
   /** Keyed by `quality:size` (e.g. `high:1536x1024`), or `*` for a flat price. */
   perImage?: Record<string, number>;
   perVideo?: number;
-  perSecond?: number;
+  /**
+   * Video: per second of video, one amount for every resolution or keyed by resolution
+   * (`720p`, `1080p`), with a `:audio` suffix where sound changes the price (decision 0065). Speech:
+   * per second of audio produced; transcription: per second uploaded (decoded by the gateway); one amount.
+   */
+  perSecond?: number | Record<string, number>;
+  /** Text models: the share taken off every token price for batch lines (0.5 = half price); absent = none. */
+  batchDiscount?: number;
+  /** Speech and transcription models that report usage: audio tokens in and out (docs/audio.md). */
+  audioInputPerMTok?: number;
+  audioOutputPerMTok?: number;
+  /** Speech models priced by the input text (tts-1 style), per million characters. */
+  perMCharacters?: number;
+  /**
+   * Image models billed from the vendor's usage (docs/images.md): image tokens in (absent = the
+   * input price) and out; text prompt tokens at inputPerMTok, text output tokens at outputPerMTok
+   * (absent = the image output price). perImage stays the worst case one image is held at.
+   */
+  imageInputPerMTok?: number;
+  imageOutputPerMTok?: number;
 }
 
 /** One entry of a request's route (request_logs.route_trace; built by lib/gateway/health/trace.ts). */
@@ -89,9 +164,12 @@ export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
 export type AutoTopupState = "pending" | "charging" | "succeeded" | "failed" | "requires_action";
 
 export type TaskStatus = "queued" | "in_progress" | "completed" | "failed";
+export type BatchStatus = "validating" | "in_progress" | "finalizing" | "completed" | "failed" | "expired" | "cancelling" | "cancelled";
 
 /** An image input: a URL the upstream fetches, or bytes uploaded with the request. */
-export type ImageInput = { kind: "url"; url: string } | { kind: "bytes"; base64: string; mimeType: string; filename: string };
+/** `role` says what a video model does with the image: the first frame (default), the last frame, or a reference. */
+export type ImageRole = "first_frame" | "last_frame" | "reference";
+export type ImageInput = ({ kind: "url"; url: string } | { kind: "bytes"; base64: string; mimeType: string; filename: string }) & { role?: ImageRole };
 
 /** What a task asks its upstream for (stored in tasks.params until the upstream has it). */
 export interface VideoJob {
@@ -103,4 +181,24 @@ export interface VideoJob {
   aspectRatio: string | null;
   images: ImageInput[];
   videoUrl: string | null;
+  /** `720p`, `1080p` …: asked for, derived from `size`, or the upstream adapter's default for the model. */
+  resolution?: string | null;
+  negativePrompt?: string | null;
+  /** Sound on or off; null = the model's default. */
+  audio?: boolean | null;
+}
+
+/** Content logging (docs/content-logs.md): nothing, the request log only (the default behaviour), or prompts and answers. Ordered: a key may only narrow. */
+export const CONTENT_LOG_MODES = ["off", "metadata", "full"] as const;
+export type ContentLogMode = (typeof CONTENT_LOG_MODES)[number];
+/** Built-in redactions of content logs. */
+export const CONTENT_LOG_BUILTINS = ["api_keys", "card_numbers", "emails"] as const;
+export type ContentLogBuiltin = (typeof CONTENT_LOG_BUILTINS)[number];
+/**
+ * What a request's content log applies, resolved with the key (null on the principal = nothing
+ * is written): the organisation's own patterns and the built-ins it keeps on.
+ */
+export interface ContentLogPolicy {
+  readonly redact: readonly string[];
+  readonly builtins: readonly string[];
 }

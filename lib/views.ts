@@ -5,7 +5,7 @@
  * types, so the compiler checks that both sides agree; the browser reads them through `Wire<T>`
  * (lib/console/wire.ts: Dates arrive as ISO strings).
  */
-import type { AutoTopupState, BudgetPeriod, BudgetScope, InputModality, ModelKind, ModelPrice, OrgRole, RouteTraceEntry, TaskStatus, UpstreamProtocol, UpstreamSettings, VideoFamily } from "./values";
+import type { AutoTopupState, BatchStatus, BudgetPeriod, BudgetScope, ContentLogMode, InputModality, ModelKind, ModelPrice, OrgRole, RouteTraceEntry, TaskStatus, UpstreamProtocol, UpstreamSettings, VideoFamily } from "./values";
 
 /** Who owns a catalog row: the config file, an admin in the console, or demo mode. */
 type RowSource = "demo" | "config" | "console";
@@ -149,6 +149,8 @@ export interface KeyView {
   status: "active" | "revoked" | "expired";
   requests30d: number;
   spend30dMicroUsd: number;
+  /** Narrows the organisation's content logging (docs/content-logs.md); null = the organisation's. */
+  contentLogMode: ContentLogMode | null;
 }
 
 export interface CreatedKey {
@@ -209,7 +211,11 @@ export interface UsageTotalsView {
   cacheWriteTokens: number;
   reasoningTokens: number;
   cacheSavedMicroUsd: number;
+  /** What the exact response cache saved: its hits' `saved_micro_usd` (docs/guardrails.md). */
+  responseCacheSavedMicroUsd: number;
   costMicroUsd: number;
+  /** The part of costMicroUsd spent by batch lines (request_logs.batch_id set). */
+  batchCostMicroUsd: number;
 }
 
 /** The overview page; the balance is null for roles that do not see billing. */
@@ -436,6 +442,15 @@ export interface AdminAliasView {
   updatedAt: string;
 }
 
+/** Admin → Guardrails: an entry of the config file (read-only there) or stored from the console. */
+export interface AdminGuardrailView {
+  id: string;
+  source: "config" | "console";
+  /** The entry as in the config file; a webhook's secret shows as "set". */
+  definition: Record<string, unknown>;
+  updatedAt: string | null;
+}
+
 export interface AuditView {
   id: number;
   actorUserId: string | null;
@@ -459,6 +474,11 @@ export interface HealthPolicy {
    * caller's requests (a poison input, a long generation) must not close an upstream for everyone.
    */
   minCallers: number;
+  /**
+   * Organisations that could call at all (those holding a live key), counted now and then: a
+   * gateway with fewer of them than `minCallers` (one team) opens on the failures of all of them.
+   */
+  possibleCallers?: number;
   /** Open → half-open after this; doubled after each failed probe, up to maxCooldownMs. */
   cooldownMs: number;
   maxCooldownMs: number;
@@ -525,4 +545,81 @@ export interface UpstreamWebhookTestedView {
   statusCode: number | null;
   error: string | null;
   latencyMs: number;
+}
+
+// --- Content logs (docs/content-logs.md) ---
+
+/** One part of a logged message. Images keep their bytes up to a limit (the inspector shows thumbnails). */
+export type LoggedPart =
+  | { type: "text"; text: string }
+  | { type: "image"; mediaType?: string; data?: string; url?: string; omittedBytes?: number }
+  | { type: "document"; filename?: string; mediaType?: string; text?: string; url?: string; omittedBytes?: number }
+  | { type: "tool_call"; id: string; name: string; arguments: string }
+  | { type: "tool_result"; callId: string; name?: string; isError?: boolean; content: LoggedPart[] }
+  | { type: "reasoning"; text: string };
+
+/** What a content log holds once unsealed: the canonical request and the (reassembled) answer, redacted. */
+export interface ContentRecord {
+  v: 1;
+  request: { model: string; system?: string; messages: Array<{ role: "user" | "assistant"; parts: LoggedPart[] }>; tools?: string[] };
+  answer: {
+    text: string;
+    reasoning?: string;
+    toolCalls: Array<{ id: string; name: string; arguments: string }>;
+    stopReason: string | null;
+    /** The error code when no (whole) answer came back. */
+    error?: string;
+  };
+  /** Some strings were cut to stay within the size limit. */
+  truncated?: boolean;
+}
+
+export interface ContentLogView {
+  requestId: string;
+  model: string | null;
+  stream: boolean;
+  createdAt: Date;
+  content: ContentRecord;
+}
+
+export interface ContentLogSettingsView {
+  mode: ContentLogMode;
+  retentionDays: number;
+  redact: string[];
+  builtins: string[];
+  /** Set when logging is on: only requests from then on are logged. */
+  note: string;
+}
+
+export interface AuditWebhookView {
+  url: string | null;
+}
+
+/** A batch on the console's Batches page (lib/console/batches.ts). */
+export interface BatchSummaryView {
+  id: string;
+  /** The API it was created with: it is read there only. */
+  dialect: "openai" | "anthropic" | "gemini";
+  endpoint: string;
+  status: BatchStatus;
+  keyId: string | null;
+  total: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  expired: number;
+  running: number;
+  /** Charged so far, at the batch price. */
+  costMicroUsd: number;
+  /** What the batch still holds of the organisation's balance. */
+  heldMicroUsd: number;
+  /** Of that, the shares of lines running now (a cancel lets them finish). */
+  inFlightMicroUsd: number;
+  createdAt: string;
+  /** The end of its completion window. */
+  expiresAt: string;
+  endedAt: string | null;
+  /** Downloads: the results (succeeded lines) and the errors (the others), once it has ended with such lines. */
+  hasResults: boolean;
+  hasErrors: boolean;
 }

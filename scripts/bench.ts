@@ -8,8 +8,12 @@
  * no-error/no-lost-row check). Prints requests/s, p50, p99, time to the first streamed event,
  * the added latency and the gateway's CPU time per request.
  *
- *   npm run bench -- [--seconds 4] [--rounds 3] [--clients 1,16,64] [--modes plain,stream] [--peer portkey,floor] [--json FILE] [--profile DIR]
+ *   npm run bench -- [--seconds 4] [--rounds 3] [--clients 1,16,64] [--modes plain,stream] [--peer portkey,floor] [--json FILE] [--cpu-prof DIR]
  *                    [--soak 60] [--rate 200] [--scale on|off] [--tracing on|off] [--sizes 1k,100k,1m|off] [--warmup 2]
+ *   npm run bench -- --profile streams|agents|next|p99 [...]   (scripts/bench-profiles.ts lists each one's flags)
+ *
+ * `--cpu-prof DIR` (formerly `--profile DIR`, still read when DIR is not a profile's name): the
+ * gateway's CPU profile.
  *
  * `--warmup`: seconds each target runs each mode (and, in `--sizes`, half that per body) before
  * anything is measured, so the figures are a warm server's, as a gateway that has run for a while
@@ -39,6 +43,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Agent, Pool, request } from "undici";
+import { runProfile } from "./bench-profiles";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const UPSTREAM_KEY = "sk-bench-upstream";
@@ -118,6 +123,7 @@ function serveUpstream(): void {
       const withUsage = body.includes('"include_usage":true');
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       res.write(chunk({ role: "assistant", content: "" }, null, withUsage));
+      if (body.includes('"bench-paced"')) return pacedStream(res, withUsage, chunk, base);
       for (const w of REPLY_WORDS) res.write(chunk({ content: w }, null, withUsage));
       res.write(chunk({}, "stop", withUsage));
       if (withUsage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
@@ -128,6 +134,28 @@ function serveUpstream(): void {
   server.listen(0, "127.0.0.1", () => process.stdout.write(`${(server.address() as AddressInfo).port}\n`));
 }
 
+/**
+ * `--profile streams`: a long stream, one token every `--pace-ms` for `--pace-tokens` tokens, as a
+ * model thinking aloud for a minute; its usage counts exactly the tokens sent.
+ */
+function pacedStream(res: http.ServerResponse, withUsage: boolean, chunk: (delta: unknown, finish?: string | null, withUsage?: boolean) => string, base: object): void {
+  const every = Number(opt("pace-ms", "250"));
+  const tokens = Number(opt("pace-tokens", "240"));
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (sent < tokens) {
+      sent++;
+      res.write(chunk({ content: " tok" }, null, withUsage));
+      return;
+    }
+    clearInterval(timer);
+    res.write(chunk({}, "stop", withUsage));
+    if (withUsage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 9, completion_tokens: tokens, total_tokens: 9 + tokens } })}\n\n`);
+    res.end("data: [DONE]\n\n");
+  }, every);
+  res.on("close", () => clearInterval(timer));
+}
+
 // ---------------------------------------------------------------- helpers
 
 const args = process.argv.slice(2);
@@ -135,6 +163,10 @@ const opt = (name: string, def: string) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 && args[i + 1] ? args[i + 1]! : def;
 };
+/** `--profile streams|agents|next|p99` picks a bench mode (scripts/bench-profiles.ts); any other value is the older spelling of `--cpu-prof DIR`. */
+const BENCH_PROFILES = ["streams", "agents", "next", "p99"] as const;
+const benchProfile = (BENCH_PROFILES as readonly string[]).includes(opt("profile", "")) ? opt("profile", "") : "";
+const cpuProfileDir = () => opt("cpu-prof", benchProfile ? "" : opt("profile", ""));
 const hasTaskset = spawnSync("sh", ["-c", "command -v taskset"]).status === 0 && os.cpus().length >= 2;
 const pinned = (cpu: number, cmd: string[]) => (hasTaskset ? ["taskset", "-c", String(cpu), ...cmd] : cmd);
 
@@ -146,7 +178,7 @@ function spawnLogged(cmd: string[], env: NodeJS.ProcessEnv, log: string, pipeStd
   return p;
 }
 
-const startUpstream = (log: string) => startChild(["--serve-upstream"], log, "upstream");
+const startUpstream = (log: string, extra: string[] = []) => startChild(["--serve-upstream", ...extra], log, "upstream");
 
 /** This script in one of its child modes, pinned to the servers' CPU; it prints its port first. */
 async function startChild(mode: string[], log: string, what: string): Promise<{ port: number; proc: ChildProcess }> {
@@ -179,7 +211,7 @@ function pct(sorted: number[], p: number): number {
 
 // ---------------------------------------------------------------- the gateway under test
 
-interface Gateway {
+export interface Gateway {
   url: string;
   pid: number;
   key: string;
@@ -191,7 +223,7 @@ interface Gateway {
 }
 
 /** The gateway as `npm start` runs it; with `share`, a second instance on the same database and key. */
-async function startGateway(upstreamPort: number, log: string, share?: Gateway, cpu = 1): Promise<Gateway> {
+async function startGateway(upstreamPort: number, log: string, share?: Gateway, cpu = 1, extra: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<Gateway> {
   const { createDatabase } = await import("../tests/support/postgres");
   const pg = (await import("pg")).default;
   const base = process.env.DATABASE_URL || (fs.existsSync("/var/run/postgresql") ? `postgresql://${os.userInfo().username}@localhost/postgres?host=/var/run/postgresql` : "");
@@ -207,7 +239,13 @@ async function startGateway(upstreamPort: number, log: string, share?: Gateway, 
   });
   const config = {
     upstreams: [{ id: "fake", protocol: "openai", baseUrl: `http://127.0.0.1:${upstreamPort}/v1`, apiKey: UPSTREAM_KEY }],
-    models: [{ id: "bench-chat", kind: "text", upstream: "fake", upstreamModel: "bench-upstream", price: { inputPerMTok: 1, outputPerMTok: 2 }, defaultMaxTokens: 256 }],
+    models: [
+      { id: "bench-chat", kind: "text", upstream: "fake", upstreamModel: "bench-upstream", price: { inputPerMTok: 1, outputPerMTok: 2 }, defaultMaxTokens: 256 },
+      // --profile streams: the fake upstream paces this one.
+      { id: "bench-paced", kind: "text", upstream: "fake", upstreamModel: "bench-paced", price: { inputPerMTok: 1, outputPerMTok: 2 }, defaultMaxTokens: 4096 },
+      // --profile agents: a long-context model that reads images.
+      { id: "bench-agent", kind: "text", upstream: "fake", upstreamModel: "bench-upstream", price: { inputPerMTok: 1, outputPerMTok: 2 }, maxOutputTokens: 8192, contextWindow: 1_000_000, inputModalities: ["text", "image"] },
+    ],
   };
   fs.writeFileSync(path.join(dataDir, "gateway.config.json"), JSON.stringify(config));
   const env: NodeJS.ProcessEnv = {
@@ -223,11 +261,13 @@ async function startGateway(upstreamPort: number, log: string, share?: Gateway, 
     // The bench measures the gateway, not the per-key rate limiter.
     DEFAULT_KEY_RPM: "100000000",
     OTEL_EXPORTER_OTLP_ENDPOINT: otlpSink ?? "",
+    ...extra.env,
   };
-  const prof = opt("profile", "");
+  const prof = cpuProfileDir();
   // --node-args: V8/Node flags for the gateway process only (e.g. "--trace-gc" or a heap setting), to try a setting without changing how it starts.
-  const nodeArgs = [...(prof ? ["--cpu-prof", "--cpu-prof-interval", "100", "--cpu-prof-dir", path.resolve(prof)] : []), ...opt("node-args", "").split(" ").filter(Boolean)];
-  const proc = spawnLogged(pinned(cpu, [process.execPath, ...nodeArgs, "--import", "tsx", path.join(ROOT, "scripts/start.ts")]), env, log);
+  const nodeArgs = [...(prof ? ["--cpu-prof", "--cpu-prof-interval", "100", "--cpu-prof-dir", path.resolve(prof)] : []), ...opt("node-args", "").split(" ").filter(Boolean), ...(extra.nodeArgs ?? [])];
+  // --no-rebuild: /v1 never goes through Next, so a console build older than lib/ changes nothing measured here.
+  const proc = spawnLogged(pinned(cpu, [process.execPath, ...nodeArgs, "--import", "tsx", path.join(ROOT, "scripts/start.ts"), "--no-rebuild"]), env, log);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (proc.exitCode !== null) throw new Error(`gateway exited; see ${log}`);
@@ -275,7 +315,7 @@ async function startGateway(upstreamPort: number, log: string, share?: Gateway, 
 
 // ---------------------------------------------------------------- load generator
 
-interface Target {
+export interface Target {
   name: string;
   origin: string;
   path: string;
@@ -284,7 +324,7 @@ interface Target {
   pid?: number;
 }
 
-interface Sample {
+export interface Sample {
   requests: number;
   errors: number;
   seconds: number;
@@ -372,6 +412,7 @@ async function startOtlpSink(): Promise<{ url: string; spans: () => number }> {
 }
 
 async function main() {
+  if (benchProfile) return runProfile(benchProfile as (typeof BENCH_PROFILES)[number], { opt, startUpstream, startGateway, startFloor, run, merge, pct, cpuMs, rssMb, pidOnPort, books, pinned, spawnLogged, root: ROOT, upstreamKey: UPSTREAM_KEY, hasTaskset });
   const seconds = Number(opt("seconds", "4"));
   const rounds = Number(opt("rounds", "3"));
   const clientList = opt("clients", "1,16,64").split(",").map(Number);
@@ -467,16 +508,8 @@ async function main() {
   console.table(rows);
 
   // Every request through the gateway must have its log row and (when charged) its ledger row.
-  const pg = (await import("pg")).default;
-  const c = new pg.Client({ connectionString: gw.dbUrl });
-  await c.connect();
   await new Promise((r) => setTimeout(r, 500));
-  const sent = sentTo.get(targets.find((t) => t.name === "gateway")!) ?? 0;
-  const [logs] = (await c.query("select count(*)::int as n, count(*) filter (where status = 200)::int as ok from request_logs")).rows;
-  const [ledger] = (await c.query("select count(*)::int as n from ledger_entries where kind = 'charge'")).rows;
-  const [acct] = (await c.query("select a.balance_micro_usd::bigint as balance, a.held_micro_usd::bigint as held, (select sum(delta_micro_usd) from ledger_entries)::bigint as sum from accounts a")).rows;
-  await c.end();
-  const invariants = { gatewayRequestsSent: sent, requestLogRows: logs.n, ok: logs.ok, chargeLedgerRows: ledger.n, balanceEqualsLedger: String(acct.balance) === String(acct.sum), held: Number(acct.held) };
+  const invariants = await books(gw.dbUrl, sentTo.get(targets.find((t) => t.name === "gateway")!) ?? 0);
   console.log("invariants:", invariants);
   console.log("idle cpu ms per second:", Object.fromEntries([...idleRate].map(([k, v]) => [k, +v.toFixed(2)])));
 
@@ -510,6 +543,22 @@ async function main() {
   if (sink) console.error(`tracing: the OTLP sink received ${sink.spans()} export requests`);
   await gw.drop();
   upstream.proc.kill("SIGTERM");
+}
+
+/** The books after a run: requests sent = request-log rows = charge rows, balance = Σ ledger, nothing held. */
+async function books(dbUrl: string, sent: number) {
+  const pg = (await import("pg")).default;
+  const c = new pg.Client({ connectionString: dbUrl });
+  await c.connect();
+  try {
+    const [logs] = (await c.query("select count(*)::int as n, count(*) filter (where status = 200)::int as ok from request_logs")).rows;
+    const [ledger] = (await c.query("select count(*)::int as n from ledger_entries where kind = 'charge'")).rows;
+    const [acct] = (await c.query("select a.balance_micro_usd::bigint as balance, a.held_micro_usd::bigint as held, (select sum(delta_micro_usd) from ledger_entries)::bigint as sum from accounts a")).rows;
+    const [holds] = (await c.query("select count(*)::int as n from holds")).rows;
+    return { gatewayRequestsSent: sent, requestLogRows: logs.n, ok: logs.ok, chargeLedgerRows: ledger.n, balanceEqualsLedger: String(acct.balance) === String(acct.sum), held: Number(acct.held), holdRows: holds.n };
+  } finally {
+    await c.end();
+  }
 }
 
 function parseSize(s: string): number {

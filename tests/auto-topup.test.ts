@@ -33,7 +33,7 @@ let n = 0;
 async function withCard(usd: number, last4 = "4242") {
   const r = await createUser(db, { email: `topup-${Date.now()}-${n++}@example.test`, password: "password-123", via: "test" });
   if (!r.ok) throw new Error("user not created");
-  const user = r.user;
+  const user = r.value;
   if (usd) await applyLedgerChange(db, { accountId: user.accountId, deltaMicroUsd: usd * 1_000_000, kind: "admin_credit", idempotencyKey: `seed:${user.accountId}` });
   const { url } = await startCardSetup(db, stripe, { accountId: user.accountId, userId: user.id, email: user.email });
   const sessionId = url.split("/pay/")[1]!;
@@ -147,7 +147,7 @@ describe("auto top-up", () => {
 
     const bare = await createUser(db, { email: `bare-${Date.now()}@example.test`, password: "password-123", via: "test" });
     if (!bare.ok) throw new Error("user not created");
-    await expect(setAutoTopup(db, bare.user.accountId, on("5", "10"))).rejects.toMatchObject({ code: "conflict", message: "Save a card first." });
+    await expect(setAutoTopup(db, bare.value.accountId, on("5", "10"))).rejects.toMatchObject({ code: "conflict", message: "Save a card first." });
     expect(() => on("5", "1")).toThrow(/between \$5/);
 
     await setAutoTopup(db, user.accountId, on("5", "10"));
@@ -175,7 +175,7 @@ describe("a card saved by a member who leaves (issue 32, item 5)", () => {
   async function person(what: string) {
     const r = await createUser(db, { email: `${what}-${Date.now()}-${n++}@example.test`, password: "password-123", via: "test" });
     if (!r.ok) throw new Error("user not created");
-    return r.user;
+    return r.value;
   }
   const pmOf = async (accountId: string) => (await db.select({ pm: accounts.autoTopupPaymentMethod }).from(accounts).where(eq(accounts.id, accountId)))[0]!.pm;
 

@@ -119,6 +119,42 @@ describe("Bedrock Converse through every client protocol", () => {
     expect(JSON.parse(args)).toEqual({ city: "Paris" });
     expect(text).toContain('"finish_reason":"tool_calls"');
   });
+
+  it("one call at a time (Converse has no switch): the gateway keeps the first call, plain and streamed, and names it", async () => {
+    fake.script = { text: "", toolCalls: [{ name: "get_weather", input: { city: "Paris" } }, { name: "get_weather", input: { city: "Rome" } }], usage: { inputTokens: 50, outputTokens: 20 } };
+    const tools = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }];
+    const ask = (extra: Record<string, unknown>) =>
+      fetch(`${server.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify({ model: "claude-br", max_tokens: 500, messages: [{ role: "user", content: "Weather?" }], tools, ...extra }),
+      });
+    const plain = await ask({ parallel_tool_calls: false });
+    expect(plain.headers.get("x-gateway-enforced-params")).toBe("parallel_tool_calls");
+    expect(plain.headers.get("x-gateway-dropped-params")).toBeNull();
+    const j = (await plain.json()) as any;
+    expect(j.choices[0].message.tool_calls.map((c: any) => JSON.parse(c.function.arguments).city)).toEqual(["Paris"]);
+    const streamed = await ask({ parallel_tool_calls: false, stream: true });
+    expect(streamed.headers.get("x-gateway-enforced-params")).toBe("parallel_tool_calls");
+    const text = await streamed.text();
+    expect(text).toContain("Paris");
+    expect(text).not.toContain("Rome");
+    // Without the ask, both come back.
+    const both = (await (await ask({})).json()) as any;
+    expect(both.choices[0].message.tool_calls).toHaveLength(2);
+  });
+
+  it("token log-probabilities (Converse has none): a 400 naming the field, before any call", async () => {
+    const res = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: "claude-br", logprobs: true, top_logprobs: 2, messages: [{ role: "user", content: "Hi" }] }),
+    });
+    const body = (await res.json()) as any;
+    expect(res.status).toBe(400);
+    expect(body.error.param ?? body.error.message).toMatch(/logprobs/);
+    expect(fake.requests).toHaveLength(0);
+  });
 });
 
 describe("Bedrock credentials", () => {

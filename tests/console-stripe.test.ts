@@ -30,7 +30,7 @@ let n = 0;
 async function newAccount() {
   const r = await createUser(db, { email: `stripe-${Date.now()}-${n++}@example.test`, password: "password-123", via: "test" });
   if (!r.ok) throw new Error("user not created");
-  return r.user;
+  return r.value;
 }
 
 async function balance(accountId: string): Promise<number> {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminOk, createAccount, createKey } from "./support/accounts";
 import { startTestServer, usesPostgres, type TestServer } from "./support/server";
 
-const DEMO_MODELS = ["demo-chat", "demo-embed", "demo-image", "demo-image-mini", "demo-video"];
+const DEMO_MODELS = ["demo-chat", "demo-embed", "demo-image", "demo-image-mini", "demo-stt", "demo-tts", "demo-video"];
 
 // The Next-only mount needs PostgreSQL for its fixtures: `next start` has no local admin endpoint
 // for the CLI, and PGlite cannot be opened by a second process.

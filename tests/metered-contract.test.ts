@@ -5,7 +5,10 @@
  * nothing; a key without money gets a 402 in the route's own error shape and no row of cost;
  * vendor headers reach a same-protocol upstream on passthrough; nothing stays held. One table of
  * routes, so a new entry that builds its call apart from the others (as POST /v1/responses once
- * did) shows here.
+ * did) shows here. Batches (three dialects) keep the same contract per line: one log row per line
+ * linked to the batch, the ledger moved by exactly their costs, the batch's `cost_usd` their sum,
+ * nothing held once it ends, a 402 in the dialect's own shape when the hold cannot be taken. The
+ * files routes are not metered: they charge nothing and work without money.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoCatalog } from "../lib/config/demo-catalog";
@@ -53,6 +56,8 @@ interface Route {
   body: Record<string, unknown>;
   auth?: Auth;
   stream?: boolean;
+  /** Sent as multipart/form-data (the body's fields, plus this file), not JSON. */
+  file?: { name: string; type: string; bytes: () => Buffer };
   /** How the route's 402 reads: the protocol's own error shape. */
   refusal: (body: Record<string, unknown>) => void;
 }
@@ -62,6 +67,15 @@ const anthropicRefusal = (b: Record<string, unknown>) => expect(b).toMatchObject
 const googleRefusal = (b: Record<string, unknown>) => expect(b).toMatchObject({ error: { code: 402, status: expect.any(String), message: expect.any(String) } });
 
 const say = "Say hi";
+
+/** One second of 24 kHz 16-bit mono silence, as WAV. */
+function oneSecondWav(): Buffer {
+  const pcm = Buffer.alloc(48_000);
+  const h = Buffer.alloc(44);
+  h.write("RIFF", 0), h.writeUInt32LE(36 + pcm.length, 4), h.write("WAVEfmt ", 8), h.writeUInt32LE(16, 16), h.writeUInt16LE(1, 20), h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(24_000, 24), h.writeUInt32LE(48_000, 28), h.writeUInt16LE(2, 32), h.writeUInt16LE(16, 34), h.write("data", 36), h.writeUInt32LE(pcm.length, 40);
+  return Buffer.concat([h, pcm]);
+}
 const ROUTES: Route[] = [
   { name: "chat completions", path: "/v1/chat/completions", body: { model: "demo-chat", messages: [{ role: "user", content: say }] }, refusal: openaiRefusal },
   { name: "chat completions, streamed", path: "/v1/chat/completions", stream: true, body: { model: "demo-chat", stream: true, messages: [{ role: "user", content: say }] }, refusal: openaiRefusal },
@@ -72,8 +86,12 @@ const ROUTES: Route[] = [
   { name: "messages, streamed", path: "/v1/messages", auth: "x-api-key", stream: true, body: { model: "demo-chat", max_tokens: 50, stream: true, messages: [{ role: "user", content: say }] }, refusal: anthropicRefusal },
   { name: "generateContent", path: "/v1beta/models/demo-chat:generateContent", auth: "x-goog-api-key", body: { contents: [{ role: "user", parts: [{ text: say }] }] }, refusal: googleRefusal },
   { name: "streamGenerateContent", path: "/v1beta/models/demo-chat:streamGenerateContent?alt=sse", auth: "x-goog-api-key", stream: true, body: { contents: [{ role: "user", parts: [{ text: say }] }] }, refusal: googleRefusal },
+  { name: "interactions", path: "/v1beta/interactions", auth: "x-goog-api-key", body: { model: "demo-chat", input: say }, refusal: googleRefusal },
+  { name: "interactions, streamed", path: "/v1beta/interactions", auth: "x-goog-api-key", stream: true, body: { model: "demo-chat", input: say, stream: true }, refusal: googleRefusal },
   { name: "embeddings", path: "/v1/embeddings", body: { model: "demo-embed", input: "a small red fox" }, refusal: openaiRefusal },
   { name: "images", path: "/v1/images/generations", body: { model: "demo-image-mini", prompt: "a fox", size: "1024x1024" }, refusal: openaiRefusal },
+  { name: "speech (streamed audio)", path: "/v1/audio/speech", stream: true, body: { model: "demo-tts", voice: "alloy", input: say, response_format: "wav" }, refusal: openaiRefusal },
+  { name: "transcriptions", path: "/v1/audio/transcriptions", body: { model: "demo-stt" }, file: { name: "a.wav", type: "audio/wav", bytes: oneSecondWav }, refusal: openaiRefusal },
   { name: "videos", path: "/v1/videos", body: { model: "demo-video", prompt: "a paper boat", seconds: "10", size: "1920x1080" }, refusal: openaiRefusal },
 ];
 
@@ -85,8 +103,16 @@ function headersFor(key: string, auth: Auth = "bearer", extra: Record<string, st
   return h;
 }
 
-async function call(route: Pick<Route, "path" | "body" | "auth">, key: string, extra?: Record<string, string>) {
-  const res = await fetch(`${server.url}${route.path}`, { method: "POST", headers: headersFor(key, route.auth, extra), body: JSON.stringify(route.body) });
+async function call(route: Pick<Route, "path" | "body" | "auth" | "file">, key: string, extra?: Record<string, string>) {
+  const headers = headersFor(key, route.auth, extra);
+  let body: string | FormData = JSON.stringify(route.body);
+  if (route.file) {
+    delete headers["content-type"];
+    body = new FormData();
+    for (const [k, v] of Object.entries(route.body)) body.set(k, String(v));
+    body.set("file", new Blob([new Uint8Array(route.file.bytes())], { type: route.file.type }), route.file.name);
+  }
+  const res = await fetch(`${server.url}${route.path}`, { method: "POST", headers, body });
   const text = await res.text(); // a stream is read to its end: the settlement follows it
   return { res, text };
 }
@@ -155,6 +181,120 @@ describe("every metered route", () => {
     const rows = await server.query<{ cost: string }>("select cost_micro_usd as cost from request_logs where account_id = (select account_id from users where email = $1) order by id desc limit 1", [funded.email]);
     await idleBooks(server, funded.email);
     expect(before - (await ledgerOf(funded.email))).toBe(Number(rows[0]!.cost));
+  });
+});
+
+/** A batch route: how to create a small batch of demo-chat lines, and how to read it back. */
+interface BatchRoute {
+  name: string;
+  create: (key: string) => Promise<Response>;
+  idOf: (body: Record<string, unknown>) => string;
+  poll: (key: string, id: string) => Promise<{ ended: boolean; costUsd: number }>;
+  refusal: (body: Record<string, unknown>) => void;
+}
+
+const jsonHeaders = (key: string, auth: Auth = "bearer") => headersFor(key, auth);
+async function uploadJsonl(key: string, lines: unknown[]): Promise<string> {
+  const form = new FormData();
+  form.set("purpose", "batch");
+  form.set("file", new Blob([lines.map((l) => JSON.stringify(l)).join("\n")], { type: "application/jsonl" }), "in.jsonl");
+  const res = await fetch(`${server.url}/v1/files`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+  return ((await res.json()) as { id: string }).id;
+}
+const getJson = async (url: string, headers: Record<string, string>) => (await (await fetch(`${server.url}${url}`, { headers })).json()) as Record<string, unknown>;
+
+const BATCH_ROUTES: BatchRoute[] = [
+  {
+    name: "POST /v1/batches (OpenAI)",
+    create: async (key) => {
+      const lines = [0, 1].map((i) => ({ custom_id: `c${i}`, method: "POST", url: "/v1/chat/completions", body: { model: "demo-chat", max_tokens: 20, messages: [{ role: "user", content: `${say} ${i}` }] } }));
+      const input_file_id = await uploadJsonl(key, lines);
+      return fetch(`${server.url}/v1/batches`, { method: "POST", headers: jsonHeaders(key), body: JSON.stringify({ input_file_id, endpoint: "/v1/chat/completions", completion_window: "24h" }) });
+    },
+    idOf: (b) => String(b.id),
+    poll: async (key, id) => {
+      const b = await getJson(`/v1/batches/${id}`, jsonHeaders(key));
+      return { ended: b.status === "completed", costUsd: Number(b.cost_usd) };
+    },
+    refusal: openaiRefusal,
+  },
+  {
+    name: "POST /v1/messages/batches (Anthropic)",
+    create: (key) =>
+      fetch(`${server.url}/v1/messages/batches`, {
+        method: "POST",
+        headers: jsonHeaders(key, "x-api-key"),
+        body: JSON.stringify({ requests: [0, 1].map((i) => ({ custom_id: `m${i}`, params: { model: "demo-chat", max_tokens: 20, messages: [{ role: "user", content: `${say} ${i}` }] } })) }),
+      }),
+    idOf: (b) => String(b.id),
+    poll: async (key, id) => {
+      const b = await getJson(`/v1/messages/batches/${id}`, jsonHeaders(key, "x-api-key"));
+      return { ended: b.processing_status === "ended", costUsd: Number(b.cost_usd) };
+    },
+    refusal: anthropicRefusal,
+  },
+  {
+    name: "POST /v1beta/models/{model}:batchGenerateContent (Gemini)",
+    create: (key) =>
+      fetch(`${server.url}/v1beta/models/demo-chat:batchGenerateContent`, {
+        method: "POST",
+        headers: jsonHeaders(key, "x-goog-api-key"),
+        body: JSON.stringify({ batch: { displayName: "contract", inputConfig: { requests: { requests: [0, 1].map((i) => ({ request: { contents: [{ role: "user", parts: [{ text: `${say} ${i}` }] }] }, metadata: { key: `g${i}` } })) } } } }),
+      }),
+    idOf: (b) => String(b.name).split("/")[1]!,
+    poll: async (key, id) => {
+      const b = await getJson(`/v1beta/batches/${id}`, jsonHeaders(key, "x-goog-api-key"));
+      return { ended: b.done === true, costUsd: Number(b.cost_usd) };
+    },
+    refusal: googleRefusal,
+  },
+];
+
+describe("every metered batch route", () => {
+  for (const route of BATCH_ROUTES) {
+    it(`${route.name}: one log row per line linked to the batch, the ledger moved by their costs once, nothing held`, async () => {
+      await idleBooks(server, funded.email);
+      const before = await ledgerOf(funded.email);
+      const res = await route.create(funded.key);
+      const text = await res.text();
+      expect(res.status, text.slice(0, 300)).toBe(200);
+      const id = route.idOf(JSON.parse(text));
+      let state = { ended: false, costUsd: 0 };
+      for (let i = 0; i < 200 && !state.ended; i++) {
+        state = await route.poll(funded.key, id);
+        if (!state.ended) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(state.ended).toBe(true);
+      const rows = await server.query<{ cost: string }>("select cost_micro_usd as cost from request_logs where batch_id = $1", [id]);
+      expect(rows).toHaveLength(2);
+      const cost = rows.reduce((a, r) => a + Number(r.cost), 0);
+      expect(cost).toBeGreaterThan(0);
+      expect(Math.round(state.costUsd * 1_000_000)).toBe(cost);
+      // Polled again: nothing more is charged.
+      await route.poll(funded.key, id);
+      const books = await idleBooks(server, funded.email);
+      expect(before - (await ledgerOf(funded.email))).toBe(cost);
+      expect(books).toMatchObject({ held: 0, holds: 0, balance: books.ledger });
+    });
+
+    it(`${route.name}: a key without money gets 402 in the dialect's own shape, and pays nothing`, async () => {
+      const res = await route.create(broke.key);
+      const text = await res.text();
+      expect(res.status, text.slice(0, 300)).toBe(402);
+      route.refusal(JSON.parse(text));
+      expect(await ledgerOf(broke.email)).toBe(0);
+    });
+  }
+
+  it("the files routes are not metered: upload, list, retrieve, content and delete charge nothing, even without money", async () => {
+    const id = await uploadJsonl(broke.key, [{ hello: "files" }]);
+    expect(id).toMatch(/^file-/);
+    const h = { authorization: `Bearer ${broke.key}` };
+    for (const path of ["/v1/files", `/v1/files/${id}`, `/v1/files/${id}/content`]) expect((await fetch(`${server.url}${path}`, { headers: h })).status).toBe(200);
+    expect((await fetch(`${server.url}/v1/files/${id}`, { method: "DELETE", headers: h })).status).toBe(200);
+    expect(await ledgerOf(broke.email)).toBe(0);
+    const [n] = await server.query<{ n: number }>("select count(*)::int as n from request_logs where account_id = (select account_id from users where email = $1) and cost_micro_usd > 0", [broke.email]);
+    expect(n!.n).toBe(0);
   });
 });
 

@@ -46,7 +46,7 @@ let n = 0;
 async function newAccount() {
   const r = await createUser(db, { email: `redeem-${Date.now()}-${n++}@example.test`, via: "test" });
   if (!r.ok) throw new Error("user not created");
-  return r.user;
+  return r.value;
 }
 async function balance(accountId: string) {
   const [row] = await db.select({ b: accounts.balanceMicroUsd }).from(accounts).where(eq(accounts.id, accountId));
@@ -61,7 +61,7 @@ describe("redeem codes", () => {
     const users = await Promise.all(Array.from({ length: 30 }, newAccount));
     const results = await Promise.all(users.map((u) => applyCode(db, { accountId: u.accountId, userId: u.id, code: codes[0]! })));
     expect(results.filter((r) => r.ok)).toHaveLength(1);
-    expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.reason === "used_up")).toBe(true);
+    expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.error.reason === "used_up")).toBe(true);
     const balances = await Promise.all(users.map((u) => balance(u.accountId)));
     expect(balances.filter((b) => b === 7_000_000)).toHaveLength(1);
     expect(balances.filter((b) => b === 0)).toHaveLength(29);
@@ -85,7 +85,7 @@ describe("redeem codes", () => {
     const u = await newAccount();
     const results = await Promise.all(Array.from({ length: 20 }, () => applyCode(db, { accountId: u.accountId, userId: u.id, code: codes[0]! })));
     expect(results.filter((r) => r.ok)).toHaveLength(1);
-    expect(results.filter((r) => !r.ok && r.reason === "already_redeemed")).toHaveLength(19);
+    expect(results.filter((r) => !r.ok && r.error.reason === "already_redeemed")).toHaveLength(19);
     expect(await balance(u.accountId)).toBe(5_000_000);
     const rows = await db.select().from(ledgerEntries).where(eq(ledgerEntries.accountId, u.accountId));
     expect(rows).toHaveLength(1);
@@ -95,16 +95,16 @@ describe("redeem codes", () => {
 
   it("refuses unknown, expired and withdrawn codes, and accepts a sloppily typed one", async () => {
     const u = await newAccount();
-    expect(await applyCode(db, { accountId: u.accountId, userId: u.id, code: "GW-0000-0000-0000-0000" })).toEqual({ ok: false, reason: "unknown" });
-    expect(await applyCode(db, { accountId: u.accountId, userId: u.id, code: "hello" })).toEqual({ ok: false, reason: "unknown" });
+    expect(await applyCode(db, { accountId: u.accountId, userId: u.id, code: "GW-0000-0000-0000-0000" })).toEqual({ ok: false, error: { reason: "unknown" } });
+    expect(await applyCode(db, { accountId: u.accountId, userId: u.id, code: "hello" })).toEqual({ ok: false, error: { reason: "unknown" } });
     const { batch: old, codes: oldCodes } = await batch({ expiresAt: new Date(Date.now() + 60_000) });
     await db.execute(sql`update redeem_batches set expires_at = now() - interval '1 minute' where id = ${old.id}`);
-    expect(await applyCode(db, { accountId: u.accountId, userId: u.id, code: oldCodes[0]! })).toMatchObject({ ok: false, reason: "expired" });
+    expect(await applyCode(db, { accountId: u.accountId, userId: u.id, code: oldCodes[0]! })).toMatchObject({ ok: false, error: { reason: "expired" } });
     const { batch: w, codes: wCodes } = await batch();
     await setBatchDisabled(db, w.id, true, actor);
-    expect(await applyCode(db, { accountId: u.accountId, userId: u.id, code: wCodes[0]! })).toEqual({ ok: false, reason: "withdrawn" });
+    expect(await applyCode(db, { accountId: u.accountId, userId: u.id, code: wCodes[0]! })).toEqual({ ok: false, error: { reason: "withdrawn" } });
     const { codes } = await batch({ amountMicroUsd: 1_250_000 });
-    expect(await applyCode(db, { accountId: u.accountId, userId: u.id, code: ` ${codes[0]!.toLowerCase().replace(/-/g, " ")} ` })).toMatchObject({ ok: true, amountMicroUsd: 1_250_000 });
+    expect(await applyCode(db, { accountId: u.accountId, userId: u.id, code: ` ${codes[0]!.toLowerCase().replace(/-/g, " ")} ` })).toMatchObject({ ok: true, value: { amountMicroUsd: 1_250_000 } });
     expect(await balance(u.accountId)).toBe(1_250_000);
   });
 
@@ -148,7 +148,7 @@ describe("once per person (issue 32, item 8)", () => {
     const orgs = await orgsOf(u, 10);
     const results = await Promise.all(orgs.map((accountId) => applyCode(db, { accountId, userId: u.id, code: codes[0]! })));
     expect(results.filter((r) => r.ok)).toHaveLength(1);
-    expect(results.filter((r) => !r.ok && r.reason === "redeemed_by_you")).toHaveLength(9);
+    expect(results.filter((r) => !r.ok && r.error.reason === "redeemed_by_you")).toHaveLength(9);
     const total = (await Promise.all(orgs.map(balance))).reduce((a, x) => a + x, 0);
     expect(total).toBe(5_000_000);
     // Another person still can.

@@ -31,7 +31,9 @@ beforeAll(async () => {
   [otlp, capturing] = await Promise.all([startOtlpReceiver(), startOtlpReceiver()]);
   const text = textGatewayConfig({ openai: upstream.baseUrl, anthropic: upstream.baseUrl, gemini: upstream.baseUrl, openaiKey: OPENAI_FAKE_KEY, anthropicKey: "x", geminiKey: "x" });
   // The demo upstream's embedding, image and video models (its text model is already there).
-  const config = { ...text, models: [...text.models, ...demoCatalog.models.filter((m) => m.kind !== "text")] };
+  // One redaction guardrail (its pattern occurs only in the redaction test's prompt).
+  const guardrails = [{ id: "mask-cards", stage: "pre_request" as const, type: "regex" as const, pattern: "card-[0-9]{4}-[0-9]{4}", action: "redact" as const }];
+  const config = { ...text, models: [...text.models, ...demoCatalog.models.filter((m) => m.kind !== "text")], guardrails };
   const env = (endpoint: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: "100", OTEL_SERVICE_NAME: "gw-test" });
   [server, opted] = await Promise.all([
     startTestServer({ config, env: env(otlp.endpoint) }),
@@ -196,4 +198,27 @@ it("with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true the request and
   expect(String(root.attributes["gateway.request.body"])).toContain(PROMPT);
   expect(String(root.attributes["gateway.response.body"])).toContain(REPLY);
   expect(capturing.bodies.join("\n")).not.toContain(key);
+});
+
+it("a pre_request redaction leaves no match in the exported spans, streamed or not (the traced request body is the masked one)", async () => {
+  const SECRET = "card-4242-9191";
+  const { key } = await createAccount(opted, { usd: 1 });
+  const client = new OpenAI({ apiKey: key, baseURL: `${opted.url}/v1`, maxRetries: 0 });
+  const asked = `${PROMPT} pay with ${SECRET} please`;
+  upstream.reset({ text: REPLY });
+  const plain = await client.chat.completions.create({ model: "chat-openai", messages: [{ role: "user", content: asked }] }).withResponse();
+  const stream = await client.chat.completions.create({ model: "chat-openai", stream: true, messages: [{ role: "user", content: asked }] }).withResponse();
+  for await (const _ of stream.data);
+  const ids = [plain.response.headers.get("x-request-id")!, stream.response.headers.get("x-request-id")!];
+  await capturing.waitFor((spans) => ids.every((id) => !!tree(spans, id)?.root.attributes["gateway.request.body"]) && ids.every((id) => !!tree(spans, id)?.child("gateway.settle")));
+  for (const id of ids) {
+    const body = String(tree(capturing.spans, id)!.root.attributes["gateway.request.body"]);
+    expect(body).toContain(PROMPT); // the prompt is captured ...
+    expect(body).not.toContain(SECRET); // ... as the guardrail left it
+  }
+  // Nothing in any export carries the match (nor its digits), and the upstream got the masked text too.
+  const all = capturing.bodies.join("\n");
+  expect(all).not.toContain("4242-9191");
+  expect(upstream.requests.length).toBe(2);
+  for (const r of upstream.requests) expect(JSON.stringify(r.body)).not.toContain(SECRET);
 });

@@ -5,6 +5,7 @@ import { PageHeader } from "../ui/page-header";
 import { AliasesTab } from "./aliases-tab";
 import { AuditTab } from "./audit-tab";
 import { CodesTab } from "./codes-tab";
+import { GuardrailsTab } from "./guardrails-tab";
 import { ModelsTab } from "./models-tab";
 import { UpstreamsTab } from "./upstreams-tab";
 import { UsersTab } from "./users-tab";
@@ -15,6 +16,7 @@ const TABS = [
   { id: "upstreams", label: "Upstreams" },
   { id: "models", label: "Models & prices" },
   { id: "aliases", label: "Aliases" },
+  { id: "guardrails", label: "Guardrails" },
   { id: "codes", label: "Redeem codes" },
   { id: "audit", label: "Audit log" },
 ] as const;
@@ -47,6 +49,7 @@ export function AdminPage() {
         {tab === "upstreams" && <UpstreamsTab />}
         {tab === "models" && <ModelsTab />}
         {tab === "aliases" && <AliasesTab />}
+        {tab === "guardrails" && <GuardrailsTab />}
         {tab === "codes" && <CodesTab />}
         {tab === "audit" && <AuditTab />}
       </div>

@@ -9,7 +9,7 @@ import { Button } from "../ui/button";
 import { Card, CardBody, CardHeader } from "../ui/card";
 import { FormError, TextField } from "../ui/field";
 import { Empty, QueryState } from "../ui/states";
-import { Table, Td, Th } from "../ui/table";
+import { DataTable } from "../ui/data-table";
 
 const EMPTY = { id: "", targets: "", contextFallback: false };
 
@@ -58,46 +58,48 @@ export function AliasesTab() {
       <Card>
         <QueryState query={aliases} empty={(d) => (d.items.length ? null : <Empty title="No aliases yet" />)}>
           {(d) => (
-            <Table label="Aliases">
-              <thead>
-                <tr>
-                  <Th>Alias</Th>
-                  <Th>Targets</Th>
-                  <Th>Options</Th>
-                  <Th sticky>
-                    <span className="sr-only">Actions</span>
-                  </Th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-zinc-100 bg-white">
-                {d.items.map((a) => (
-                  <tr key={a.id} data-testid="admin-alias-row">
-                    <Td>
+            <DataTable
+              label="Aliases"
+              rows={d.items}
+              rowKey={(a) => a.id}
+              rowTestId="admin-alias-row"
+              columns={[
+                {
+                  header: "Alias",
+                  cell: (a) => (
+                    <>
                       <span className="font-mono text-xs text-zinc-900">{a.id}</span>
                       {a.id.includes("*") && <span className="ml-2 text-[11px] text-zinc-500">pattern</span>}
-                    </Td>
-                    <Td className="font-mono text-xs">{a.targets.join(" → ")}</Td>
-                    <Td>
-                      <span className="inline-flex gap-1">
-                        {a.contextFallback && <Badge tone="blue">Context fallback</Badge>}
-                        {!a.enabled && <Badge tone="red">Disabled</Badge>}
-                        {a.source !== "console" && <Badge>{a.source}</Badge>}
-                      </span>
-                    </Td>
-                    <Td sticky className="text-right">
-                      <span className="inline-flex gap-1">
-                        <Button variant="ghost" size="sm" onClick={() => setForm({ id: a.id, targets: a.targets.join(", "), contextFallback: a.contextFallback })}>
-                          Edit
-                        </Button>
-                        <Button variant="ghost" size="sm" className="text-red-600 hover:bg-red-50" onClick={() => remove.mutate(a.id)}>
-                          Delete
-                        </Button>
-                      </span>
-                    </Td>
-                  </tr>
-                ))}
-              </tbody>
-            </Table>
+                    </>
+                  ),
+                },
+                { header: "Targets", className: "font-mono text-xs", cell: (a) => a.targets.join(" → ") },
+                {
+                  header: "Options",
+                  cell: (a) => (
+                    <span className="inline-flex gap-1">
+                      {a.contextFallback && <Badge tone="blue">Context fallback</Badge>}
+                      {!a.enabled && <Badge tone="red">Disabled</Badge>}
+                      {a.source !== "console" && <Badge>{a.source}</Badge>}
+                    </span>
+                  ),
+                },
+                {
+                  header: "Actions",
+                  sticky: true,
+                  cell: (a) => (
+                    <span className="inline-flex gap-1">
+                      <Button variant="ghost" size="sm" onClick={() => setForm({ id: a.id, targets: a.targets.join(", "), contextFallback: a.contextFallback })}>
+                        Edit
+                      </Button>
+                      <Button variant="ghost" size="sm" className="text-red-600 hover:bg-red-50" onClick={() => remove.mutate(a.id)}>
+                        Delete
+                      </Button>
+                    </span>
+                  ),
+                },
+              ]}
+            />
           )}
         </QueryState>
       </Card>

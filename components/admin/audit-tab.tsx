@@ -8,7 +8,8 @@ import { Card } from "../ui/card";
 import { SelectField, TextField } from "../ui/field";
 import { Time } from "../ui/money";
 import { Empty, ErrorState, Loading } from "../ui/states";
-import { Mono, Table, Td, Th } from "../ui/table";
+import { DataTable, type Column } from "../ui/data-table";
+import { Mono } from "../ui/table";
 
 const ACTIONS: { value: string; label: string }[] = [
   { value: "", label: "Any action" },
@@ -68,6 +69,14 @@ function Target({ r }: { r: AuditRow }) {
   );
 }
 
+const COLUMNS: Column<AuditRow>[] = [
+  { header: "Time", className: "w-32 whitespace-normal!", cell: (r) => <Time iso={r.createdAt} /> },
+  { header: "Actor", className: "max-w-48 whitespace-normal! wrap-anywhere", cell: (r) => r.actor },
+  { header: "Action", cell: (r) => <Mono>{r.action}</Mono> },
+  { header: "Target", className: "max-w-56 whitespace-normal! wrap-anywhere", cell: (r) => <Target r={r} /> },
+  { header: "Details", className: "min-w-48 whitespace-normal! wrap-anywhere", props: () => ({ "data-testid": "audit-details" }), cell: (r) => <Details d={r.details} /> },
+];
+
 export function AuditTab() {
   const [draft, setDraft] = useState<AuditFilters>({});
   const [filters, setFilters] = useState<AuditFilters>({});
@@ -79,6 +88,15 @@ export function AuditTab() {
   }
   return (
     <Card>
+      <p className="flex gap-4 border-b border-zinc-100 px-5 py-2 text-sm">
+        <span className="text-zinc-600">Every event:</span>
+        <a className="underline" href="/api/admin/audit/export?format=csv" download>
+          CSV
+        </a>
+        <a className="underline" href="/api/admin/audit/export?format=jsonl" download>
+          JSONL
+        </a>
+      </p>
       <form onSubmit={apply} className="grid gap-3 border-b border-zinc-100 px-5 py-4 sm:grid-cols-2 lg:grid-cols-4" aria-label="Audit filters">
         <TextField label="Actor" placeholder="email or cli" value={draft.actor ?? ""} onChange={(e) => setDraft({ ...draft, actor: e.target.value })} />
         <SelectField label="Action" value={draft.action ?? ""} onChange={(e) => setDraft({ ...draft, action: e.target.value })}>
@@ -109,45 +127,17 @@ export function AuditTab() {
       ) : rows.length === 0 ? (
         <Empty title={Object.keys(filters).length ? "Nothing matches these filters" : "Nothing recorded yet"} />
       ) : (
-        <>
-          <Table label="Audit log">
-            <thead>
-              <tr>
-                <Th>Time</Th>
-                <Th>Actor</Th>
-                <Th>Action</Th>
-                <Th>Target</Th>
-                <Th>Details</Th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-100 bg-white">
-              {rows.map((r) => (
-                <tr key={r.id} data-testid="audit-row" className="align-top">
-                  <Td className="w-32 whitespace-normal!">
-                    <Time iso={r.createdAt} />
-                  </Td>
-                  <Td className="max-w-48 whitespace-normal! wrap-anywhere">{r.actor}</Td>
-                  <Td>
-                    <Mono>{r.action}</Mono>
-                  </Td>
-                  <Td className="max-w-56 whitespace-normal! wrap-anywhere">
-                    <Target r={r} />
-                  </Td>
-                  <Td className="min-w-48 whitespace-normal! wrap-anywhere" data-testid="audit-details">
-                    <Details d={r.details} />
-                  </Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-          {q.hasNextPage && (
-            <div className="border-t border-zinc-100 px-4 py-3 text-center">
-              <Button variant="secondary" size="sm" loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
-                Load older
-              </Button>
-            </div>
-          )}
-        </>
+        <DataTable
+          label="Audit log"
+          rows={rows}
+          rowKey={(r) => r.id}
+          rowTestId="audit-row"
+          rowClassName="align-top"
+          columns={COLUMNS}
+          hasMore={q.hasNextPage}
+          loadingMore={q.isFetchingNextPage}
+          onMore={() => q.fetchNextPage()}
+        />
       )}
     </Card>
   );

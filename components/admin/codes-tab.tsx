@@ -10,7 +10,8 @@ import { Card, CardBody, CardHeader } from "../ui/card";
 import { TextField } from "../ui/field";
 import { Time } from "../ui/money";
 import { Empty, ErrorState, Loading } from "../ui/states";
-import { Mono, Table, Td, Th } from "../ui/table";
+import { DataTable } from "../ui/data-table";
+import { Mono } from "../ui/table";
 
 interface Batch {
   id: string;
@@ -101,50 +102,44 @@ export function CodesTab() {
         ) : !batches.data?.batches.length ? (
           <Empty title="No redeem codes yet" />
         ) : (
-          <Table label="Redeem code batches">
-            <thead>
-              <tr>
-                <Th>Created</Th>
-                <Th>Note</Th>
-                <Th className="text-right">Per code</Th>
-                <Th className="text-right">Codes × uses</Th>
-                <Th className="text-right">Redeemed</Th>
-                <Th>Expires</Th>
-                <Th>State</Th>
-                <Th />
-              </tr>
-            </thead>
-            <tbody>
-              {batches.data.batches.map((b) => (
-                <tr key={b.id} data-testid="code-batch-row">
-                  <Td label="Created">
-                    <Time iso={b.createdAt} />
-                  </Td>
-                  <Td label="Note">{b.note || <Mono>{b.id}</Mono>}</Td>
-                  <Td label="Per code" className="text-right tabular-nums">
-                    {usd(b.amountMicroUsd)}
-                  </Td>
-                  <Td label="Codes × uses" className="text-right tabular-nums">
+          <DataTable
+            label="Redeem code batches"
+            rows={batches.data.batches}
+            rowKey={(b) => b.id}
+            rowTestId="code-batch-row"
+            columns={[
+              { header: "Created", cell: (b) => <Time iso={b.createdAt} /> },
+              { header: "Note", cell: (b) => b.note || <Mono>{b.id}</Mono> },
+              { header: "Per code", align: "right", cell: (b) => usd(b.amountMicroUsd) },
+              {
+                header: "Codes × uses",
+                align: "right",
+                cell: (b) => (
+                  <>
                     {b.codeCount} × {b.maxRedemptions}
                     {b.maxRedemptions > 1 && !b.oncePerUser && <span className="block text-xs text-zinc-500">per organisation</span>}
-                  </Td>
-                  <Td label="Redeemed" className="text-right tabular-nums">
-                    {b.redeemed} ({usd(b.creditedMicroUsd)})
-                  </Td>
-                  <Td label="Expires">{b.expiresAt ? <Time iso={b.expiresAt} /> : "never"}</Td>
-                  <Td label="State">{b.disabled ? <Badge tone="red">withdrawn</Badge> : b.expiresAt && new Date(b.expiresAt) < new Date() ? <Badge tone="amber">expired</Badge> : <Badge tone="green">active</Badge>}</Td>
-                  <Td className="whitespace-nowrap text-right">
+                  </>
+                ),
+              },
+              { header: "Redeemed", align: "right", cell: (b) => `${b.redeemed} (${usd(b.creditedMicroUsd)})` },
+              { header: "Expires", cell: (b) => (b.expiresAt ? <Time iso={b.expiresAt} /> : "never") },
+              { header: "State", cell: (b) => (b.disabled ? <Badge tone="red">withdrawn</Badge> : b.expiresAt && new Date(b.expiresAt) < new Date() ? <Badge tone="amber">expired</Badge> : <Badge tone="green">active</Badge>) },
+              {
+                header: "",
+                className: "whitespace-nowrap text-right",
+                cell: (b) => (
+                  <>
                     <a className="mr-3 text-sm font-medium text-zinc-700 hover:underline" href={`/api/admin/redeem-codes/${encodeURIComponent(b.id)}/csv`} download>
                       CSV
                     </a>
                     <Button size="sm" variant="secondary" onClick={() => toggle.mutate(b)} loading={toggle.isPending && toggle.variables?.id === b.id}>
                       {b.disabled ? "Restore" : "Withdraw"}
                     </Button>
-                  </Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
+                  </>
+                ),
+              },
+            ]}
+          />
         )}
       </Card>
     </div>

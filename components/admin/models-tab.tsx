@@ -6,18 +6,19 @@ import type { AdminModel, DeprecatedCaller } from "../console/types";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card, CardHeader } from "../ui/card";
-import { Dialog } from "../ui/dialog";
+import { DataTable } from "../ui/data-table";
+import { FormDialog } from "../ui/form-dialog";
 import { FormError, SelectField, TextField } from "../ui/field";
 import { Empty, QueryState } from "../ui/states";
-import { Mono, Table, Td, Th } from "../ui/table";
-import { PER_IMAGE_KEY, PER_IMAGE_KEY_HINT } from "../../lib/validate/prices";
+import { Mono } from "../ui/table";
+import { PER_IMAGE_KEY, PER_IMAGE_KEY_HINT, PER_SECOND_KEY, PER_SECOND_KEY_HINT } from "../../lib/validate/prices";
 import { microInput, priceText } from "./price-text";
 
 /** What a prompt may hold, as `/v1/models` lists it (db/schema.ts INPUT_MODALITIES). */
 const MODALITIES = ["text", "image", "pdf", "audio", "video"];
 const modalities = (s: string) => s.split(",").map((x) => x.trim().toLowerCase()).filter(Boolean);
 
-type Kind = "text" | "embedding" | "image" | "video";
+type Kind = "text" | "embedding" | "image" | "video" | "speech" | "transcription";
 interface Form {
   modelId: string;
   upstreamId: string;
@@ -33,8 +34,10 @@ interface Form {
   cacheWrite1hPerMTok: string;
   reasoningPerMTok: string;
   images: { key: string; usd: string }[];
-  videoMode: "perVideo" | "perSecond";
+  /** perSecondByResolution: `perSecond` keyed by resolution (videoRows), decision 0065. */
+  videoMode: "perVideo" | "perSecond" | "perSecondByResolution";
   videoUsd: string;
+  videoRows: { key: string; usd: string }[];
   defaultMaxTokens: string;
   contextWindow: string;
   inputModalities: string;
@@ -47,6 +50,8 @@ interface Form {
   shutdownAt: string;
   successor: string;
   serveSuccessorAfterShutdown: boolean;
+  /** Speech and transcription models: priced in the config file (docs/audio.md); an edit keeps the price. */
+  audioPrice?: Record<string, number>;
 }
 
 const EMPTY: Form = {
@@ -65,6 +70,7 @@ const EMPTY: Form = {
   images: [{ key: "*", usd: "" }],
   videoMode: "perVideo",
   videoUsd: "",
+  videoRows: [{ key: "720p", usd: "" }],
   defaultMaxTokens: "",
   contextWindow: "",
   inputModalities: "",
@@ -95,8 +101,9 @@ function fromModel(m: AdminModel): Form {
     cacheWrite1hPerMTok: microInput(p.cacheWrite1hPerMTok),
     reasoningPerMTok: microInput(p.reasoningPerMTok),
     images: p.perImage ? Object.entries(p.perImage).map(([key, v]) => ({ key, usd: microInput(v) })) : [{ key: "*", usd: "" }],
-    videoMode: p.perSecond !== undefined ? "perSecond" : "perVideo",
-    videoUsd: microInput(p.perSecond ?? p.perVideo),
+    videoMode: typeof p.perSecond === "object" ? "perSecondByResolution" : p.perSecond !== undefined ? "perSecond" : "perVideo",
+    videoUsd: microInput(typeof p.perSecond === "number" ? p.perSecond : p.perVideo),
+    videoRows: typeof p.perSecond === "object" ? Object.entries(p.perSecond).map(([key, v]) => ({ key, usd: microInput(v) })) : [{ key: "720p", usd: "" }],
     defaultMaxTokens: m.defaultMaxTokens ? String(m.defaultMaxTokens) : "",
     contextWindow: m.contextWindow ? String(m.contextWindow) : "",
     inputModalities: (m.inputModalities ?? []).join(", "),
@@ -107,6 +114,7 @@ function fromModel(m: AdminModel): Form {
     shutdownAt: m.shutdownAt ?? "",
     successor: m.successor ?? "",
     serveSuccessorAfterShutdown: m.serveSuccessorAfterShutdown,
+    audioPrice: m.kind === "speech" || m.kind === "transcription" ? usdPrice(p) : undefined,
   };
 }
 
@@ -132,6 +140,7 @@ const CLASS_FIELDS = [
 
 /** Validates and builds the price (USD numbers) for the model's kind. */
 export function buildPrice(f: Form): { price?: Record<string, unknown>; error?: string } {
+  if (f.kind === "speech" || f.kind === "transcription") return f.audioPrice ? { price: f.audioPrice } : { error: "Audio models are priced in the config file (docs/audio.md)." };
   if (f.kind === "text") {
     if (!money(f.inputPerMTok) || !money(f.outputPerMTok)) return { error: "Enter input and output prices per million tokens in USD." };
     const price: Record<string, number> = { inputPerMTok: Number(f.inputPerMTok), outputPerMTok: Number(f.outputPerMTok) };
@@ -155,8 +164,22 @@ export function buildPrice(f: Form): { price?: Record<string, unknown>; error?: 
     }
     return { price: { perImage: Object.fromEntries(rows.map((r) => [r.key.trim(), Number(r.usd)])) } };
   }
+  if (f.videoMode === "perSecondByResolution") {
+    const rows = f.videoRows.filter((r) => r.key.trim() || r.usd.trim());
+    if (!rows.length) return { error: "Add at least one resolution's price per second." };
+    for (const r of rows) {
+      if (!PER_SECOND_KEY.test(r.key.trim())) return { error: `“${r.key}”: ${PER_SECOND_KEY_HINT}` };
+      if (!money(r.usd)) return { error: `Enter a USD price per second for ${r.key}.` };
+    }
+    return { price: { perSecond: Object.fromEntries(rows.map((r) => [r.key.trim(), Number(r.usd)])) } };
+  }
   if (!money(f.videoUsd)) return { error: "Enter the video price in USD." };
   return { price: { [f.videoMode]: Number(f.videoUsd) } };
+}
+
+/** A price in micro-USD as the USD numbers the admin API takes. */
+function usdPrice(p: Record<string, unknown>): Record<string, number> {
+  return Object.fromEntries(Object.entries(p).flatMap(([k, v]) => (typeof v === "number" ? [[k, v / 1_000_000]] : [])));
 }
 
 /** A fieldset's own error (one not tied to a single input). */
@@ -235,9 +258,17 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
   }
   const err = (f: string) => errors[f] ?? fieldError(save.error, f);
   return (
-    <Dialog open={open} onClose={close} wide title={editing ? `Edit ${editing.modelId} via ${editing.upstreamId}` : "Add a model"} description="Prices are in USD. Routes that share a model id share its price; routes are tried by priority tier (lowest first), shared by weight within a tier, and skipped while their circuit is open.">
-      <form onSubmit={submit} noValidate className="space-y-4">
-        <FormError message={formError(save.error, ["modelId", "upstreamId", "kind", "ownedBy", "price", "defaultMaxTokens", "contextWindow", "inputModalities", "priority", "weight", "deprecatedAt", "shutdownAt", "successor", "serveSuccessorAfterShutdown"])} />
+    <FormDialog
+      open={open}
+      onClose={close}
+      wide
+      title={editing ? `Edit ${editing.modelId} via ${editing.upstreamId}` : "Add a model"}
+      description="Prices are in USD. Routes that share a model id share its price; routes are tried by priority tier (lowest first), shared by weight within a tier, and skipped while their circuit is open."
+      onSubmit={submit}
+      error={formError(save.error, ["modelId", "upstreamId", "kind", "ownedBy", "price", "defaultMaxTokens", "contextWindow", "inputModalities", "priority", "weight", "deprecatedAt", "shutdownAt", "successor", "serveSuccessorAfterShutdown"])}
+      submitLabel={editing ? "Save" : "Add model"}
+      submitting={save.isPending}
+    >
         <div className="grid gap-4 sm:grid-cols-3">
           <TextField label="Public model id" value={form.modelId} onChange={set("modelId")} disabled={Boolean(editing)} error={err("modelId")} placeholder="e.g. gpt-4o-mini" />
           <SelectField label="Kind" value={form.kind} onChange={set("kind")} disabled={Boolean(editing)} error={err("kind")}>
@@ -312,14 +343,31 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
               <SelectField label="Charged" value={form.videoMode} onChange={set("videoMode")}>
                 <option value="perVideo">Per video</option>
                 <option value="perSecond">Per second</option>
+                <option value="perSecondByResolution">Per second, by resolution</option>
               </SelectField>
-              <TextField label="USD" inputMode="decimal" value={form.videoUsd} onChange={set("videoUsd")} />
+              {form.videoMode !== "perSecondByResolution" && <TextField label="USD" inputMode="decimal" value={form.videoUsd} onChange={set("videoUsd")} />}
               <SelectField label="Family" value={form.family} onChange={set("family")} optional>
                 <option value="">—</option>
                 {["t2v", "i2v", "r2v", "extend", "second", "third"].map((f) => (
                   <option key={f}>{f}</option>
                 ))}
               </SelectField>
+            </div>
+          )}
+          {form.kind === "video" && form.videoMode === "perSecondByResolution" && (
+            <div className="mt-3 space-y-2">
+              {form.videoRows.map((r, i) => (
+                <div key={i} className="flex items-end gap-2">
+                  <TextField className="flex-1" label={i === 0 ? "Resolution" : <span className="sr-only">Resolution</span>} value={r.key} placeholder="1080p or 1080p:audio" onChange={(e) => setForm({ ...form, videoRows: form.videoRows.map((x, j) => (j === i ? { ...x, key: e.target.value } : x)) })} />
+                  <TextField className="w-32" label={i === 0 ? "USD per second" : <span className="sr-only">USD per second</span>} inputMode="decimal" value={r.usd} onChange={(e) => setForm({ ...form, videoRows: form.videoRows.map((x, j) => (j === i ? { ...x, usd: e.target.value } : x)) })} />
+                  <Button variant="ghost" size="sm" aria-label={`Remove price ${r.key}`} onClick={() => setForm({ ...form, videoRows: form.videoRows.filter((_, j) => j !== i) })}>
+                    Remove
+                  </Button>
+                </div>
+              ))}
+              <Button variant="secondary" size="sm" onClick={() => setForm({ ...form, videoRows: [...form.videoRows, { key: "", usd: "" }] })}>
+                Add a resolution
+              </Button>
             </div>
           )}
           <GroupError message={err("price")} />
@@ -337,16 +385,7 @@ function ModelDialog({ open, editing, onClose }: { open: boolean; editing: Admin
           </div>
           <GroupError message={err("serveSuccessorAfterShutdown")} />
         </fieldset>
-        <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
-          <Button variant="secondary" onClick={close}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={save.isPending}>
-            {editing ? "Save" : "Add model"}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    </FormDialog>
   );
 }
 
@@ -360,60 +399,59 @@ export function ModelsTab() {
       <FormError message={formError(toggle.error, [])} />
       <QueryState query={q} empty={(d) => (d.items.length ? null : <Empty title="No models" />)}>
         {(d) => (
-          <Table label="Models">
-            <thead>
-              <tr>
-                <Th>Model</Th>
-                <Th>Kind</Th>
-                <Th>Upstream</Th>
-                <Th>Price</Th>
-                <Th className="text-right">Priority</Th>
-                <Th className="text-right">Weight</Th>
-                <Th>Status</Th>
-                <Th sticky>
-                  <span className="sr-only">Actions</span>
-                </Th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-100 bg-white">
-              {d.items.map((m) => (
-                <tr key={m.id} data-testid="model-row">
-                  <Td>
+          <DataTable
+            label="Models"
+            rows={d.items}
+            rowKey={(m) => m.id}
+            rowTestId="model-row"
+            columns={[
+              {
+                header: "Model",
+                cell: (m) => (
+                  <>
                     <Mono className="font-medium text-zinc-900">{m.modelId}</Mono>
                     {m.upstreamModel !== m.modelId && <span className="block font-mono text-[11px] text-zinc-500">→ {m.upstreamModel}</span>}
-                  </Td>
-                  <Td>
+                  </>
+                ),
+              },
+              {
+                header: "Kind",
+                cell: (m) => (
+                  <>
                     {m.kind}
                     {m.family && <span className="text-zinc-500"> · {m.family}</span>}
-                  </Td>
-                  <Td>
-                    <Mono>{m.upstreamId}</Mono>
-                  </Td>
-                  <Td className="max-w-80 truncate text-xs" title={priceText(m.price)}>
-                    {priceText(m.price)}
-                  </Td>
-                  <Td className="text-right tabular-nums">{m.priority}</Td>
-                  <Td className="text-right tabular-nums">{m.weight}</Td>
-                  <Td>
-                    <span className="inline-flex flex-wrap gap-1">
-                      {m.enabled ? <Badge tone="green">Enabled</Badge> : <Badge>Disabled</Badge>}
-                      <LifecycleBadge m={m} />
-                    </span>
-                  </Td>
-                  <Td sticky className="text-right">
-                    <span className="inline-flex gap-1">
-                      <Button variant="ghost" size="sm" onClick={() => setDialog({ open: true, editing: m })}>
-                        Edit
-                      </Button>
-                      <Button variant="ghost" size="sm" onClick={() => toggle.mutate({ id: m.id, enabled: !m.enabled })}>
-                        {m.enabled ? "Disable" : "Enable"}
-                      </Button>
-                    </span>
-                  </Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
+                  </>
+                ),
+              },
+              { header: "Upstream", cell: (m) => <Mono>{m.upstreamId}</Mono> },
+              { header: "Price", className: "max-w-80 truncate text-xs", props: (m) => ({ title: priceText(m.price) }), cell: (m) => priceText(m.price) },
+              { header: "Priority", align: "right", cell: (m) => m.priority },
+              { header: "Weight", align: "right", cell: (m) => m.weight },
+              {
+                header: "Status",
+                cell: (m) => (
+                  <span className="inline-flex flex-wrap gap-1">
+                    {m.enabled ? <Badge tone="green">Enabled</Badge> : <Badge>Disabled</Badge>}
+                    <LifecycleBadge m={m} />
+                  </span>
+                ),
+              },
+              {
+                header: "Actions",
+                sticky: true,
+                cell: (m) => (
+                  <span className="inline-flex gap-1">
+                    <Button variant="ghost" size="sm" onClick={() => setDialog({ open: true, editing: m })}>
+                      Edit
+                    </Button>
+                    <Button variant="ghost" size="sm" onClick={() => toggle.mutate({ id: m.id, enabled: !m.enabled })}>
+                      {m.enabled ? "Disable" : "Enable"}
+                    </Button>
+                  </span>
+                ),
+              },
+            ]}
+          />
         )}
       </QueryState>
       {q.data && q.data.deprecatedCallers.length > 0 && <DeprecatedCallers rows={q.data.deprecatedCallers} />}
@@ -427,32 +465,26 @@ function DeprecatedCallers({ rows }: { rows: DeprecatedCaller[] }) {
   return (
     <div className="mt-6">
       <h3 className="mb-2 text-sm font-medium text-zinc-800">Keys still calling deprecated models (last 30 days)</h3>
-      <Table label="Keys still calling deprecated models">
-        <thead>
-          <tr>
-            <Th>Model</Th>
-            <Th>Organisation</Th>
-            <Th>Key</Th>
-            <Th className="text-right">Requests</Th>
-            <Th>Last call</Th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-zinc-100 bg-white">
-          {rows.map((r) => (
-            <tr key={`${r.model}\u0000${r.keyId}`} data-testid="deprecated-caller-row">
-              <Td>
-                <Mono>{r.model}</Mono>
-              </Td>
-              <Td>{r.accountName}</Td>
-              <Td>
+      <DataTable
+        label="Keys still calling deprecated models"
+        rows={rows}
+        rowKey={(r) => `${r.model}\u0000${r.keyId}`}
+        rowTestId="deprecated-caller-row"
+        columns={[
+          { header: "Model", cell: (r) => <Mono>{r.model}</Mono> },
+          { header: "Organisation", cell: (r) => r.accountName },
+          {
+            header: "Key",
+            cell: (r) => (
+              <>
                 {r.keyName || <span className="text-zinc-500">unnamed</span>} <Mono className="text-zinc-500">{r.keyPrefix}…</Mono>
-              </Td>
-              <Td className="text-right tabular-nums">{r.requests}</Td>
-              <Td>{r.lastAt ? new Date(r.lastAt).toLocaleString() : "—"}</Td>
-            </tr>
-          ))}
-        </tbody>
-      </Table>
+              </>
+            ),
+          },
+          { header: "Requests", align: "right", cell: (r) => r.requests },
+          { header: "Last call", cell: (r) => (r.lastAt ? new Date(r.lastAt).toLocaleString() : "—") },
+        ]}
+      />
     </div>
   );
 }

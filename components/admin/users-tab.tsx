@@ -7,11 +7,12 @@ import type { AdminUser } from "../console/types";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card } from "../ui/card";
+import { DataTable } from "../ui/data-table";
 import { Dialog } from "../ui/dialog";
+import { FormDialog } from "../ui/form-dialog";
 import { FormError, SelectField, TextField } from "../ui/field";
 import { Empty, QueryState } from "../ui/states";
 import { Day, Money } from "../ui/money";
-import { Table, Td, Th } from "../ui/table";
 
 function newIdempotencyKey() {
   return crypto.randomUUID().replace(/-/g, "");
@@ -46,9 +47,16 @@ function BalanceDialog({ user, onClose }: { user: AdminUser | null; onClose: () 
     }
   }
   return (
-    <Dialog open={Boolean(user)} onClose={close} title={`Adjust balance: ${user?.email ?? ""}`} description={user ? `${user.orgs.length > 1 ? "Pick whose balance changes below." : `Current balance ${usd(user.balanceMicroUsd)}.`} Each change is a ledger row and an audit entry.` : undefined}>
-      <form onSubmit={submit} noValidate className="space-y-4">
-        <FormError message={formError(m.error, ["usd", "note"])} />
+    <FormDialog
+      open={Boolean(user)}
+      onClose={close}
+      title={`Adjust balance: ${user?.email ?? ""}`}
+      description={user ? `${user.orgs.length > 1 ? "Pick whose balance changes below." : `Current balance ${usd(user.balanceMicroUsd)}.`} Each change is a ledger row and an audit entry.` : undefined}
+      onSubmit={submit}
+      error={formError(m.error, ["usd", "note"])}
+      submitLabel={form.direction === "credit" ? "Add credit" : "Debit"}
+      submitting={m.isPending}
+    >
         {user && user.orgs.length > 1 && (
           <SelectField label="Organisation to adjust" value={form.accountId || user.accountId} onChange={(e) => setForm({ ...form, accountId: e.target.value })} hint="Whose balance changes: the user's own organisation, or a team they belong to.">
             {user.orgs.map((o) => (
@@ -66,16 +74,7 @@ function BalanceDialog({ user, onClose }: { user: AdminUser | null; onClose: () 
           <TextField label="Amount (USD)" inputMode="decimal" value={form.usd} onChange={(e) => setForm({ ...form, usd: e.target.value })} error={errors.usd ?? fieldError(m.error, "usd")} />
         </div>
         <TextField label="Note" value={form.note} onChange={(e) => setForm({ ...form, note: e.target.value })} error={errors.note ?? fieldError(m.error, "note")} optional={form.direction === "credit"} placeholder="e.g. invoice 1042" />
-        <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
-          <Button variant="secondary" onClick={close}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={m.isPending}>
-            {form.direction === "credit" ? "Add credit" : "Debit"}
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    </FormDialog>
   );
 }
 
@@ -105,9 +104,16 @@ function LimitsDialog({ user, onClose }: { user: AdminUser | null; onClose: () =
     }
   }
   return (
-    <Dialog open={Boolean(user)} onClose={close} title={`Limits: ${user?.email ?? ""}`} description="Across all of this organisation's keys. Empty = no limit. Past a limit, requests get a 429 with Retry-After.">
-      <form onSubmit={submit} noValidate className="space-y-4">
-        <FormError message={formError(m.error, ["rpm", "tpm", "maxConcurrent"])} />
+    <FormDialog
+      open={Boolean(user)}
+      onClose={close}
+      title={`Limits: ${user?.email ?? ""}`}
+      description="Across all of this organisation's keys. Empty = no limit. Past a limit, requests get a 429 with Retry-After."
+      onSubmit={submit}
+      error={formError(m.error, ["rpm", "tpm", "maxConcurrent"])}
+      submitLabel="Save limits"
+      submitting={m.isPending}
+    >
         <div className="grid gap-4 sm:grid-cols-3">
           {(Object.keys(LIMIT_LABELS) as LimitField[]).map((f) => (
             <TextField
@@ -122,16 +128,7 @@ function LimitsDialog({ user, onClose }: { user: AdminUser | null; onClose: () =
             />
           ))}
         </div>
-        <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
-          <Button variant="secondary" onClick={close}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={m.isPending}>
-            Save limits
-          </Button>
-        </div>
-      </form>
-    </Dialog>
+    </FormDialog>
   );
 }
 
@@ -168,68 +165,57 @@ export function UsersTab() {
         <QueryState query={users} empty={(d) => (d.items.length ? null : <Empty title="No users match" />)}>
           {(d) => (
             <>
-              <Table label="Users">
-                <thead>
-                  <tr>
-                    <Th>User</Th>
-                    <Th>Role</Th>
-                    <Th>Status</Th>
-                    <Th className="text-right">Balance</Th>
-                    <Th className="text-right">Keys</Th>
-                    <Th>Joined</Th>
-                    <Th sticky>
-                      <span className="sr-only">Actions</span>
-                    </Th>
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-zinc-100 bg-white">
-                  {d.items.map((u) => {
-                    const self = u.id === me.data?.user.id;
-                    return (
-                      <tr key={u.id} data-testid="admin-user-row">
-                        <Td>
-                          <span className="font-medium text-zinc-900">{u.email}</span>
-                          <span className="block font-mono text-[11px] text-zinc-500">{u.id}</span>
-                        </Td>
-                        <Td>{u.role === "admin" ? <Badge tone="blue">Admin</Badge> : <span className="text-xs text-zinc-500">User</span>}</Td>
-                        <Td>{u.disabled ? <Badge tone="red">Disabled</Badge> : <Badge tone="green">Active</Badge>}</Td>
-                        <Td className="text-right tabular-nums">
-                          <Money micro={u.balanceMicroUsd} />
-                        </Td>
-                        <Td className="text-right tabular-nums">{num(u.keys)}</Td>
-                        <Td>
-                          <Day iso={u.createdAt} />
-                        </Td>
-                        <Td sticky className="text-right">
-                          <span className="inline-flex gap-1">
-                            <Button variant="ghost" size="sm" onClick={() => setAdjusting(u)}>
-                              Credit / debit
+              <DataTable
+                label="Users"
+                rows={d.items}
+                rowKey={(u) => u.id}
+                rowTestId="admin-user-row"
+                columns={[
+                  {
+                    header: "User",
+                    cell: (u) => (
+                      <>
+                        <span className="font-medium text-zinc-900">{u.email}</span>
+                        <span className="block font-mono text-[11px] text-zinc-500">{u.id}</span>
+                      </>
+                    ),
+                  },
+                  { header: "Role", cell: (u) => (u.role === "admin" ? <Badge tone="blue">Admin</Badge> : <span className="text-xs text-zinc-500">User</span>) },
+                  { header: "Status", cell: (u) => (u.disabled ? <Badge tone="red">Disabled</Badge> : <Badge tone="green">Active</Badge>) },
+                  { header: "Balance", align: "right", cell: (u) => <Money micro={u.balanceMicroUsd} /> },
+                  { header: "Keys", align: "right", cell: (u) => num(u.keys) },
+                  { header: "Joined", cell: (u) => <Day iso={u.createdAt} /> },
+                  {
+                    header: "Actions",
+                    sticky: true,
+                    cell: (u) => (
+                      <span className="inline-flex gap-1">
+                        <Button variant="ghost" size="sm" onClick={() => setAdjusting(u)}>
+                          Credit / debit
+                        </Button>
+                        <Button variant="ghost" size="sm" onClick={() => setLimiting(u)}>
+                          Limits
+                        </Button>
+                        {u.id !== me.data?.user.id && (
+                          <>
+                            <Button variant="ghost" size="sm" onClick={() => setConfirm({ user: u, body: { role: u.role === "admin" ? "user" : "admin" } })}>
+                              {u.role === "admin" ? "Remove admin" : "Make admin"}
                             </Button>
-                            <Button variant="ghost" size="sm" onClick={() => setLimiting(u)}>
-                              Limits
+                            <Button
+                              variant="ghost"
+                              size="sm"
+                              className={u.disabled ? "" : "text-red-600 hover:bg-red-50"}
+                              onClick={() => (u.disabled ? update.mutate({ id: u.id, body: { disabled: false } }) : setConfirm({ user: u, body: { disabled: true } }))}
+                            >
+                              {u.disabled ? "Enable" : "Disable"}
                             </Button>
-                            {!self && (
-                              <>
-                                <Button variant="ghost" size="sm" onClick={() => setConfirm({ user: u, body: { role: u.role === "admin" ? "user" : "admin" } })}>
-                                  {u.role === "admin" ? "Remove admin" : "Make admin"}
-                                </Button>
-                                <Button
-                                  variant="ghost"
-                                  size="sm"
-                                  className={u.disabled ? "" : "text-red-600 hover:bg-red-50"}
-                                  onClick={() => (u.disabled ? update.mutate({ id: u.id, body: { disabled: false } }) : setConfirm({ user: u, body: { disabled: true } }))}
-                                >
-                                  {u.disabled ? "Enable" : "Disable"}
-                                </Button>
-                              </>
-                            )}
-                          </span>
-                        </Td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </Table>
+                          </>
+                        )}
+                      </span>
+                    ),
+                  },
+                ]}
+              />
               {(offset > 0 || d.nextOffset !== null) && (
                 <div className="flex justify-between border-t border-zinc-100 px-4 py-3">
                   <Button variant="secondary" size="sm" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - 50))}>

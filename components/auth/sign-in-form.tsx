@@ -12,6 +12,14 @@ const MESSAGES: Record<string, string> = {
   OAuthAccountNotLinked: "This email is already used by another sign-in method.",
   AccessDenied: "Sign-in was refused.",
   SignupClosed: "There is no account for this sign-in, and new accounts are made by an administrator here.",
+  SsoRequired: "Your organisation requires single sign-on: use \u201cSign in with SSO\u201d below.",
+  SsoNotConfigured: "Single sign-on is not set up for this address. Ask your administrator.",
+  SsoUnavailable: "The identity provider could not be reached. Try again in a moment.",
+  SsoExpired: "The sign-in took too long or was started in another browser. Start again.",
+  SsoRefused: "The identity provider's answer could not be accepted. Start again or ask your administrator.",
+  SsoNoEmail: "The identity provider did not give an email address.",
+  SsoEmailUnverified: "The identity provider has not verified your email address.",
+  SsoWrongDomain: "Your organisation's identity provider cannot sign in this email address.",
 };
 
 export function signInMessage(code: string | null | undefined): string | undefined {

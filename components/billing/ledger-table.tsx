@@ -3,11 +3,12 @@ import { usd } from "../console/format";
 import { InspectorLink } from "../inspector/request-inspector";
 import { Time } from "../ui/money";
 import { useLedger } from "../console/hooks";
+import type { LedgerRow } from "../console/types";
 import { Badge } from "../ui/badge";
-import { Button } from "../ui/button";
 import { Card, CardHeader } from "../ui/card";
 import { Empty, ErrorState, Loading } from "../ui/states";
-import { Mono, Table, Td, Th } from "../ui/table";
+import { DataTable, type Column } from "../ui/data-table";
+import { Mono } from "../ui/table";
 
 const KIND: Record<string, { label: string; tone: "green" | "red" | "neutral" | "amber" | "blue" }> = {
   topup: { label: "Top-up", tone: "green" },
@@ -21,6 +22,38 @@ const KIND: Record<string, { label: string; tone: "green" | "red" | "neutral" | 
   stripe_dispute: { label: "Dispute", tone: "red" },
   redeem: { label: "Redeemed code", tone: "green" },
 };
+
+function Reference({ r }: { r: LedgerRow }) {
+  if (!r.requestId && !r.taskId) return <span className="text-zinc-500">—</span>;
+  return (
+    <span className="flex flex-col items-start gap-0.5">
+      {r.requestId && (
+        <InspectorLink target={{ request: r.requestId }}>
+          <Mono>{r.requestId}</Mono>
+        </InspectorLink>
+      )}
+      {r.taskId && (
+        <InspectorLink target={{ task: r.taskId }}>
+          <Mono>{r.taskId}</Mono>
+        </InspectorLink>
+      )}
+    </span>
+  );
+}
+
+const COLUMNS: Column<LedgerRow>[] = [
+  { header: "Time", cell: (r) => <Time iso={r.createdAt} /> },
+  { header: "Type", cell: (r) => <Badge tone={KIND[r.kind]?.tone ?? "neutral"}>{KIND[r.kind]?.label ?? r.kind}</Badge> },
+  {
+    header: "Amount",
+    align: "right",
+    className: (r) => (r.deltaMicroUsd >= 0 ? "text-emerald-700" : "text-zinc-900"),
+    cell: (r) => `${r.deltaMicroUsd >= 0 ? "+" : "−"}${usd(Math.abs(r.deltaMicroUsd), true)}`,
+  },
+  { header: "Balance after", align: "right", cell: (r) => usd(r.balanceAfterMicroUsd, true) },
+  { header: "Reference", cell: (r) => <Reference r={r} /> },
+  { header: "Note", className: "max-w-72 truncate text-zinc-500", props: (r) => ({ title: r.note ?? undefined }), cell: (r) => r.note ?? "" },
+];
 
 export function LedgerTable() {
   const q = useLedger();
@@ -43,65 +76,16 @@ export function LedgerTable() {
       ) : rows.length === 0 ? (
         <Empty title="No balance changes yet">Top-ups, charges and refunds appear here.</Empty>
       ) : (
-        <>
-          <Table label="Ledger">
-            <thead>
-              <tr>
-                <Th>Time</Th>
-                <Th>Type</Th>
-                <Th className="text-right">Amount</Th>
-                <Th className="text-right">Balance after</Th>
-                <Th>Reference</Th>
-                <Th>Note</Th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-zinc-100 bg-white">
-              {rows.map((r) => (
-                <tr key={r.id} data-testid="ledger-row">
-                  <Td>
-                    <Time iso={r.createdAt} />
-                  </Td>
-                  <Td>
-                    <Badge tone={KIND[r.kind]?.tone ?? "neutral"}>{KIND[r.kind]?.label ?? r.kind}</Badge>
-                  </Td>
-                  <Td className={`text-right tabular-nums ${r.deltaMicroUsd >= 0 ? "text-emerald-700" : "text-zinc-900"}`}>
-                    {r.deltaMicroUsd >= 0 ? "+" : "−"}
-                    {usd(Math.abs(r.deltaMicroUsd), true)}
-                  </Td>
-                  <Td className="text-right tabular-nums">{usd(r.balanceAfterMicroUsd, true)}</Td>
-                  <Td>
-                    {r.requestId || r.taskId ? (
-                      <span className="flex flex-col items-start gap-0.5">
-                        {r.requestId && (
-                          <InspectorLink target={{ request: r.requestId }}>
-                            <Mono>{r.requestId}</Mono>
-                          </InspectorLink>
-                        )}
-                        {r.taskId && (
-                          <InspectorLink target={{ task: r.taskId }}>
-                            <Mono>{r.taskId}</Mono>
-                          </InspectorLink>
-                        )}
-                      </span>
-                    ) : (
-                      <span className="text-zinc-500">—</span>
-                    )}
-                  </Td>
-                  <Td className="max-w-72 truncate text-zinc-500" title={r.note ?? undefined}>
-                    {r.note ?? ""}
-                  </Td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-          {q.hasNextPage && (
-            <div className="border-t border-zinc-100 px-4 py-3 text-center">
-              <Button variant="secondary" size="sm" loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
-                Load older
-              </Button>
-            </div>
-          )}
-        </>
+        <DataTable
+          label="Ledger"
+          rows={rows}
+          rowKey={(r) => r.id}
+          rowTestId="ledger-row"
+          columns={COLUMNS}
+          hasMore={q.hasNextPage}
+          loadingMore={q.isFetchingNextPage}
+          onMore={() => q.fetchNextPage()}
+        />
       )}
     </Card>
   );

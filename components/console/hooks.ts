@@ -196,3 +196,22 @@ export function useResendWebhook() {
     onSuccess: () => invalidate("webhooks"),
   });
 }
+
+export function useBatches() {
+  return useInfiniteQuery({
+    queryKey: ["batches"],
+    queryFn: ({ pageParam }) => api<T.Page<T.BatchRow, string>>(`/api/console/batches${pageParam ? `?after=${encodeURIComponent(pageParam)}` : ""}`),
+    initialPageParam: "",
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    // Open batches move as their lines run.
+    refetchInterval: (q) => (q.state.data?.pages.some((p) => p.items.some((b) => !b.endedAt)) ? 3000 : false),
+  });
+}
+
+export function useCancelBatch() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => api<{ batch: T.BatchRow; returnedMicroUsd: number }>(`/api/console/batches/${encodeURIComponent(id)}/cancel`, { method: "POST" }),
+    onSuccess: () => invalidate("batches", "overview", "me"),
+  });
+}

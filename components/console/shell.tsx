@@ -20,6 +20,7 @@ const NAV: { href: string; label: string; icon: string; admin?: boolean; cap?: C
   { href: "/keys", label: "API Keys", icon: "M15 7a2 2 0 1 1 4 0 2 2 0 0 1-4 0Zm-1.5 3.5L4 20m3-3 2 2m1-5 2 2", cap: "keys.own" },
   { href: "/playground", label: "Playground", icon: "M5 4l14 8-14 8V4z", cap: "keys.own" },
   { href: "/usage", label: "Usage", icon: "M4 20V10m6 10V4m6 16v-7m4 7H2" },
+  { href: "/batches", label: "Batches", icon: "M4 6h16M4 12h16M4 18h10" },
   { href: "/webhooks", label: "Webhooks", icon: "M18 16.98h-5.99c-1.1 0-1.95.94-2.48 1.9A4 4 0 0 1 2 17c.01-.7.2-1.4.57-2M6 17l3.13-5.78c.53-.97.1-2.18-.5-3.1a4 4 0 1 1 6.89-4.06M12 6l3.13 5.73C15.66 12.7 16.9 13 18 13a4 4 0 0 1 0 8", cap: "webhooks" },
   { href: "/billing", label: "Billing", icon: "M3 7h18v10H3zM3 10h18M7 15h3", cap: "billing" },
   { href: "/organisation", label: "Organisation", icon: "M16 19v-1a4 4 0 0 0-4-4H6a4 4 0 0 0-4 4v1M9 10a3 3 0 1 0 0-6 3 3 0 0 0 0 6Zm13 9v-1a4 4 0 0 0-3-3.87M16 4.13a3 3 0 0 1 0 5.74" },
@@ -28,7 +29,7 @@ const NAV: { href: string; label: string; icon: string; admin?: boolean; cap?: C
 ];
 
 /** Pages whose tables use the whole window width. */
-const WIDE = ["/usage", "/keys", "/webhooks", "/admin", "/billing", "/overview", "/organisation", "/playground"];
+const WIDE = ["/usage", "/batches", "/keys", "/webhooks", "/admin", "/billing", "/overview", "/organisation", "/playground"];
 
 function Icon({ d }: { d: string }) {
   return (

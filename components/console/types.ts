@@ -7,6 +7,7 @@ import type { Wire } from "@/lib/console/wire";
 import type { OrgRole } from "@/lib/values";
 import type {
   AdminAliasView,
+  AdminGuardrailView,
   AdminModelView,
   AdminUpstreamView,
   AdminUserView,
@@ -35,7 +36,7 @@ import type {
 } from "@/lib/views";
 
 export type { KeyView };
-export type { AvailableModel } from "@/lib/views";
+export type { AvailableModel, BatchSummaryView as BatchRow } from "@/lib/views";
 export type RequestRow = RequestView;
 
 export interface Page<Row, Cursor> {
@@ -106,6 +107,7 @@ export type AdminUser = Wire<AdminUserView>;
 export type AdminUpstream = Wire<AdminUpstreamView>;
 
 export type AdminAlias = Wire<AdminAliasView>;
+export type AdminGuardrail = Wire<AdminGuardrailView>;
 export type AdminModel = Wire<AdminModelView>;
 export type DeprecatedCaller = Wire<DeprecatedCallerView>;
 

@@ -13,6 +13,7 @@ import { usePathname } from "next/navigation";
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, type MouseEvent, type ReactNode } from "react";
 import type { RequestDetail } from "@/lib/views";
 import { api } from "../console/api";
+import { ContentLog } from "./content-log";
 import { num, usd } from "../console/format";
 import { setAddress, useAddressQuery } from "../console/use-address";
 import { Badge, StatusBadge } from "../ui/badge";
@@ -20,6 +21,7 @@ import { CopyButton } from "../ui/copy-button";
 import { Drawer } from "../ui/drawer";
 import { Time } from "../ui/money";
 import { ErrorState, Loading } from "../ui/states";
+import { PROVIDERS, UPSTREAM_PROTOCOLS } from "../../lib/values";
 
 type Target = { request: string } | { task: string };
 
@@ -126,21 +128,14 @@ const LEDGER_KIND: Record<string, string> = {
   redeem: "Redeemed code",
 };
 
+/** The client's wire protocols by their log names, then every upstream protocol's label (lib/values.ts PROVIDERS). */
 const PROTOCOL: Record<string, string> = {
   "chat-completions": "OpenAI Chat Completions",
-  "generate-content": "Gemini generateContent",
-  openai: "OpenAI Chat Completions",
   "openai-chat": "OpenAI Chat Completions",
-  "openai-responses": "OpenAI Responses",
+  "generate-content": "Gemini generateContent",
   responses: "OpenAI Responses",
-  anthropic: "Anthropic Messages",
   messages: "Anthropic Messages",
-  gemini: "Gemini generateContent",
-  demo: "built-in demo",
-  "openai-video": "OpenAI Videos",
-  "azure-openai": "Azure OpenAI",
-  bedrock: "Amazon Bedrock Converse",
-  vertex: "Google Vertex AI",
+  ...Object.fromEntries(UPSTREAM_PROTOCOLS.map((p) => [p, PROVIDERS[p].label])),
 };
 
 function Row({ label, children }: { label: string; children: ReactNode }) {
@@ -208,6 +203,9 @@ function CostLines({ d }: { d: RequestDetail }) {
   const lines: string[] = [];
   if (typeof price.perVideo === "number") lines.push(`${usd(price.perVideo, true)} per video`);
   if (typeof price.perSecond === "number") lines.push(`${usd(price.perSecond, true)} per second of video`);
+  else if (price.perSecond && typeof price.perSecond === "object") {
+    for (const [k, v] of Object.entries(price.perSecond as Record<string, number>)) lines.push(`${usd(v, true)} per second of video at ${k.replace(":audio", " with sound")}`);
+  }
   if (price.perImage && typeof price.perImage === "object") {
     for (const [k, v] of Object.entries(price.perImage as Record<string, number>)) lines.push(`${usd(v, true)} per image (${k === "*" ? "any size" : k})`);
   }
@@ -296,6 +294,11 @@ function InspectorBody({ requestId, focusTask }: { requestId: string; focusTask?
           <p className="text-sm text-zinc-600">No tokens.</p>
         )}
       </Section>
+      {r.route !== "/v1/videos" && (
+        <Section title="Content">
+          <ContentLog requestId={requestId} />
+        </Section>
+      )}
       <Section title="Cost">
         <CostLines d={q.data} />
         <p className="mt-3 text-sm text-zinc-700" data-testid="inspector-settlement">

@@ -3,9 +3,9 @@ import { useState, type FormEvent } from "react";
 import { fieldError, formError } from "../console/api";
 import { useCreateKey, useMe, useModels, useUpdateKey } from "../console/hooks";
 import type { CreatedKey, KeyView } from "../console/types";
-import { Button } from "../ui/button";
 import { Dialog } from "../ui/dialog";
-import { FormError, TextField } from "../ui/field";
+import { DialogForm } from "../ui/form-dialog";
+import { TextField } from "../ui/field";
 import { RevealKey } from "./reveal-key";
 
 const FIELDS = ["name", "allowedModels", "limitUsd", "rpm", "tpm", "maxConcurrent", "expiresAt"];
@@ -127,8 +127,15 @@ export function CreateKeyDialog({ open, onClose, editing = null }: { open: boole
       {created ? (
         <RevealKey secret={created.key} onDone={close} baseUrl={me.data?.publicBaseUrl} />
       ) : (
-        <form onSubmit={submit} noValidate className="space-y-5">
-          <FormError message={formError(create.error, FIELDS)} />
+        <DialogForm
+          onSubmit={submit}
+          onCancel={close}
+          className="space-y-5"
+          error={formError(create.error, FIELDS)}
+          submitLabel={editing ? "Save changes" : "Create key"}
+          submitting={create.isPending}
+          submitTestId="create-key-submit"
+        >
           <TextField label="Name" name="name" value={form.name} onChange={(e) => edit({ name: e.target.value }, "name")} error={err("name")} placeholder="e.g. production" autoFocus />
           <fieldset>
             <legend className="mb-1.5 text-sm font-medium text-zinc-800">Models</legend>
@@ -173,15 +180,7 @@ export function CreateKeyDialog({ open, onClose, editing = null }: { open: boole
             <TextField label="Concurrent requests" name="maxConcurrent" inputMode="numeric" value={form.maxConcurrent} onChange={(e) => edit({ maxConcurrent: e.target.value }, "maxConcurrent")} error={err("maxConcurrent")} optional placeholder="No limit" />
             <TextField label="Expires" name="expires" type="datetime-local" value={form.expires} onChange={(e) => edit({ expires: e.target.value }, "expiresAt")} error={err("expiresAt")} optional />
           </div>
-          <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
-            <Button variant="secondary" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending} data-testid="create-key-submit">
-              {editing ? "Save changes" : "Create key"}
-            </Button>
-          </div>
-        </form>
+        </DialogForm>
       )}
     </Dialog>
   );

@@ -11,7 +11,9 @@ import { Card } from "../ui/card";
 import { PageHeader } from "../ui/page-header";
 import { Empty, QueryState } from "../ui/states";
 import { Mono, Table, Td, Th } from "../ui/table";
+import { can } from "@/lib/orgs/roles";
 import { CreateKeyDialog } from "./create-key-dialog";
+import { KeyContentLog } from "./key-content-log";
 import { RevokeKeyDialog } from "./revoke-key-dialog";
 import { RollKeyDialog } from "./roll-key-dialog";
 
@@ -108,6 +110,7 @@ export function KeysPage() {
                         </Td>
                         <Td>
                           <StatusCell k={k} />
+                          {me.data && can(me.data.org.role, "settings") && k.status === "active" && <KeyContentLog k={k} />}
                         </Td>
                         <Td sticky className="text-right">
                           {k.status === "active" && (

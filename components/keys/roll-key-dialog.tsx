@@ -4,9 +4,9 @@ import { formError } from "../console/api";
 import { when } from "../console/format";
 import { useMe, useRollKey } from "../console/hooks";
 import type { KeyView } from "../console/types";
-import { Button } from "../ui/button";
 import { Dialog } from "../ui/dialog";
-import { FormError, SelectField } from "../ui/field";
+import { DialogForm } from "../ui/form-dialog";
+import { SelectField } from "../ui/field";
 import { RevealKey } from "./reveal-key";
 
 const GRACE = [
@@ -50,8 +50,7 @@ export function RollKeyDialog({ target, onClose }: { target: KeyView | null; onC
           note={secret.until ? `The old secret keeps working until ${when(secret.until)}.` : "The old secret no longer works."}
         />
       ) : (
-        <form onSubmit={submit} className="space-y-5">
-          <FormError message={formError(roll.error, [])} />
+        <DialogForm onSubmit={submit} onCancel={close} className="space-y-5" error={formError(roll.error, [])} submitLabel="Roll key" submitting={roll.isPending}>
           <SelectField label="Old secret stops working" value={grace} onChange={(e) => setGrace(Number(e.target.value))} hint="Leave time to deploy the new secret everywhere the old one is used.">
             {GRACE.map((g) => (
               <option key={g.s} value={g.s}>
@@ -59,15 +58,7 @@ export function RollKeyDialog({ target, onClose }: { target: KeyView | null; onC
               </option>
             ))}
           </SelectField>
-          <div className="flex justify-end gap-2 border-t border-zinc-100 pt-4">
-            <Button variant="secondary" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={roll.isPending}>
-              Roll key
-            </Button>
-          </div>
-        </form>
+        </DialogForm>
       )}
     </Dialog>
   );

@@ -15,7 +15,10 @@ import { PageHeader } from "../ui/page-header";
 import { Empty, ErrorState, Loading } from "../ui/states";
 import { Money } from "../ui/money";
 import { Mono, Table, Td, Th } from "../ui/table";
+import { AuditCard } from "./audit-card";
 import { BudgetsCard } from "./budgets-card";
+import { IdentityCard } from "./identity-card";
+import { ContentLogsCard } from "./content-logs-card";
 import {
   useCreateOrg,
   useInvite,
@@ -391,6 +394,9 @@ export function OrganisationPage() {
         {can(role, "members") && <InvitesCard selfRole={role} />}
         <BudgetsCard />
         <SettingsCard editable={can(role, "settings")} />
+        {!org.personal && can(role, "settings") && <IdentityCard />}
+        {can(role, "settings") && <ContentLogsCard />}
+        {can(role, "settings") && <AuditCard />}
         {!creating && <CreateOrgCard />}
         {!org.personal && role !== "owner" && <LeaveCard self={user.id} />}
         {!org.personal && can(role, "ownership") && <DeleteCard />}

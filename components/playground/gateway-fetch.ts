@@ -4,19 +4,23 @@
  * back as FriendlyError values (never thrown), with the gateway's status and code.
  */
 import { errorOf, friendlyError, type FriendlyError } from "@/lib/playground/friendly-error";
+import type { Err, Ok } from "@/lib/result";
 
-export type GatewayResult<T> = { ok: true; value: T; headers: Headers } | { ok: false; error: FriendlyError };
+/** The answer and its headers, or the friendly error. */
+export type GatewayResult<T> = (Ok<T> & { headers: Headers }) | Err<FriendlyError>;
 
 export const proxyUrl = (path: string) => `/api/playground${path}`;
 
 export async function gatewayFetch<T>(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<GatewayResult<T>> {
   let res: Response;
+  const form = init.body instanceof FormData ? init.body : null;
   try {
     res = await fetch(proxyUrl(path), {
       method: init.method ?? "GET",
       credentials: "same-origin",
-      headers: { ...(init.body !== undefined ? { "content-type": "application/json" } : {}), ...init.headers },
-      body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+      // A FormData body (an image edit's files) sets its own multipart content-type and boundary.
+      headers: { ...(init.body !== undefined && !form ? { "content-type": "application/json" } : {}), ...init.headers },
+      body: form ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined),
       signal: init.signal,
       cache: "no-store",
     });

@@ -5,7 +5,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { Badge } from "../ui/badge";
 import { Card } from "../ui/card";
 import { usd, usdProse } from "../console/format";
-import { videoPrice } from "@/lib/playground/media-forms";
+import { taskHoldMicro } from "@/lib/playground/media-forms";
 import type { PlaygroundModel } from "@/lib/views";
 import { proxyUrl } from "./gateway-fetch";
 import { isFinal, useTaskObject, useVideoTask, type VideoTask } from "./use-playground";
@@ -21,7 +21,7 @@ export function TaskCard({ task, models }: { task: VideoTask; models: Playground
   const qc = useQueryClient();
   const content = proxyUrl(`/v1/videos/${encodeURIComponent(t.id)}/content`);
   const model = models.find((m) => m.id === t.model);
-  const held = model ? videoPrice(model.price, model.family, t.seconds ?? "") : null;
+  const held = model ? taskHoldMicro(model.price, model.family, t.seconds ?? "") : null;
 
   // A task that just finished changed the balance (charge settled or hold refunded).
   useEffect(() => {

@@ -15,7 +15,7 @@ import { gatewayFetch } from "./gateway-fetch";
 import { TaskCard } from "./task-card";
 import { useVideoTasks, type VideoTask } from "./use-playground";
 
-const EMPTY: Omit<VideoForm, "model" | "family"> = { prompt: "", size: "", aspectRatio: "", seconds: "", imageUrls: "", videoUrl: "", webhook: "" };
+const EMPTY: Required<Omit<VideoForm, "model" | "family">> = { prompt: "", size: "", aspectRatio: "", seconds: "", imageUrls: "", videoUrl: "", webhook: "", resolution: "", audio: "", negativePrompt: "", lastFrameUrl: "" };
 
 export function VideoPanel({ models }: { models: PlaygroundModel[] }) {
   const videoModels = models.filter((m) => m.kind === "video");
@@ -29,9 +29,10 @@ export function VideoPanel({ models }: { models: PlaygroundModel[] }) {
   const [sending, setSending] = useState(false);
 
   if (!model) return <Empty title="No video models">Your account has no video models. An admin can add one under Admin → Models.</Empty>;
-  const show = videoFields(model.family);
+  const show = videoFields(model.family, model.price);
   const form: VideoForm = { ...f, model: model.id, family: model.family };
-  const price = videoPrice(model.price, model.family, f.seconds || show.seconds?.[0] || "");
+  // The gateway's own hold for this form (resolution, sound, seconds): one pricing function.
+  const price = videoPrice(model.price, form);
   const set = (k: keyof typeof EMPTY) => (e: { target: { value: string } }) => {
     setF((old) => ({ ...old, [k]: e.target.value }));
     if (fieldError?.field === k) setFieldError(null);
@@ -39,12 +40,12 @@ export function VideoPanel({ models }: { models: PlaygroundModel[] }) {
   const errFor = (k: string) => (fieldError?.field === k ? fieldError.message : undefined);
 
   async function submit() {
-    const bad = checkVideoForm(form);
+    const bad = checkVideoForm(form, model!.price);
     setFieldError(bad);
     setError(null);
     if (bad) return;
     setSending(true);
-    const r = await gatewayFetch<VideoTask>("/v1/videos", { method: "POST", body: videoBody(form) });
+    const r = await gatewayFetch<VideoTask>("/v1/videos", { method: "POST", body: videoBody(form, model!.price) });
     setSending(false);
     if (!r.ok) {
       setError(r.error);
@@ -104,6 +105,23 @@ export function VideoPanel({ models }: { models: PlaygroundModel[] }) {
                   ))}
                 </SelectField>
               )}
+              {show.resolutions && (
+                <SelectField label="Resolution" value={f.resolution} onChange={set("resolution")} error={errFor("resolution")} data-testid="video-resolution">
+                  <option value="">default</option>
+                  {show.resolutions.map((s) => (
+                    <option key={s} value={s}>
+                      {s}
+                    </option>
+                  ))}
+                </SelectField>
+              )}
+              {show.audio && (
+                <SelectField label="Sound" value={f.audio} onChange={set("audio")} error={errFor("audio")} data-testid="video-audio">
+                  <option value="">default</option>
+                  <option value="on">on</option>
+                  <option value="off">off</option>
+                </SelectField>
+              )}
               {show.seconds && (
                 <SelectField label="Seconds" value={f.seconds || show.seconds[0]} onChange={set("seconds")} error={errFor("seconds")}>
                   {show.seconds.map((s) => (
@@ -125,13 +143,23 @@ export function VideoPanel({ models }: { models: PlaygroundModel[] }) {
                 hint={`One per line: ${show.images}.`}
               />
             )}
+            {show.lastFrame && (
+              <TextField label="Last frame URL" optional value={f.lastFrameUrl} onChange={set("lastFrameUrl")} error={errFor("lastFrameUrl")} placeholder="https://…/last.png" hint="The clip ends on this image." data-testid="video-last-frame" />
+            )}
+            <TextField label="Negative prompt" optional value={f.negativePrompt} onChange={set("negativePrompt")} error={errFor("negativePrompt")} placeholder="blur, text, watermark" data-testid="video-negative-prompt" />
             {show.videoUrl && <TextField label="Source video URL" value={f.videoUrl} onChange={set("videoUrl")} error={errFor("videoUrl")} placeholder="https://…/clip.mp4" />}
             <TextField label="Webhook URL" optional value={f.webhook} onChange={set("webhook")} error={errFor("webhook")} placeholder="https://example.com/hooks/video" hint="We POST the finished task here, signed (see Docs)." data-testid="video-webhook" />
             <p className="rounded-md bg-zinc-50 px-3 py-2 text-sm text-zinc-700" data-testid="video-price">
-              Price: <span className="font-semibold tabular-nums">{usdProse(price)}</span>
-              <span className="text-zinc-500"> held now, refunded if the task fails</span>
+              {price === null ? (
+                <span className="text-zinc-500">Price shown once the form is complete</span>
+              ) : (
+                <>
+                  Price: <span className="font-semibold tabular-nums">{usdProse(price)}</span>
+                  <span className="text-zinc-500"> held now, refunded if the task fails</span>
+                </>
+              )}
             </p>
-            {fieldError && !["prompt", "size", "aspectRatio", "seconds", "imageUrls", "videoUrl", "webhook"].includes(fieldError.field) && <FormError message={fieldError.message} />}
+            {fieldError && !["prompt", "size", "aspectRatio", "seconds", "imageUrls", "videoUrl", "webhook", "resolution", "audio", "negativePrompt", "lastFrameUrl"].includes(fieldError.field) && <FormError message={fieldError.message} />}
             {error && <ErrorCallout error={error} />}
             <Button type="submit" className="w-full" loading={sending} data-testid="video-submit">
               Create video

@@ -163,7 +163,16 @@ export function UsagePage() {
         <Stat
           label="Spend"
           value={totals ? <Money micro={totals.costMicroUsd} /> : "…"}
-          sub={totals?.cacheSavedMicroUsd ? <span data-testid="usage-cache-saved">{usd(totals.cacheSavedMicroUsd, true)} saved by caching</span> : undefined}
+          sub={
+            totals?.cacheSavedMicroUsd || totals?.responseCacheSavedMicroUsd || totals?.batchCostMicroUsd ? (
+              <>
+                {totals.batchCostMicroUsd ? <span data-testid="usage-batch-spend">{usd(totals.batchCostMicroUsd, true)} in batches </span> : null}
+                {totals.cacheSavedMicroUsd ? <span data-testid="usage-cache-saved">{usd(totals.cacheSavedMicroUsd, true)} saved by caching</span> : null}
+                {totals.cacheSavedMicroUsd && totals.responseCacheSavedMicroUsd ? " · " : null}
+                {totals.responseCacheSavedMicroUsd ? <span data-testid="usage-response-cache-saved">{usd(totals.responseCacheSavedMicroUsd, true)} saved by the response cache</span> : null}
+              </>
+            ) : undefined
+          }
           testId="usage-spend"
         />
         <Stat

@@ -1,16 +1,18 @@
 "use client";
 import Link from "next/link";
-import { Fragment, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { fieldError, formError } from "../console/api";
 import { Ago, Time } from "../ui/money";
 import { useResendWebhook, useSendTestWebhook, useWebhooks } from "../console/hooks";
+import type { WebhookDelivery } from "../console/types";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Card, CardBody, CardHeader } from "../ui/card";
 import { FormError, TextField } from "../ui/field";
 import { PageHeader } from "../ui/page-header";
 import { Empty, ErrorState, Loading } from "../ui/states";
-import { Mono, Table, Td, Th } from "../ui/table";
+import { DataTable } from "../ui/data-table";
+import { Mono } from "../ui/table";
 
 const STATE_TONE: Record<string, "green" | "red" | "amber" | "neutral"> = { delivered: "green", failed: "red", stopped: "red", pending: "amber" };
 
@@ -59,6 +61,21 @@ function TestEventCard() {
   );
 }
 
+function Attempts({ log }: { log: WebhookDelivery["attemptLog"] }) {
+  if (log.length === 0) return <p className="text-xs text-zinc-500">No attempts yet.</p>;
+  return (
+    <ol className="space-y-1 text-xs text-zinc-600">
+      {log.map((a) => (
+        <li key={a.attemptNo} className="font-mono">
+          #{a.attemptNo} · <Time iso={a.at} /> · {a.statusCode ? `HTTP ${a.statusCode}` : "no answer"}
+          {a.latencyMs !== null ? ` · ${a.latencyMs} ms` : ""}
+          {a.error ? ` · ${a.error}` : ""}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
 export function WebhooksPage() {
   const q = useWebhooks();
   const resend = useResendWebhook();
@@ -90,90 +107,72 @@ export function WebhooksPage() {
           ) : rows.length === 0 ? (
             <Empty title="No deliveries yet">Submit a video with a webhook URL, or send a test event above.</Empty>
           ) : (
-            <>
-              <Table label="Webhook deliveries">
-                <thead>
-                  <tr>
-                    <Th>Created</Th>
-                    <Th>Task</Th>
-                    <Th>Event</Th>
-                    <Th>URL</Th>
-                    <Th>State</Th>
-                    <Th>Last answer</Th>
-                    <Th sticky>
-                      <span className="sr-only">Actions</span>
-                    </Th>
-                  </tr>
-                </thead>
-                <tbody className="divide-y divide-zinc-100 bg-white">
-                  {rows.map((d) => (
-                    <Fragment key={d.id}>
-                      <tr data-testid="delivery-row">
-                        <Td>
-                          <Ago iso={d.createdAt} />
-                        </Td>
-                        <Td>
-                          <Mono>{d.taskId}</Mono>
-                          {d.isTest && <span className="ml-1.5 text-xs text-zinc-500">test</span>}
-                        </Td>
-                        <Td>{d.eventStatus}</Td>
-                        <Td className="max-w-64 truncate" title={d.url}>
-                          <Mono>{d.url}</Mono>
-                        </Td>
-                        <Td>
-                          <Badge tone={STATE_TONE[d.state] ?? "neutral"}>{d.state}</Badge>
-                          {d.state === "pending" && d.nextAttemptAt && <span className="block text-[11px] text-zinc-500">next <Ago iso={d.nextAttemptAt} /></span>}
-                        </Td>
-                        <Td className="max-w-56 truncate text-xs" title={d.lastError ?? undefined}>
-                          {d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : d.lastError ?? "—"}
-                          <span className="block text-[11px] text-zinc-500">
-                            {d.attempts} attempt{d.attempts === 1 ? "" : "s"}
-                          </span>
-                        </Td>
-                        <Td sticky className="text-right">
-                          <span className="inline-flex gap-1">
-                            <Button variant="ghost" size="sm" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? null : d.id)}>
-                              Attempts
-                            </Button>
-                            {!d.isTest && (
-                              <Button variant="ghost" size="sm" loading={resend.isPending && resend.variables === d.id} onClick={() => resend.mutate(d.id)}>
-                                Resend
-                              </Button>
-                            )}
-                          </span>
-                        </Td>
-                      </tr>
-                      {open === d.id && (
-                        <tr className="bg-zinc-50">
-                          <td colSpan={7} className="px-4 py-3">
-                            {d.attemptLog.length === 0 ? (
-                              <p className="text-xs text-zinc-500">No attempts yet.</p>
-                            ) : (
-                              <ol className="space-y-1 text-xs text-zinc-600">
-                                {d.attemptLog.map((a) => (
-                                  <li key={a.attemptNo} className="font-mono">
-                                    #{a.attemptNo} · <Time iso={a.at} /> · {a.statusCode ? `HTTP ${a.statusCode}` : "no answer"}
-                                    {a.latencyMs !== null ? ` · ${a.latencyMs} ms` : ""}
-                                    {a.error ? ` · ${a.error}` : ""}
-                                  </li>
-                                ))}
-                              </ol>
-                            )}
-                          </td>
-                        </tr>
+            <DataTable
+              label="Webhook deliveries"
+              rows={rows}
+              rowKey={(d) => d.id}
+              rowTestId="delivery-row"
+              hasMore={q.hasNextPage}
+              loadingMore={q.isFetchingNextPage}
+              onMore={() => q.fetchNextPage()}
+              detail={(d) => (open === d.id ? <Attempts log={d.attemptLog} /> : null)}
+              columns={[
+                { header: "Created", cell: (d) => <Ago iso={d.createdAt} /> },
+                {
+                  header: "Task",
+                  cell: (d) => (
+                    <>
+                      <Mono>{d.taskId}</Mono>
+                      {d.isTest && <span className="ml-1.5 text-xs text-zinc-500">test</span>}
+                    </>
+                  ),
+                },
+                { header: "Event", cell: (d) => d.eventStatus },
+                { header: "URL", className: "max-w-64 truncate", props: (d) => ({ title: d.url }), cell: (d) => <Mono>{d.url}</Mono> },
+                {
+                  header: "State",
+                  cell: (d) => (
+                    <>
+                      <Badge tone={STATE_TONE[d.state] ?? "neutral"}>{d.state}</Badge>
+                      {d.state === "pending" && d.nextAttemptAt && (
+                        <span className="block text-[11px] text-zinc-500">
+                          next <Ago iso={d.nextAttemptAt} />
+                        </span>
                       )}
-                    </Fragment>
-                  ))}
-                </tbody>
-              </Table>
-              {q.hasNextPage && (
-                <div className="border-t border-zinc-100 px-4 py-3 text-center">
-                  <Button variant="secondary" size="sm" loading={q.isFetchingNextPage} onClick={() => q.fetchNextPage()}>
-                    Load older
-                  </Button>
-                </div>
-              )}
-            </>
+                    </>
+                  ),
+                },
+                {
+                  header: "Last answer",
+                  className: "max-w-56 truncate text-xs",
+                  props: (d) => ({ title: d.lastError ?? undefined }),
+                  cell: (d) => (
+                    <>
+                      {d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : d.lastError ?? "—"}
+                      <span className="block text-[11px] text-zinc-500">
+                        {d.attempts} attempt{d.attempts === 1 ? "" : "s"}
+                      </span>
+                    </>
+                  ),
+                },
+                {
+                  header: "Actions",
+                  sticky: true,
+                  cell: (d) => (
+                    <span className="inline-flex gap-1">
+                      <Button variant="ghost" size="sm" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? null : d.id)}>
+                        Attempts
+                      </Button>
+                      {!d.isTest && (
+                        <Button variant="ghost" size="sm" loading={resend.isPending && resend.variables === d.id} onClick={() => resend.mutate(d.id)}>
+                          Resend
+                        </Button>
+                      )}
+                    </span>
+                  ),
+                },
+              ]}
+            />
           )}
         </Card>
       </div>

@@ -3,11 +3,12 @@
  * runs it against the database directly (PostgreSQL, or PGlite when no server holds it) or
  * through the running server's local admin endpoint (PGlite in use by the server).
  */
+import { recordAudit } from "../audit/record";
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
-import { accounts, apiKeys, auditLog, models, users } from "../../db/schema";
+import { accounts, apiKeys, models, users } from "../../db/schema";
 import { createUser, findUserByEmail, normalizeEmail } from "../auth/users";
 import { hashPassword, passwordProblem } from "../auth/password";
 import { adminDebit, waitForSpendable } from "../billing/admin-debit";
@@ -17,32 +18,13 @@ import { notifyInvalidation } from "../invalidation";
 import { announceNewKey, createKey, revokeKey } from "../keys/manage";
 import { createInvite, MAX_INVITE_DAYS } from "../auth/invites";
 import { batchCsv, batchProblem, createBatch } from "../redeem/batches";
+import { IdentityCommandError, runIdentityCommand } from "./identity-commands";
 
 export interface CommandResult {
   exitCode: number;
   stdout: string[];
   stderr: string[];
 }
-
-export const USAGE = `Usage: npm run admin -- <command>
-  user create --email E [--password P] [--admin]
-  user set-password --email E --password P
-  user disable --email E | user enable --email E
-  credit (--email E | --org ID) --usd AMOUNT [--note TEXT]
-  debit (--email E | --org ID) --usd AMOUNT --note TEXT
-                                           (--email: the user's personal organisation; --org: any, e.g. a team's)
-  org list [--email E]                     (organisations: id, kind, balance, members; a user's with --email)
-  key create --email E [--name N] [--models m1,m2] [--limit-usd X] [--rpm N] [--tpm N] [--concurrency N] [--expires ISO-8601]
-  account limits --email E [--rpm N|off] [--tpm N|off] [--concurrency N|off]
-                                           (the user's organisation, across all its keys; no flag = show)
-  invite create [--email E] [--days N]     (SIGNUP=invite: prints a one-use sign-up link)
-  code create --usd AMOUNT [--count N] [--max-uses M] [--per-organisation] [--expires ISO-8601] [--note TEXT]
-                                           (redeem codes: prints the batch as CSV; a person redeems
-                                           each code once, or once per organisation with --per-organisation)
-  code export --batch ID                   (the batch's codes and their uses as CSV)
-  key revoke KEY_OR_ID
-  key list --email E
-  balance (--email E | --org ID)`;
 
 class UsageError extends Error {}
 class CommandError extends Error {}
@@ -116,26 +98,93 @@ async function targetAccount(db: DB, values: Record<string, string | boolean | u
   return { accountId: a.id, label: `organisation "${a.name}"` };
 }
 
+/** An action on an account is that organisation's event too (its audit export and webhook). */
 async function audit(db: DB, action: string, targetType: string, targetId: string, details: Record<string, unknown>) {
-  await db.insert(auditLog).values({ actor: "cli", action, targetType, targetId, details });
+  await recordAudit(db, { actorUserId: null, actor: "cli", action, targetType, targetId, details, accountId: targetType === "account" ? targetId : null });
 }
 
-export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandResult> {
-  const out: string[] = [];
-  try {
-    const [cmd, sub, ...rest] = argv;
-    const two = `${cmd} ${sub ?? ""}`.trim();
-    if (two === "user create") {
-      const { values } = parse(rest, { email: { type: "string" }, password: { type: "string" }, admin: { type: "boolean" } });
+/** One admin command: its usage after the name, and what it does (output lines go to `out`). */
+interface Command {
+  usage: string;
+  run(db: DB, args: string[], out: string[]): Promise<void>;
+}
+
+async function setUserDisabled(db: DB, args: string[], out: string[], disabled: boolean): Promise<void> {
+  const { values } = parse(args, { email: { type: "string" } });
+  const u = await userByEmail(db, email(values));
+  await db.update(users).set({ disabled, sessionVersion: sql`${users.sessionVersion} + 1` }).where(eq(users.id, u.id));
+  await db.execute(sql`update accounts set disabled = ${disabled} where id = ${u.accountId}`);
+  await audit(db, `user.${disabled ? "disable" : "enable"}`, "user", u.id, {});
+  await notifyInvalidation({ kind: "accounts", ids: [u.accountId] });
+  out.push(`${disabled ? "disabled" : "enabled"} ${u.email}`);
+}
+
+async function ledgerChange(db: DB, args: string[], out: string[], cmd: "credit" | "debit"): Promise<void> {
+  const { values } = parse(args, { email: { type: "string" }, org: { type: "string" }, usd: { type: "string" }, note: { type: "string" } });
+  const amount = usd(values, "usd");
+  const note = typeof values.note === "string" ? values.note : undefined;
+  if (cmd === "debit" && !note?.trim()) throw new UsageError("--note is required for a debit");
+  const u = await targetAccount(db, values);
+  const change = {
+    accountId: u.accountId,
+    idempotencyKey: `cli:${cmd}:${randomUUID()}`,
+    note: note ?? "admin credit",
+  };
+  // A debit takes only money no request is using (admin-debit.ts); a credit is never refused.
+  const r =
+    cmd === "credit"
+      ? await applyLedgerChange(db, { ...change, deltaMicroUsd: amount, kind: "admin_credit" })
+      : await waitForSpendable(db, u.accountId, amount).then(() => adminDebit(db, { ...change, deltaMicroUsd: -amount }));
+  if (!r.ok) {
+    throw new CommandError(
+      r.reason === "held"
+        ? `debit of ${formatUsd(amount)} USD refused: ${r.message}`
+        : r.reason === "insufficient_balance"
+          ? `debit of ${formatUsd(amount)} USD would take the balance below zero`
+          : "account not found",
+    );
+  }
+  if (!r.applied) throw new CommandError("duplicate change");
+  const signed = cmd === "credit" ? amount : -amount;
+  await audit(db, `account.${cmd}`, "account", u.accountId, { micro_usd: amount, note, before: { balanceMicroUsd: r.balanceAfterMicroUsd - signed }, after: { balanceMicroUsd: r.balanceAfterMicroUsd } });
+  out.push(`${cmd === "credit" ? "credited" : "debited"} ${formatUsd(amount)} USD ${cmd === "credit" ? "to" : "from"} ${u.label}; balance ${formatUsd(r.balanceAfterMicroUsd)} USD`);
+}
+
+/** SCIM tokens and verified domains (identity-commands.ts): `--org`, `--domain`. */
+function identity(name: string, usage: string): Command {
+  return {
+    usage,
+    async run(db, args, out) {
+      const { values } = parse(args, { org: { type: "string" }, domain: { type: "string" } });
+      try {
+        out.push(...((await runIdentityCommand(db, name, values)) ?? []));
+      } catch (err) {
+        throw err instanceof IdentityCommandError ? new CommandError(err.message) : err;
+      }
+    },
+  };
+}
+
+/** The commands, by name (one to three words); `help` and the usage text are made from them. */
+const COMMANDS: Record<string, Command> = {
+  "user create": {
+    usage: `--email E [--password P] [--admin]`,
+    async run(db, args, out) {
+      const { values } = parse(args, { email: { type: "string" }, password: { type: "string" }, admin: { type: "boolean" } });
       const e = email(values);
       const password = typeof values.password === "string" ? values.password : undefined;
       const problem = password !== undefined ? passwordProblem(password) : null;
       if (problem) throw new CommandError(`--password: ${problem}`);
       const r = await createUser(db, { email: e, password, admin: values.admin === true, via: "cli" });
       if (!r.ok) throw new CommandError(`a user with email ${e} already exists`);
-      out.push(`created user ${r.user.id} (${r.user.email}, ${r.user.role}) with account ${r.user.accountId}`);
-    } else if (two === "user set-password") {
-      const { values } = parse(rest, { email: { type: "string" }, password: { type: "string" } });
+      const u = r.value;
+      out.push(`created user ${u.id} (${u.email}, ${u.role}) with account ${u.accountId}`);
+    },
+  },
+  "user set-password": {
+    usage: `--email E --password P`,
+    async run(db, args, out) {
+      const { values } = parse(args, { email: { type: "string" }, password: { type: "string" } });
       const u = await userByEmail(db, email(values));
       const password = required(values, "password");
       const problem = passwordProblem(password);
@@ -146,45 +195,37 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
         .where(eq(users.id, u.id));
       await audit(db, "user.set_password", "user", u.id, {});
       out.push(`password changed for ${u.email}; their console sessions were signed out`);
-    } else if (two === "user disable" || two === "user enable") {
-      const { values } = parse(rest, { email: { type: "string" } });
-      const u = await userByEmail(db, email(values));
-      const disabled = sub === "disable";
-      await db.update(users).set({ disabled, sessionVersion: sql`${users.sessionVersion} + 1` }).where(eq(users.id, u.id));
-      await db.execute(sql`update accounts set disabled = ${disabled} where id = ${u.accountId}`);
-      await audit(db, `user.${sub}`, "user", u.id, {});
-      await notifyInvalidation({ kind: "accounts", ids: [u.accountId] });
-      out.push(`${disabled ? "disabled" : "enabled"} ${u.email}`);
-    } else if (cmd === "credit" || cmd === "debit") {
-      const { values } = parse(argv.slice(1), { email: { type: "string" }, org: { type: "string" }, usd: { type: "string" }, note: { type: "string" } });
-      const amount = usd(values, "usd");
-      const note = typeof values.note === "string" ? values.note : undefined;
-      if (cmd === "debit" && !note?.trim()) throw new UsageError("--note is required for a debit");
-      const u = await targetAccount(db, values);
-      const change = {
-        accountId: u.accountId,
-        idempotencyKey: `cli:${cmd}:${randomUUID()}`,
-        note: note ?? "admin credit",
-      };
-      // A debit takes only money no request is using (admin-debit.ts); a credit is never refused.
-      const r =
-        cmd === "credit"
-          ? await applyLedgerChange(db, { ...change, deltaMicroUsd: amount, kind: "admin_credit" })
-          : await waitForSpendable(db, u.accountId, amount).then(() => adminDebit(db, { ...change, deltaMicroUsd: -amount }));
-      if (!r.ok) {
-        throw new CommandError(
-          r.reason === "held"
-            ? `debit of ${formatUsd(amount)} USD refused: ${r.message}`
-            : r.reason === "insufficient_balance"
-              ? `debit of ${formatUsd(amount)} USD would take the balance below zero`
-              : "account not found",
-        );
-      }
-      if (!r.applied) throw new CommandError("duplicate change");
-      await audit(db, `account.${cmd}`, "account", u.accountId, { micro_usd: amount, note });
-      out.push(`${cmd === "credit" ? "credited" : "debited"} ${formatUsd(amount)} USD ${cmd === "credit" ? "to" : "from"} ${u.label}; balance ${formatUsd(r.balanceAfterMicroUsd)} USD`);
-    } else if (two === "key create") {
-      const { values } = parse(rest, {
+    },
+  },
+  "user disable": { usage: `--email E`, run: (db, args, out) => setUserDisabled(db, args, out, true) },
+  "user enable": { usage: `--email E`, run: (db, args, out) => setUserDisabled(db, args, out, false) },
+  credit: {
+    usage: `(--email E | --org ID) --usd AMOUNT [--note TEXT]`,
+    run: (db, args, out) => ledgerChange(db, args, out, "credit"),
+  },
+  debit: {
+    usage: `(--email E | --org ID) --usd AMOUNT --note TEXT
+                                           (--email: the user's personal organisation; --org: any, e.g. a team's)`,
+    run: (db, args, out) => ledgerChange(db, args, out, "debit"),
+  },
+  "org list": {
+    usage: `[--email E]                     (organisations: id, kind, balance, members; a user's with --email)`,
+    async run(db, args, out) {
+      const { values } = parse(args, { email: { type: "string" } });
+      const of = values.email !== undefined ? await userByEmail(db, email(values)) : null;
+      const rows = await db
+        .select({ id: accounts.id, name: accounts.name, personal: accounts.personal, balance: accounts.balanceMicroUsd, members: sql<number>`(select count(*)::int from memberships m where m.account_id = ${accounts.id})` })
+        .from(accounts)
+        .where(of ? sql`exists (select 1 from memberships m where m.account_id = ${accounts.id} and m.user_id = ${of.id})` : undefined)
+        .orderBy(accounts.name);
+      for (const a of rows) out.push(`${a.id}\t${a.personal ? "personal" : "team"}\t${formatUsd(Number(a.balance))} USD\t${a.members} member${a.members === 1 ? "" : "s"}\t${a.name}`);
+      if (!rows.length) out.push("no organisations");
+    },
+  },
+  "key create": {
+    usage: `--email E [--name N] [--models m1,m2] [--limit-usd X] [--rpm N] [--tpm N] [--concurrency N] [--cache on|all] [--expires ISO-8601]`,
+    async run(db, args, out) {
+      const { values } = parse(args, {
         email: { type: "string" },
         name: { type: "string" },
         models: { type: "string" },
@@ -192,6 +233,7 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
         rpm: { type: "string" },
         tpm: { type: "string" },
         concurrency: { type: "string" },
+        cache: { type: "string" },
         expires: { type: "string" },
       });
       const u = await userByEmail(db, email(values));
@@ -219,13 +261,20 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
       const name = typeof values.name === "string" ? values.name : "";
       const tpm = values.tpm !== undefined ? positive(values, "tpm") : null;
       const maxConcurrent = values.concurrency !== undefined ? positive(values, "concurrency") : null;
-      const k = await createKey(db, { accountId: u.accountId, name, allowedModels: allowed, limitMicroUsd: limit, rpm, tpm, maxConcurrent, expiresAt });
+      if (values.cache !== undefined && values.cache !== "on" && values.cache !== "all") throw new CommandError(`--cache is "on" (deterministic requests) or "all" (temperature > 0 too), got "${values.cache}"`);
+      const responseCache = (values.cache as "on" | "all" | undefined) ?? null;
+      const k = await createKey(db, { accountId: u.accountId, name, allowedModels: allowed, limitMicroUsd: limit, rpm, tpm, maxConcurrent, responseCache, expiresAt });
       await audit(db, "key.create", "key", k.id, { name, via: "cli" });
       await announceNewKey(k);
       out.push(`created key ${k.id}${name ? ` "${name}"` : ""} for ${u.email}; it is shown once:`);
       out.push(k.key);
-    } else if (two === "account limits") {
-      const { values } = parse(rest, { email: { type: "string" }, rpm: { type: "string" }, tpm: { type: "string" }, concurrency: { type: "string" } });
+    },
+  },
+  "account limits": {
+    usage: `--email E [--rpm N|off] [--tpm N|off] [--concurrency N|off]
+                                           (the user's organisation, across all its keys; no flag = show)`,
+    async run(db, args, out) {
+      const { values } = parse(args, { email: { type: "string" }, rpm: { type: "string" }, tpm: { type: "string" }, concurrency: { type: "string" } });
       const u = await userByEmail(db, email(values));
       const set: Partial<Record<"rpm" | "tpm" | "maxConcurrent", number | null>> = {};
       const orOff = (name: string) => (values[name] === "off" ? null : positive(values, name));
@@ -240,8 +289,12 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
       const [a] = await db.select({ rpm: accounts.rpm, tpm: accounts.tpm, c: accounts.maxConcurrent }).from(accounts).where(eq(accounts.id, u.accountId));
       const show = (v: number | null | undefined) => (v == null ? "off" : String(v));
       out.push(`limits of ${u.email}'s organisation: rpm ${show(a?.rpm)}, tpm ${show(a?.tpm)}, concurrency ${show(a?.c)}`);
-    } else if (two === "invite create") {
-      const { values } = parse(rest, { email: { type: "string" }, days: { type: "string" } });
+    },
+  },
+  "invite create": {
+    usage: `[--email E] [--days N]     (SIGNUP=invite: prints a one-use sign-up link)`,
+    async run(db, args, out) {
+      const { values } = parse(args, { email: { type: "string" }, days: { type: "string" } });
       const bound = values.email !== undefined ? email(values) : null;
       const days = values.days === undefined ? 7 : Number(values.days);
       if (!Number.isInteger(days) || days < 1 || days > MAX_INVITE_DAYS) throw new CommandError(`--days must be a whole number from 1 to ${MAX_INVITE_DAYS}`);
@@ -249,8 +302,14 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
       await audit(db, "invite.create", "invite", inv.nonce, { email: bound, expiresAt: inv.expiresAt });
       out.push(`invite${bound ? ` for ${bound}` : ""}, valid until ${inv.expiresAt}, one sign-up:`);
       out.push(inv.url);
-    } else if (two === "code create") {
-      const { values } = parse(rest, { usd: { type: "string" }, count: { type: "string" }, "max-uses": { type: "string" }, "per-organisation": { type: "boolean" }, expires: { type: "string" }, note: { type: "string" } });
+    },
+  },
+  "code create": {
+    usage: `--usd AMOUNT [--count N] [--max-uses M] [--per-organisation] [--expires ISO-8601] [--note TEXT]
+                                           (redeem codes: prints the batch as CSV; a person redeems
+                                           each code once, or once per organisation with --per-organisation)`,
+    async run(db, args, out) {
+      const { values } = parse(args, { usd: { type: "string" }, count: { type: "string" }, "max-uses": { type: "string" }, "per-organisation": { type: "boolean" }, expires: { type: "string" }, note: { type: "string" } });
       const whole = (name: string, dflt: number) => {
         const v = values[name] === undefined ? dflt : Number(values[name]);
         if (!Number.isInteger(v) || v < 1) throw new CommandError(`--${name} must be a whole number from 1, got "${values[name]}"`);
@@ -266,21 +325,33 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
       if (problem) throw new CommandError(problem.message);
       const { batch } = await createBatch(db, { ...input, actor: { userId: null, label: "cli" } });
       out.push(...(await batchCsv(db, batch.id))!.trimEnd().split("\r\n"));
-    } else if (two === "code export") {
-      const { values } = parse(rest, { batch: { type: "string" } });
+    },
+  },
+  "code export": {
+    usage: `--batch ID                   (the batch's codes and their uses as CSV)`,
+    async run(db, args, out) {
+      const { values } = parse(args, { batch: { type: "string" } });
       const csv = await batchCsv(db, required(values, "batch"));
       if (csv === null) throw new CommandError(`no batch ${values.batch}`);
       out.push(...csv.trimEnd().split("\r\n"));
-    } else if (two === "key revoke") {
-      const { positionals } = parse(rest, {}, 1);
+    },
+  },
+  "key revoke": {
+    usage: `KEY_OR_ID`,
+    async run(db, args, out) {
+      const { positionals } = parse(args, {}, 1);
       const target = positionals[0];
       if (!target) throw new UsageError("key revoke needs a key or key id");
       const id = await revokeKey(db, target);
       if (!id) throw new CommandError("no active key matches");
       await audit(db, "key.revoke", "key", id, { via: "cli" });
       out.push(`revoked ${id}`);
-    } else if (two === "key list") {
-      const { values } = parse(rest, { email: { type: "string" } });
+    },
+  },
+  "key list": {
+    usage: `--email E`,
+    async run(db, args, out) {
+      const { values } = parse(args, { email: { type: "string" } });
       const u = await userByEmail(db, email(values));
       const rows = await db.select().from(apiKeys).where(and(eq(apiKeys.accountId, u.accountId), eq(apiKeys.playground, false)));
       for (const k of rows) {
@@ -288,28 +359,38 @@ export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandRe
         out.push(`${k.id}\t${k.prefix}…${k.last4}\t${state}\t${k.name}`);
       }
       if (!rows.length) out.push("no keys");
-    } else if (two === "org list") {
-      const { values } = parse(rest, { email: { type: "string" } });
-      const of = values.email !== undefined ? await userByEmail(db, email(values)) : null;
-      const rows = await db
-        .select({ id: accounts.id, name: accounts.name, personal: accounts.personal, balance: accounts.balanceMicroUsd, members: sql<number>`(select count(*)::int from memberships m where m.account_id = ${accounts.id})` })
-        .from(accounts)
-        .where(of ? sql`exists (select 1 from memberships m where m.account_id = ${accounts.id} and m.user_id = ${of.id})` : undefined)
-        .orderBy(accounts.name);
-      for (const a of rows) out.push(`${a.id}\t${a.personal ? "personal" : "team"}\t${formatUsd(Number(a.balance))} USD\t${a.members} member${a.members === 1 ? "" : "s"}\t${a.name}`);
-      if (!rows.length) out.push("no organisations");
-    } else if (cmd === "balance") {
-      const { values } = parse(argv.slice(1), { email: { type: "string" }, org: { type: "string" } });
+    },
+  },
+  balance: {
+    usage: `(--email E | --org ID)`,
+    async run(db, args, out) {
+      const { values } = parse(args, { email: { type: "string" }, org: { type: "string" } });
       const u = await targetAccount(db, values);
       const [a] = await db.execute<{ balance: string | number }>(
         sql`select balance_micro_usd as balance from accounts where id = ${u.accountId}`,
       ).then((r) => (r as unknown as { rows: { balance: string | number }[] }).rows);
       out.push(formatUsd(Number(a?.balance ?? 0)));
-    } else if (!cmd || cmd === "help" || cmd === "--help") {
-      return { exitCode: cmd ? 0 : 2, stdout: cmd ? [USAGE] : [], stderr: cmd ? [] : [USAGE] };
-    } else {
-      throw new UsageError(`unknown command "${two}"`);
-    }
+    },
+  },  "scim token create": identity("scim token create", "--org ID_OR_NAME     (a SCIM bearer token for the organisation; the token is the last line)"),
+  "sso domain add": identity("sso domain add", "--org ID_OR_NAME --domain D   (a verified email domain: people at D sign in through the organisation's IdP)"),
+  "sso domain remove": identity("sso domain remove", "--domain D"),
+  "sso domain list": identity("sso domain list", "[--org ID_OR_NAME]"),
+
+};
+
+export const USAGE = `Usage: npm run admin -- <command>\n${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name} ${c.usage}`)
+  .join("\n")}`;
+
+export async function runAdminCommand(db: DB, argv: string[]): Promise<CommandResult> {
+  const out: string[] = [];
+  try {
+    const [first, second, third] = argv;
+    if (!first || first === "help" || first === "--help") return { exitCode: first ? 0 : 2, stdout: first ? [USAGE] : [], stderr: first ? [] : [USAGE] };
+    const two = `${first} ${second ?? ""}`.trim();
+    const name = [`${two} ${third ?? ""}`.trim(), two, first].find((n) => Object.hasOwn(COMMANDS, n));
+    if (!name) throw new UsageError(`unknown command "${two}"`);
+    await COMMANDS[name]!.run(db, argv.slice(name.split(" ").length), out);
     return { exitCode: 0, stdout: out, stderr: [] };
   } catch (err) {
     if (err instanceof UsageError) return { exitCode: 2, stdout: out, stderr: [`error: ${err.message} (npm run admin -- help lists the commands)`] };

@@ -61,9 +61,9 @@ export async function setAlertSettings(db: DB, accountId: string, input: z.infer
     set.alertWebhookSecretEncrypted = null;
   } else if (input.webhookUrl !== undefined) {
     const v = await checkOperatorWebhookUrl(input.webhookUrl);
-    if (!v.ok) throw new AppError("invalid_request", `webhookUrl: ${v.reason}`, { field: "webhookUrl" });
+    if (!v.ok) throw new AppError("invalid_request", `webhookUrl: ${v.error}`, { field: "webhookUrl" });
     secret = `whsec_${randomBase62(32)}`;
-    set.alertWebhookUrl = v.url.toString();
+    set.alertWebhookUrl = v.value.url.toString();
     set.alertWebhookSecretEncrypted = encryptSecret(secret);
   }
   if (!Object.keys(set).length) throw new AppError("invalid_request", "Nothing to change.");

@@ -10,6 +10,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { env } from "../env";
 import { authSecret } from "./secret";
 import { normalizeEmail } from "./users";
+import type { Result } from "../result";
 
 interface Payload {
   /** Nonce: what single use is recorded against. */
@@ -36,11 +37,18 @@ export function createInvite(opts: { email?: string | null; days?: number; now?:
   return { token, url: `${env().publicBaseUrl}/signup?invite=${token}`, expiresAt: new Date(p.x * 1000).toISOString(), nonce: p.n };
 }
 
-export type InviteCheck = { ok: true; nonce: string; email: string | null } | { ok: false; message: string };
+/** Why an invite cannot be used, and the sign-up form's field the message belongs to. */
+export interface InviteRefusal {
+  message: string;
+  field: "invite" | "email";
+}
+
+/** The invite's nonce (spent at creation) and the address it is bound to (null: any). */
+export type InviteCheck = Result<{ nonce: string; email: string | null }, InviteRefusal>;
 
 /** Checks an invite for `email` (signature, expiry, bound email). Single use is checked at creation. */
 export function checkInvite(token: string | undefined | null, email: string | null, now = Date.now()): InviteCheck {
-  const bad = { ok: false, message: "This invite link is not valid. Ask an administrator for a new one." } as const;
+  const bad: InviteCheck = { ok: false, error: { message: "This invite link is not valid. Ask an administrator for a new one.", field: "invite" } };
   if (!token || token.length > 1000 || !token.startsWith(PREFIX)) return bad;
   const [body, sig] = token.slice(PREFIX.length).split(".");
   if (!body || !sig) return bad;
@@ -54,7 +62,7 @@ export function checkInvite(token: string | undefined | null, email: string | nu
     return bad;
   }
   if (typeof p.n !== "string" || typeof p.x !== "number" || (p.e !== null && typeof p.e !== "string")) return bad;
-  if (p.x * 1000 <= now) return { ok: false, message: "This invite has expired. Ask an administrator for a new one." };
-  if (p.e && email !== null && p.e !== normalizeEmail(email)) return { ok: false, message: "This invite is for another email address." };
-  return { ok: true, nonce: p.n, email: p.e };
+  if (p.x * 1000 <= now) return { ok: false, error: { message: "This invite has expired. Ask an administrator for a new one.", field: "invite" } };
+  if (p.e && email !== null && p.e !== normalizeEmail(email)) return { ok: false, error: { message: "This invite is for another email address.", field: "email" } };
+  return { ok: true, value: { nonce: p.n, email: p.e } };
 }

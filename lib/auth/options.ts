@@ -14,6 +14,7 @@ import { getDb } from "../../db/client";
 import { users } from "../../db/schema";
 import { env } from "../env";
 import { verifyPassword } from "./password";
+import { passwordSignInRefused } from "./sso-required";
 import { requestClientAddress } from "../net/request-address";
 import { recordSignInFailure, recordSignInSuccess, signInBlockedFor } from "./rate-limit";
 import { authSecret, ensureNextAuthUrl } from "./secret";
@@ -25,6 +26,7 @@ export const SIGN_IN_ERRORS = {
   RateLimited: "Too many attempts. Wait a minute and try again.",
   AccountDisabled: "This account is disabled. Contact your administrator.",
   SignupClosed: "Sign-up is closed on this gateway. Ask an administrator to create your account.",
+  SsoRequired: "Your organisation requires single sign-on: use \u201cSign in with SSO\u201d.",
 } as const;
 
 export const SESSION_MAX_AGE_S = 7 * 24 * 3600;
@@ -62,6 +64,7 @@ export function authOptions(): NextAuthOptions {
         }
         await recordSignInSuccess(email, ip);
         if (user.disabled) throw new Error("AccountDisabled");
+        if (await passwordSignInRefused(db, user)) throw new Error("SsoRequired");
         return { id: user.id, email: user.email, name: user.name };
       },
     }),

@@ -8,26 +8,29 @@
  *    Origin on fetch POSTs; only non-browser clients omit it, and they have no business here).
  */
 import { env } from "../env";
+import type { Result } from "../result";
 
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export type OriginVerdict = { ok: true } | { ok: false; reason: "missing_origin" | "null_origin" | "cross_origin" };
+export type OriginVerdict = Result<void, "missing_origin" | "null_origin" | "cross_origin">;
+
+const SAME: OriginVerdict = { ok: true, value: undefined };
 
 export function checkOrigin(method: string, headers: Headers): OriginVerdict {
-  if (SAFE.has(method.toUpperCase())) return { ok: true };
+  if (SAFE.has(method.toUpperCase())) return SAME;
   const origin = headers.get("origin");
   if (origin === null) {
-    return headers.get("sec-fetch-site") === "same-origin" ? { ok: true } : { ok: false, reason: "missing_origin" };
+    return headers.get("sec-fetch-site") === "same-origin" ? SAME : { ok: false, error: "missing_origin" };
   }
-  if (origin.trim().toLowerCase() === "null") return { ok: false, reason: "null_origin" };
+  if (origin.trim().toLowerCase() === "null") return { ok: false, error: "null_origin" };
   let url: URL;
   try {
     url = new URL(origin);
   } catch {
-    return { ok: false, reason: "cross_origin" };
+    return { ok: false, error: "cross_origin" };
   }
-  if (url.origin === new URL(env().publicBaseUrl).origin) return { ok: true };
+  if (url.origin === new URL(env().publicBaseUrl).origin) return SAME;
   const host = (headers.get("x-forwarded-host") ?? headers.get("host") ?? "").split(",")[0]!.trim().toLowerCase();
-  if (host && url.host.toLowerCase() === host) return { ok: true };
-  return { ok: false, reason: "cross_origin" };
+  if (host && url.host.toLowerCase() === host) return SAME;
+  return { ok: false, error: "cross_origin" };
 }

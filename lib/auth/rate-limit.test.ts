@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { recordSignInFailure, recordSignInSuccess, signInBlockedFor, signUpAttempt, SIGN_UP_RULE } from "./rate-limit";
+import { recordSignInFailure, recordSignInSuccess, signInBlockedFor, signUpAttempt } from "./rate-limit";
+import { env } from "../env";
 
 // No REDIS_URL here: the memory store (the Redis store is exercised by tests/reliability).
 describe("sign-in rate limit", () => {
@@ -40,8 +41,9 @@ describe("sign-in rate limit", () => {
     expect(await signInBlockedFor(email, "10.2.0.1")).toBe(0);
   });
 
-  it("allows SIGN_UP_RULE.limit sign-ups per address per hour", async () => {
-    for (let i = 0; i < SIGN_UP_RULE.limit; i++) expect(await signUpAttempt("10.4.0.1")).toBe(0);
+  it("allows SIGNUP_LIMIT_PER_HOUR (20) sign-ups per address per hour", async () => {
+    expect(env().SIGNUP_LIMIT_PER_HOUR).toBe(20);
+    for (let i = 0; i < env().SIGNUP_LIMIT_PER_HOUR; i++) expect(await signUpAttempt("10.4.0.1")).toBe(0);
     expect(await signUpAttempt("10.4.0.1")).toBeGreaterThan(0);
     expect(await signUpAttempt("10.4.0.2")).toBe(0);
   });

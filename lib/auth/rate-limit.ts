@@ -8,6 +8,7 @@
  */
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { AppError } from "../app-error";
+import { env } from "../env";
 import { addressBucket } from "../trust-proxy";
 import { sharedRedis } from "../redis";
 import { processSingleton } from "../process-singleton";
@@ -25,8 +26,8 @@ export const SIGN_IN_RULES = {
   ip: { limit: 50, windowS: 15 * 60 },
 } satisfies Record<string, LimitRule>;
 
-/** Sign-ups per address per hour: slows scripted account farming, leaves room for an office NAT. */
-export const SIGN_UP_RULE: LimitRule = { limit: 20, windowS: 60 * 60 };
+/** Sign-ups per address per hour (SIGNUP_LIMIT_PER_HOUR, 20): slows scripted account farming, leaves room for an office NAT. */
+const signUpRule = (): LimitRule => ({ limit: env().SIGNUP_LIMIT_PER_HOUR, windowS: 60 * 60 });
 
 /** Failed API-key authentications per address per minute (unknown-key floods, issue 12 item 12). */
 export const FAILED_KEY_RULE: LimitRule = { limit: 30, windowS: 60 };
@@ -99,7 +100,7 @@ export async function recordSignInSuccess(email: string, ip: string): Promise<vo
 
 /** Counts a sign-up attempt from `ip`; the seconds to wait when over the limit, else 0. */
 export async function signUpAttempt(ip: string): Promise<number> {
-  return hit("up_i", SIGN_UP_RULE, addressBucket(ip));
+  return hit("up_i", signUpRule(), addressBucket(ip));
 }
 
 /*

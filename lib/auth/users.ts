@@ -9,6 +9,7 @@ import { accounts, auditLog, authAccounts, memberships, users } from "../../db/s
 import { env } from "../env";
 import { newId } from "../ids";
 import { hashPassword } from "./password";
+import type { Result } from "../result";
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -45,7 +46,7 @@ export interface CreateUserInput {
   actorUserId?: string | null;
 }
 
-export type CreateUserResult = { ok: true; user: UserRow } | { ok: false; reason: "email_taken" | "invite_used" | "invite_unknown" };
+export type CreateUserResult = Result<UserRow, "email_taken" | "invite_used" | "invite_unknown">;
 
 // Serialises "is this the first user?" across concurrent sign-ups (PostgreSQL and PGlite).
 const FIRST_USER_LOCK = 7_246_114;
@@ -53,10 +54,10 @@ const FIRST_USER_LOCK = 7_246_114;
 export async function createUser(db: DB, input: CreateUserInput): Promise<CreateUserResult> {
   const email = normalizeEmail(input.email);
   const passwordHash = input.password ? await hashPassword(input.password) : null;
-  return db.transaction(async (tx) => {
+  return db.transaction(async (tx): Promise<CreateUserResult> => {
     await tx.execute(sql`select pg_advisory_xact_lock(${FIRST_USER_LOCK})`);
     const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
-    if (taken) return { ok: false, reason: "email_taken" } as const;
+    if (taken) return { ok: false, error: "email_taken" };
     if (input.inviteNonce) {
       // Under the lock above, so two sign-ups cannot both spend one invite. Only an invite an
       // admin made (recorded `invite.create`) counts: a signed token from anywhere else does not.
@@ -64,8 +65,8 @@ export async function createUser(db: DB, input: CreateUserInput): Promise<Create
         .select({ action: auditLog.action })
         .from(auditLog)
         .where(sql`${auditLog.action} in ('invite.create', 'invite.use') and ${auditLog.targetId} = ${input.inviteNonce}`);
-      if (seen.some((r) => r.action === "invite.use")) return { ok: false, reason: "invite_used" } as const;
-      if (!seen.length) return { ok: false, reason: "invite_unknown" } as const;
+      if (seen.some((r) => r.action === "invite.use")) return { ok: false, error: "invite_used" };
+      if (!seen.length) return { ok: false, error: "invite_unknown" };
     }
     const [{ n }] = (await tx.select({ n: sql<number>`count(*)::int` }).from(users)) as [{ n: number }];
     const role = input.admin || n === 0 || isAdminEmail(email) ? "admin" : "user";
@@ -95,7 +96,7 @@ export async function createUser(db: DB, input: CreateUserInput): Promise<Create
     if (input.inviteNonce) {
       await tx.insert(auditLog).values({ actorUserId: user!.id, actor: email, action: "invite.use", targetType: "invite", targetId: input.inviteNonce, details: {} });
     }
-    return { ok: true, user: user! } as const;
+    return { ok: true, value: user! };
   });
 }
 
@@ -116,7 +117,7 @@ export async function userForOAuth(
   if (!user && input.allowCreate === false) return "signup_closed";
   if (!user) {
     const created = await createUser(db, { email: input.email, name: input.name, image: input.image, via: `oauth:${input.provider}` });
-    user = created.ok ? created.user : await findUserByEmail(db, input.email);
+    user = created.ok ? created.value : await findUserByEmail(db, input.email);
   }
   if (!user) return null;
   if (!linked) {

@@ -67,7 +67,8 @@ export type Refusal =
   /** A budget of the organisation, the key's member or the key would pass its hard limit (spend-limits.ts). */
   | { reason: "budget_exceeded"; budget: BudgetRefusal };
 
-export type Reservation = { ok: true; hold: Hold } | ({ ok: false } & Refusal);
+/** A reservation's answer: the hold, or why not. Generic for holds of other shapes (a video task row). */
+export type Reservation<H = Hold> = { ok: true; hold: H } | ({ ok: false } & Refusal);
 
 /**
  * The request-log row's own fields; the request's identity (ids, route, method, source) comes
@@ -91,6 +92,13 @@ export interface RequestLogFields {
   cacheWrite5mTokens?: number;
   cacheWrite1hTokens?: number;
   reasoningTokens?: number;
+  /** Text models that draw: image tokens, part of outputTokens (decision 0073). */
+  imageOutputTokens?: number;
+  /** Audio models (docs/audio.md): audio token parts of the totals, decoded duration, input characters. */
+  audioInputTokens?: number;
+  audioOutputTokens?: number;
+  audioMs?: number | null;
+  inputCharacters?: number | null;
   usageNote?: string | null;
   routing?: string | null;
   /** completed | completed_estimated | client_disconnect | upstream_error | rejected | invalid | task_submitted | … */
@@ -105,6 +113,10 @@ export interface RequestLogFields {
   servedModel?: string | null;
   /** Which entries served, failed or were skipped, and why (lib/gateway/health/trace.ts). */
   routeTrace?: RouteTraceEntry[] | null;
+  /** The guardrails applied and their verdict (docs/guardrails.md). */
+  guardrails?: string | null;
+  /** A response-cache hit: what the cached answer cost when it was made. */
+  savedMicroUsd?: number | null;
 }
 
 export interface Settlement {

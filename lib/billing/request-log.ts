@@ -36,6 +36,11 @@ export function requestLogRow(req: BillingRequest, f: RequestLogFields, costMicr
     cacheWrite5mTokens: f.cacheWrite5mTokens ?? 0,
     cacheWrite1hTokens: f.cacheWrite1hTokens ?? 0,
     reasoningTokens: f.reasoningTokens ?? 0,
+    imageOutputTokens: f.imageOutputTokens ?? 0,
+    audioInputTokens: f.audioInputTokens ?? 0,
+    audioOutputTokens: f.audioOutputTokens ?? 0,
+    audioMs: f.audioMs ?? null,
+    inputCharacters: f.inputCharacters ?? null,
     usageNote: f.usageNote ?? null,
     routing: f.routing ?? null,
     costMicroUsd,
@@ -47,6 +52,8 @@ export function requestLogRow(req: BillingRequest, f: RequestLogFields, costMicr
     droppedParams: f.droppedParams ?? null,
     servedModel: f.servedModel ?? null,
     routeTrace: f.routeTrace ?? null,
+    guardrails: f.guardrails ?? null,
+    savedMicroUsd: f.savedMicroUsd ?? null,
   };
 }
 

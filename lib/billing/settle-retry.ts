@@ -72,6 +72,7 @@ export function repairLogRow(row: LogRow, err: unknown): LogRow {
     cacheWrite5mTokens: count(row.cacheWrite5mTokens),
     cacheWrite1hTokens: count(row.cacheWrite1hTokens),
     reasoningTokens: count(row.reasoningTokens),
+    imageOutputTokens: count(row.imageOutputTokens),
     latencyMs: int32(row.latencyMs) ?? 0,
     ttftMs: int32(row.ttftMs),
     priceSnapshot: price,

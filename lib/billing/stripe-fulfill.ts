@@ -115,7 +115,7 @@ async function refundAfterDeletion(db: DB, stripe: Stripe, session: Stripe.Check
     fresh = true;
     // Refunded in full at once, so the charge's cumulative amount_refunded is this refund's amount.
     await applyLedgerChange(tx, { accountId, deltaMicroUsd: -amount, kind: "stripe_refund", idempotencyKey: `stripe:refund:${charge}:${refund.amount}`, note: `Refunded: ${session.id} was paid after the organisation was deleted`, floor: "any" });
-    await recordAudit(tx, { actorUserId: null, actor: "stripe", action: "billing.refund_deleted_organisation", targetType: "account", targetId: accountId, details: { checkoutSession: session.id, refund: refund.id, amountMicroUsd: amount } });
+    await recordAudit(tx, { actorUserId: null, actor: "stripe", action: "billing.refund_deleted_organisation", targetType: "account", targetId: accountId, accountId, details: { checkoutSession: session.id, refund: refund.id, amountMicroUsd: amount } });
     return { status: "refunded", accountId, amountMicroUsd: amount } as const;
   });
   if (fresh) logger().error({ accountId, checkoutSession: session.id, refund: refund.id, amountMicroUsd: amount }, "a Checkout was paid after its organisation was deleted; refunded");

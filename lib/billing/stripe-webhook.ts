@@ -7,6 +7,7 @@
  */
 import Stripe from "stripe";
 import type { DB } from "../../db/client";
+import type { Result } from "../result";
 import { isStorableText } from "../validate/text";
 import { saveCardFromSession } from "./auto-topup";
 import { fulfillCheckoutSession, fulfillPaymentIntent, recordChargeRefund, recordDispute, recordEventOnly } from "./stripe-fulfill";
@@ -40,32 +41,30 @@ export function signatureTimestamp(header: string): number | null {
   return Number.isSafeInteger(t) && t >= 0 ? t : null;
 }
 
-type Shape = { ok: true } | { ok: false; message: string };
-
 const storableId = (v: unknown, max = 255): v is string => typeof v === "string" && v.length > 0 && v.length <= max && isStorableText(v);
 
 /** What the handlers below rely on, checked before any of them runs. */
-function checkShape(event: Stripe.Event): Shape {
-  if (!event || typeof event !== "object" || Array.isArray(event)) return { ok: false, message: "not a JSON object" };
+function checkShape(event: Stripe.Event): Result<void, string> {
+  if (!event || typeof event !== "object" || Array.isArray(event)) return { ok: false, error: "not a JSON object" };
   const e = event as unknown as { id?: unknown; type?: unknown; data?: { object?: Record<string, unknown> } };
-  if (!storableId(e.id)) return { ok: false, message: "event id is missing or not a string" };
-  if (!storableId(e.type)) return { ok: false, message: "event type is missing or not a string" };
+  if (!storableId(e.id)) return { ok: false, error: "event id is missing or not a string" };
+  if (!storableId(e.type)) return { ok: false, error: "event type is missing or not a string" };
   const obj = e.data?.object;
-  if (!obj || typeof obj !== "object" || Array.isArray(obj)) return { ok: false, message: "data.object is missing" };
+  if (!obj || typeof obj !== "object" || Array.isArray(obj)) return { ok: false, error: "data.object is missing" };
   const needsId = e.type.startsWith("checkout.session.") || e.type.startsWith("payment_intent.") || e.type === "charge.refunded" || e.type.startsWith("charge.dispute.");
-  if (needsId && !storableId(obj.id)) return { ok: false, message: "data.object.id is missing or not a string" };
+  if (needsId && !storableId(obj.id)) return { ok: false, error: "data.object.id is missing or not a string" };
   if (e.type.startsWith("charge.dispute.") && (!Number.isSafeInteger(obj.amount) || (obj.amount as number) < 0)) {
-    return { ok: false, message: "data.object.amount is not a whole number of cents" };
+    return { ok: false, error: "data.object.amount is not a whole number of cents" };
   }
   if (e.type.startsWith("charge.dispute.")) {
     // Disputes are taken from the event body (not re-read), so their fields are checked here.
-    if (typeof obj.currency !== "string") return { ok: false, message: "data.object.currency is not a string" };
+    if (typeof obj.currency !== "string") return { ok: false, error: "data.object.currency is not a string" };
     const pi = obj.payment_intent;
     if (pi !== null && pi !== undefined && !storableId(pi) && !(typeof pi === "object" && !Array.isArray(pi))) {
-      return { ok: false, message: "data.object.payment_intent is not an id" };
+      return { ok: false, error: "data.object.payment_intent is not an id" };
     }
   }
-  return { ok: true };
+  return { ok: true, value: undefined };
 }
 
 /**
@@ -78,26 +77,26 @@ function isMissingObject(err: unknown): boolean {
   return e?.type === "StripeInvalidRequestError" && (e.statusCode === 404 || e.code === "resource_missing");
 }
 
-export function verifyStripeEvent(stripe: Stripe, input: WebhookInput): { ok: true; event: Stripe.Event } | { ok: false; message: string } {
-  if (!input.signature) return { ok: false, message: "missing Stripe-Signature header" };
+export function verifyStripeEvent(stripe: Stripe, input: WebhookInput): Result<Stripe.Event, string> {
+  if (!input.signature) return { ok: false, error: "missing Stripe-Signature header" };
   const now = input.now ?? Date.now();
   const t = signatureTimestamp(input.signature);
-  if (t === null) return { ok: false, message: "malformed Stripe-Signature header" };
-  if (t - Math.floor(now / 1000) > WEBHOOK_TOLERANCE_S) return { ok: false, message: "timestamp is in the future" };
+  if (t === null) return { ok: false, error: "malformed Stripe-Signature header" };
+  if (t - Math.floor(now / 1000) > WEBHOOK_TOLERANCE_S) return { ok: false, error: "timestamp is in the future" };
   try {
     const event = stripe.webhooks.constructEvent(input.rawBody, input.signature, input.secret, WEBHOOK_TOLERANCE_S, undefined, now);
-    return { ok: true, event };
+    return { ok: true, value: event };
   } catch (err) {
-    return { ok: false, message: err instanceof Error ? err.message : "invalid signature" };
+    return { ok: false, error: err instanceof Error ? err.message : "invalid signature" };
   }
 }
 
 export async function handleStripeWebhook(db: DB, stripe: Stripe, input: WebhookInput): Promise<WebhookResult> {
   const verified = verifyStripeEvent(stripe, input);
-  if (!verified.ok) return { status: 400, body: { error: { message: `Webhook signature verification failed: ${verified.message}` } } };
-  const event = verified.event;
+  if (!verified.ok) return { status: 400, body: { error: { message: `Webhook signature verification failed: ${verified.error}` } } };
+  const event = verified.value;
   const shape = checkShape(event);
-  if (!shape.ok) return { status: 400, body: { error: { message: `Malformed event: ${shape.message}` } } };
+  if (!shape.ok) return { status: 400, body: { error: { message: `Malformed event: ${shape.error}` } } };
   const ref = { id: event.id, type: event.type };
   try {
     return await dispatch(db, stripe, event, ref);

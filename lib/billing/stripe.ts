@@ -10,6 +10,7 @@ import { checkoutSessions } from "../../db/schema";
 import { env } from "../env";
 import { logger } from "../logger";
 import { processSingleton } from "../process-singleton";
+import type { Result } from "../result";
 
 export const MICRO_PER_CENT = 10_000;
 /** Top-up bounds and presets in USD cents. */
@@ -54,14 +55,12 @@ function stripeClient(): Stripe | null {
   return client;
 }
 
-export type AmountProblem = { ok: true; cents: number } | { ok: false; message: string };
-
-/** Validates a top-up amount in cents against the bounds. */
-export function checkTopupCents(cents: number): AmountProblem {
-  if (!Number.isSafeInteger(cents)) return { ok: false, message: "Enter an amount in dollars and cents." };
-  if (cents < TOPUP_MIN_CENTS) return { ok: false, message: `The minimum top-up is $${TOPUP_MIN_CENTS / 100}.` };
-  if (cents > TOPUP_MAX_CENTS) return { ok: false, message: `The maximum top-up is $${(TOPUP_MAX_CENTS / 100).toLocaleString("en-US")}.` };
-  return { ok: true, cents };
+/** Validates a top-up amount in cents against the bounds: the cents, or the form's message. */
+export function checkTopupCents(cents: number): Result<number, string> {
+  if (!Number.isSafeInteger(cents)) return { ok: false, error: "Enter an amount in dollars and cents." };
+  if (cents < TOPUP_MIN_CENTS) return { ok: false, error: `The minimum top-up is $${TOPUP_MIN_CENTS / 100}.` };
+  if (cents > TOPUP_MAX_CENTS) return { ok: false, error: `The maximum top-up is $${(TOPUP_MAX_CENTS / 100).toLocaleString("en-US")}.` };
+  return { ok: true, value: cents };
 }
 
 export interface CheckoutInput {

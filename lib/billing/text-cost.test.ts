@@ -56,9 +56,21 @@ describe("textHoldMicro", () => {
 describe("price snapshot", () => {
   it("records every class price used, fallbacks resolved", () => {
     expect(textClassPrices({ inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 1 })).toEqual({
-      inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 1, cacheWrite5mPerMTok: 3, cacheWrite1hPerMTok: 3, reasoningPerMTok: 15,
+      inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 1, cacheWrite5mPerMTok: 3, cacheWrite1hPerMTok: 3, reasoningPerMTok: 15, imageOutputPerMTok: 15,
     });
     expect(textPriceSnapshot({ inputPerMTok: 3 })).toMatchObject({ cacheWrite1hPerMTok: 3, outputPerMTok: 0 });
+    // A model that does not draw keeps its six classes in the snapshot; one that draws names its image price.
+    expect(textPriceSnapshot({ inputPerMTok: 3, outputPerMTok: 15 })).not.toHaveProperty("imageOutputPerMTok");
+    expect(textPriceSnapshot({ inputPerMTok: 3, outputPerMTok: 15, imageOutputPerMTok: 30 })).toMatchObject({ imageOutputPerMTok: 30 });
+  });
+
+  it("bills image tokens a text model drew at their own price, and holds the cap at the dearest output class (decision 0073)", () => {
+    const p = { inputPerMTok: 300_000, outputPerMTok: 2_500_000, imageOutputPerMTok: 30_000_000 };
+    // 2,000 in × 0.3 + 12 text out × 2.5 + 1,290 image out × 30 µUSD.
+    expect(textCostMicro({ inputTokens: 2000, outputTokens: 1302, imageOutputTokens: 1290 }, p)).toBe(600 + 30 + 38_700);
+    // Without its own price the image class is output.
+    expect(textCostMicro({ inputTokens: 0, outputTokens: 100, imageOutputTokens: 60 }, { inputPerMTok: 1, outputPerMTok: 1_000_000 })).toBe(100);
+    expect(textHoldMicro(0, 4000, p)).toBe(120_000);
   });
 });
 
@@ -77,5 +89,15 @@ describe("affordableMaxTokens", () => {
   it("is 0 when even the prompt does not fit, and takes the dearest prompt class", () => {
     expect(affordableMaxTokens(2000, 1000, price)).toBe(0);
     expect(affordableMaxTokens(100, 1000, { ...price, cacheWrite1hPerMTok: 4_000_000 })).toBe(300);
+  });
+});
+
+describe("batchTextPrice", () => {
+  it("takes the discount off every class, rounded up per million, and keeps the price without one", async () => {
+    const { batchTextPrice } = await import("./text-cost");
+    expect(batchTextPrice({ inputPerMTok: 500_000, outputPerMTok: 1_500_000, batchDiscount: 0.5 })).toMatchObject({ inputPerMTok: 250_000, outputPerMTok: 750_000, cacheReadPerMTok: 250_000, reasoningPerMTok: 750_000 });
+    // 0.7 × 1.5 is 1.0499999… in floating point: still exactly 1,050,000, never one micro-dollar more or less.
+    expect(batchTextPrice({ inputPerMTok: 3, outputPerMTok: 1_500_000, batchDiscount: 0.3 })).toMatchObject({ inputPerMTok: 3, outputPerMTok: 1_050_000 });
+    expect(batchTextPrice({ inputPerMTok: 2_000_000, outputPerMTok: 8_000_000 })).toMatchObject({ inputPerMTok: 2_000_000, outputPerMTok: 8_000_000 });
   });
 });

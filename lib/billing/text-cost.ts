@@ -1,10 +1,10 @@
 /**
  * Token prices → micro-USD, exactly (docs/design.md, "Money"; docs/billing.md):
  *   cost = ⌈ Σ class tokens × class price per million / 10⁶ ⌉
- * over the six disjoint classes of lib/gateway/usage.ts (uncached input, cache read, 5-minute
- * cache write, 1-hour cache write, non-reasoning output, reasoning), in BigInt, one round-up per
- * request. A class without its own price is billed at the input price (cache classes) or the
- * output price (reasoning).
+ * over the seven disjoint classes of lib/gateway/usage.ts (uncached input, cache read, 5-minute
+ * cache write, 1-hour cache write, text output, reasoning, image output), in BigInt, one round-up
+ * per request. A class without its own price is billed at the input price (cache classes) or the
+ * output price (reasoning, image output).
  */
 import type { ModelPrice } from "../../db/schema";
 import { usageClasses, type TokenCounts } from "./token-classes";
@@ -19,6 +19,8 @@ export interface TextClassPrices {
   cacheWrite5mPerMTok: number;
   cacheWrite1hPerMTok: number;
   reasoningPerMTok: number;
+  /** Image tokens a text model drew (Gemini image models, decision 0073). */
+  imageOutputPerMTok: number;
 }
 
 const whole = (n: number | undefined): number | undefined => (n === undefined || n === null ? undefined : Math.max(0, Math.ceil(n)));
@@ -33,6 +35,27 @@ export function textClassPrices(price: ModelPrice): TextClassPrices {
     cacheWrite5mPerMTok: whole(price.cacheWrite5mPerMTok) ?? input,
     cacheWrite1hPerMTok: whole(price.cacheWrite1hPerMTok) ?? input,
     reasoningPerMTok: whole(price.reasoningPerMTok) ?? output,
+    imageOutputPerMTok: whole(price.imageOutputPerMTok) ?? output,
+  };
+}
+
+/**
+ * A batch line's price (docs/batches.md): every class price less the model's `batchDiscount`,
+ * rounded up to a whole micro-dollar per million tokens; the model's own price without one.
+ */
+export function batchTextPrice(price: ModelPrice): ModelPrice {
+  const p = textClassPrices(price);
+  const keep = 1 - Math.min(1, Math.max(0, price.batchDiscount ?? 0));
+  const off = (n: number) => Math.ceil(Math.round(n * keep * 1e6) / 1e6);
+  return {
+    inputPerMTok: off(p.inputPerMTok),
+    outputPerMTok: off(p.outputPerMTok),
+    cacheReadPerMTok: off(p.cacheReadPerMTok),
+    cacheWrite5mPerMTok: off(p.cacheWrite5mPerMTok),
+    cacheWrite1hPerMTok: off(p.cacheWrite1hPerMTok),
+    reasoningPerMTok: off(p.reasoningPerMTok),
+    ...(price.imageOutputPerMTok !== undefined ? { imageOutputPerMTok: off(p.imageOutputPerMTok) } : {}),
+    ...(price.batchDiscount !== undefined ? { batchDiscount: price.batchDiscount } : {}),
   };
 }
 
@@ -46,7 +69,9 @@ const snapshots = new WeakMap<ModelPrice, ModelPrice>();
 export function textPriceSnapshot(price: ModelPrice): ModelPrice {
   let snap = snapshots.get(price);
   if (!snap) {
-    snap = Object.freeze({ ...price, ...textClassPrices(price) });
+    // A model that does not draw keeps the six classes it always had (its image price is its output price).
+    const { imageOutputPerMTok, ...classes } = textClassPrices(price);
+    snap = Object.freeze({ ...price, ...classes, ...(price.imageOutputPerMTok !== undefined ? { imageOutputPerMTok } : {}) });
     snapshots.set(price, snap);
   }
   return snap;
@@ -63,7 +88,8 @@ export function textCostMicro(tokens: TokenCounts, price: ModelPrice): number {
     big(c.cacheWrite5m) * big(p.cacheWrite5mPerMTok) +
     big(c.cacheWrite1h) * big(p.cacheWrite1hPerMTok) +
     big(c.output) * big(p.outputPerMTok) +
-    big(c.reasoning) * big(p.reasoningPerMTok);
+    big(c.reasoning) * big(p.reasoningPerMTok) +
+    big(c.imageOutput) * big(p.imageOutputPerMTok);
   const q = total / 1_000_000n;
   return Number(total % 1_000_000n === 0n ? q : q + 1n);
 }
@@ -80,7 +106,7 @@ export function textCostMicro(tokens: TokenCounts, price: ModelPrice): number {
 export function affordableMaxTokens(promptTokenBound: number, availableMicroUsd: number, price: ModelPrice): number {
   const p = textClassPrices(price);
   const promptPrice = BigInt(Math.max(p.inputPerMTok, p.cacheReadPerMTok, p.cacheWrite5mPerMTok, p.cacheWrite1hPerMTok));
-  const outputPrice = BigInt(Math.max(p.outputPerMTok, p.reasoningPerMTok));
+  const outputPrice = BigInt(Math.max(p.outputPerMTok, p.reasoningPerMTok, p.imageOutputPerMTok));
   // hold = ⌈(prompt × promptPrice + cap × outputPrice) / 1e6⌉ ≤ available  ⇔  the sum ≤ available × 1e6.
   const room = BigInt(Math.floor(availableMicroUsd)) * 1_000_000n - BigInt(promptTokenBound) * promptPrice;
   if (room < 0n) return 0;
@@ -92,6 +118,6 @@ export function affordableMaxTokens(promptTokenBound: number, availableMicroUsd:
 export function textHoldMicro(promptTokenBound: number, maxOutputTokens: number, price: ModelPrice): number {
   const p = textClassPrices(price);
   const promptPrice = Math.max(p.inputPerMTok, p.cacheReadPerMTok, p.cacheWrite5mPerMTok, p.cacheWrite1hPerMTok);
-  const outputPrice = Math.max(p.outputPerMTok, p.reasoningPerMTok);
+  const outputPrice = Math.max(p.outputPerMTok, p.reasoningPerMTok, p.imageOutputPerMTok);
   return textCostMicro({ inputTokens: promptTokenBound, outputTokens: maxOutputTokens }, { inputPerMTok: promptPrice, outputPerMTok: outputPrice });
 }

@@ -24,14 +24,17 @@ export function priceToMicro(p: UsdPrice): ModelPrice {
   for (const f of TEXT_CLASS_PRICES) if (p[f] !== undefined) out[f] = usdToMicro(p[f]);
   if (p.perImage) out.perImage = Object.fromEntries(Object.entries(p.perImage).map(([k, v]) => [k, usdToMicro(v)]));
   if (p.perVideo !== undefined) out.perVideo = usdToMicro(p.perVideo);
-  if (p.perSecond !== undefined) out.perSecond = usdToMicro(p.perSecond);
+  if (typeof p.perSecond === "number") out.perSecond = usdToMicro(p.perSecond);
+  else if (p.perSecond) out.perSecond = Object.fromEntries(Object.entries(p.perSecond).map(([k, v]) => [k, usdToMicro(v)]));
+  if (p.batchDiscount !== undefined) out.batchDiscount = p.batchDiscount; // a share, not dollars
+  for (const f of ["audioInputPerMTok", "audioOutputPerMTok", "perMCharacters", "imageInputPerMTok", "imageOutputPerMTok"] as const) if (p[f] !== undefined) out[f] = usdToMicro(p[f]);
   return out;
 }
 
 /** The non-secret settings of a config upstream, as the `settings` column keeps them. */
 function upstreamSettings(u: GatewayConfig["upstreams"][number]): UpstreamSettings {
   const out: UpstreamSettings = {};
-  for (const k of ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl", "region", "project"] as const) if (u[k] !== undefined) Object.assign(out, { [k]: u[k] });
+  for (const k of ["vendor", "batches", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl", "region", "project", "claudeApi", "guardrailId", "guardrailVersion", "guardrailTrace"] as const) if (u[k] !== undefined) Object.assign(out, { [k]: u[k] });
   return out;
 }
 

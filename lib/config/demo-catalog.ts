@@ -13,12 +13,12 @@ export const demoCatalog: GatewayConfig = {
       kind: "text",
       upstream: "demo",
       ownedBy: "demo",
-      price: { inputPerMTok: 0.5, outputPerMTok: 1.5 },
+      price: { inputPerMTok: 0.5, outputPerMTok: 1.5, batchDiscount: 0.5 },
       maxOutputTokens: 1024,
       contextWindow: 32_768,
       inputModalities: ["text", "image"],
     },
-    { id: "demo-embed", kind: "embedding", upstream: "demo", ownedBy: "demo", price: { inputPerMTok: 0.02 } },
+    { id: "demo-embed", kind: "embedding", upstream: "demo", ownedBy: "demo", price: { inputPerMTok: 0.02, batchDiscount: 0.5 } },
     {
       id: "demo-image",
       kind: "image",
@@ -41,6 +41,9 @@ export const demoCatalog: GatewayConfig = {
     },
     // The spec's cheaper image model: one flat price, no quality tiers.
     { id: "demo-image-mini", kind: "image", upstream: "demo", ownedBy: "demo", price: { perImage: { "*": 0.02 } } },
+    // Audio (docs/audio.md): priced like tts-1 (per character) and whisper-1 (per second of the upload).
+    { id: "demo-tts", kind: "speech", upstream: "demo", ownedBy: "demo", price: { perMCharacters: 15 } },
+    { id: "demo-stt", kind: "transcription", upstream: "demo", ownedBy: "demo", price: { perSecond: 0.0001 } },
     { id: "demo-video", kind: "video", family: "t2v", upstream: "demo", ownedBy: "demo", price: { perVideo: 0.25 } },
   ],
 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
+import { priceToMicro } from "./apply";
 import { ConfigError, parseConfig } from "./load";
 
 const base: { upstreams: Record<string, unknown>[]; models: Record<string, any>[] } = {
@@ -58,7 +59,18 @@ describe("gateway config validation", () => {
     ["family on a text model", (c) => ((c.models[0] as { family?: string }).family = "t2v"), /models\[0\]\.family/],
     ["unknown field", (c) => ((c.models[0] as Record<string, unknown>).prise = 1), /models\[0\]/],
     ["unknown vendor", (c) => (c.upstreams[0]!.vendor = "acme"), /upstreams\[0\]\.vendor/],
-    ["vendor on a non-openai upstream", (c) => (c.upstreams[1]!.vendor = "xai"), /upstreams\[1\]\.vendor: only "openai" upstreams have a vendor/],
+    ["speech without a price", (c) => c.models.push({ id: "tts", kind: "speech", upstream: "oa", price: {} }), /models\[4\]\.price: speech models need one of perMCharacters, perSecond or token prices/],
+    ["speech with two bases", (c) => c.models.push({ id: "tts", kind: "speech", upstream: "oa", price: { perMCharacters: 15, perSecond: 0.01 } }), /models\[4\]\.price: speech models need one of/],
+    ["speech tokens without the audio-out price", (c) => c.models.push({ id: "tts", kind: "speech", upstream: "oa", price: { inputPerMTok: 0.6 } }), /models\[4\]\.price\.audioOutputPerMTok: required with the other token prices/],
+    ["transcription tokens without the output price", (c) => c.models.push({ id: "stt", kind: "transcription", upstream: "oa", price: { inputPerMTok: 2.5, audioInputPerMTok: 6 } }), /models\[4\]\.price\.outputPerMTok: required/],
+    ["per-character transcription", (c) => c.models.push({ id: "stt", kind: "transcription", upstream: "oa", price: { perMCharacters: 1 } }), /models\[4\]\.price\.perMCharacters: transcription models do not have it/],
+    ["audio prices on a text model", (c) => ((c.models[0]!.price as Record<string, number>).audioInputPerMTok = 1), /models\[0\]\.price\.audioInputPerMTok: only speech and transcription models/],
+    ["image tokens without the output price", (c) => ((c.models[2]!.price as Record<string, number>).inputPerMTok = 5), /models\[2\]\.price\.imageOutputPerMTok: required with the other token prices of image models/],
+    ["image tokens without the input price", (c) => ((c.models[2]!.price as Record<string, number>).imageOutputPerMTok = 40), /models\[2\]\.price\.inputPerMTok: required/],
+    ["image input price on a text model", (c) => ((c.models[0]!.price as Record<string, number>).imageInputPerMTok = 1), /models\[0\]\.price\.imageInputPerMTok: only image models have it/],
+    ["image prices on an embedding model", (c) => ((c.models[1]!.price as Record<string, number>).imageOutputPerMTok = 1), /models\[1\]\.price\.imageOutputPerMTok: only image models and text models that draw have it/],
+    ["speech on an anthropic upstream", (c) => c.models.push({ id: "tts", kind: "speech", upstream: "an", price: { perMCharacters: 15 } }), /cannot serve speech models/],
+    ["vendor on a non-openai upstream", (c) => (c.upstreams[1]!.vendor = "xai"), /upstreams\[1\]\.vendor: only "openai" upstreams have it/],
     [
       "shared id with another price",
       (c) => c.models.push({ ...c.models[0]!, upstream: "oa", price: { inputPerMTok: 1, outputPerMTok: 2 } }),
@@ -107,6 +119,24 @@ describe("gateway config validation", () => {
     expect(problem(withB({ successor: "chat-b", serveSuccessorAfterShutdown: true }))).toMatch(/models\[0\]\.serveSuccessorAfterShutdown: needs a successor and a shutdownAt/);
     const split = mutate((c) => c.models.push({ ...c.models[0]!, upstream: "oa", deprecatedAt: "2026-06-01" }));
     expect(problem(split)).toMatch(/models\[4\]\.deprecatedAt: entries for "chat-a" must share one deprecatedAt/);
+  });
+
+  it("accepts each audio pricing basis", () => {
+    const c = mutate((c) =>
+      c.models.push(
+        { id: "tts-1", kind: "speech", upstream: "oa", price: { perMCharacters: 15 } },
+        { id: "tts-s", kind: "speech", upstream: "oa", price: { perSecond: 0.00025 } },
+        { id: "mini-tts", kind: "speech", upstream: "oa", price: { inputPerMTok: 0.6, audioOutputPerMTok: 12 } },
+        { id: "whisper-1", kind: "transcription", upstream: "oa", price: { perSecond: 0.0001 } },
+        { id: "4o-transcribe", kind: "transcription", upstream: "oa", price: { inputPerMTok: 2.5, audioInputPerMTok: 6, outputPerMTok: 10 } },
+      ),
+    );
+    expect(parse(c).models).toHaveLength(9);
+  });
+
+  it("accepts an image model billed from usage, converted to micro-USD", () => {
+    const c = mutate((c) => Object.assign(c.models[2]!.price as object, { inputPerMTok: 5, imageInputPerMTok: 10, imageOutputPerMTok: 40 }));
+    expect(priceToMicro(parse(c).models[2]!.price)).toMatchObject({ inputPerMTok: 5_000_000, imageInputPerMTok: 10_000_000, imageOutputPerMTok: 40_000_000 });
   });
 
   it("reports invalid JSON with the file name", () => {

@@ -6,7 +6,7 @@ import { modelAliases, models } from "../../db/schema";
 import { aliasIdSchema } from "../config/schema";
 import { invalidateCatalog } from "../gateway/catalog";
 import type { Actor } from "./admin-users";
-import { recordAudit } from "./audit";
+import { auditDiff, recordAudit } from "./audit";
 import { AppError } from "./errors";
 import type { AdminAliasView } from "../views";
 
@@ -33,16 +33,18 @@ export async function saveAlias(db: DB, actor: Actor, body: z.infer<typeof saveA
   if (kinds.get(body.targets[0]!) === "embedding" && body.targets.length > 1)
     throw new AppError("invalid_request", "An embedding alias names one target: vectors of different models never mix.", { field: "targets" });
   const values = { targets: body.targets, contextFallback: body.contextFallback ?? false, enabled: body.enabled ?? true, source: "console" as const, updatedAt: new Date() };
+  const [old] = await db.select({ targets: modelAliases.targets, contextFallback: modelAliases.contextFallback, enabled: modelAliases.enabled }).from(modelAliases).where(eq(modelAliases.id, body.id));
   await db.insert(modelAliases).values({ id: body.id, ...values }).onConflictDoUpdate({ target: modelAliases.id, set: values });
-  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "alias.save", targetType: "alias", targetId: body.id, details: values });
+  const after = { targets: values.targets, contextFallback: values.contextFallback, enabled: values.enabled };
+  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "alias.save", targetType: "alias", targetId: body.id, details: { ...values, ...(old ? auditDiff(old, after) : { before: null, after }) } });
   await invalidateCatalog();
   return { id: body.id };
 }
 
 export async function deleteAlias(db: DB, actor: Actor, id: string) {
-  const gone = await db.delete(modelAliases).where(eq(modelAliases.id, id)).returning({ id: modelAliases.id });
+  const gone = await db.delete(modelAliases).where(eq(modelAliases.id, id)).returning({ targets: modelAliases.targets, contextFallback: modelAliases.contextFallback, enabled: modelAliases.enabled });
   if (!gone.length) throw new AppError("not_found", "No such alias.");
-  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "alias.delete", targetType: "alias", targetId: id, details: {} });
+  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "alias.delete", targetType: "alias", targetId: id, details: { before: gone[0], after: null } });
   await invalidateCatalog();
   return { id };
 }

@@ -11,32 +11,20 @@ import { decryptSecret, encryptSecret } from "../crypto";
 import { priceToMicro } from "../config/apply";
 import { lifecycleDate, lifecycleProblems, type LifecycleFields } from "../config/lifecycle";
 import { FAMILIES, KINDS, PROTOCOL_KINDS, PROTOCOLS, priceProblems, priceShape } from "../config/schema";
+import { PROVIDERS, UPSTREAM_PROTOCOLS } from "../values";
 import { invalidateCatalog } from "../gateway/catalog";
-import { azureAuth, azureModelsUrl } from "../gateway/upstreams/azure-openai";
-import { bedrockControlUrl, signBedrock } from "../gateway/upstreams/bedrock-auth";
-import { googleToken } from "../gateway/upstreams/google-sa-token";
-import { vertexBaseUrl } from "../gateway/upstreams/vertex";
+import { PROVIDER_IMPLEMENTATIONS } from "../gateway/upstreams/registry";
+import { isExternalAccount } from "../gateway/upstreams/google-workload-token";
 import type { Actor } from "./admin-users";
 import { auditDiff, recordAudit } from "./audit";
 import { AppError, pgErrorCode } from "./errors";
 import { newId } from "../ids";
 import type { AdminUpstreamView, AdminModelView, DeprecatedCallerView } from "../views";
 
-/** The settings each protocol has (db/schema.ts UpstreamSettings); any other is refused naming it. */
-const PROTOCOL_SETTINGS: Partial<Record<(typeof PROTOCOLS)[number], readonly (keyof UpstreamSettings)[]>> = {
-  openai: ["vendor"],
-  "azure-openai": ["apiVersion", "textApi", "tenantId", "clientId", "tokenUrl"],
-  bedrock: ["region"],
-  vertex: ["project", "region", "tokenUrl"],
-};
-const SETTING_KEYS = ["vendor", "apiVersion", "textApi", "tenantId", "clientId", "tokenUrl", "region", "project"] as const;
-/** The secrets each protocol has beyond `apiKey` (db/schema.ts UpstreamCredentials), kept encrypted together. */
-const PROTOCOL_SECRETS: Partial<Record<(typeof PROTOCOLS)[number], readonly (keyof UpstreamCredentials)[]>> = {
-  "azure-openai": ["clientSecret"],
-  bedrock: ["accessKeyId", "secretAccessKey", "sessionToken"],
-  vertex: ["serviceAccount"],
-};
-const SECRET_KEYS = ["clientSecret", "accessKeyId", "secretAccessKey", "sessionToken", "serviceAccount"] as const;
+/** The settings and secrets each protocol has (lib/values.ts PROVIDERS); any other is refused naming it. */
+const SETTING_KEYS = [...new Set(UPSTREAM_PROTOCOLS.flatMap((p) => PROVIDERS[p].settings))] as (keyof UpstreamSettings)[];
+/** The secrets beyond `apiKey` (db/schema.ts UpstreamCredentials), kept encrypted together. */
+const SECRET_KEYS = [...new Set(UPSTREAM_PROTOCOLS.flatMap((p) => PROVIDERS[p].secrets))] as (keyof UpstreamCredentials)[];
 
 export async function listUpstreams(db: DB): Promise<AdminUpstreamView[]> {
   const rows = await db.select().from(upstreams).orderBy(asc(upstreams.id));
@@ -81,6 +69,8 @@ function settingFields() {
   return {
     /** `openai`: whose dialect it speaks (lib/gateway/upstreams/openai-vendors.ts). */
     vendor: z.enum(OPENAI_VENDORS).optional(),
+    /** `openai`, `anthropic`, `gemini`: batch lines through the vendor's batch API or the gateway (decision 0070). */
+    batches: z.union([z.literal(""), z.enum(["native", "gateway"])]).optional(),
     /** `azure-openai`: "v1" or a dated API version; the text API; Entra ID's app registration. */
     apiVersion: z.union([z.literal(""), z.string().trim().regex(/^(v1|\d{4}-\d{2}-\d{2}(-preview)?)$/, 'Use "v1" or a dated version like 2024-10-21.')]).optional(),
     textApi: z.union([z.literal(""), z.enum(["chat", "responses"])]).optional(),
@@ -89,6 +79,11 @@ function settingFields() {
     tokenUrl: z.union([z.literal(""), baseUrl]).optional(),
     /** `bedrock`: the AWS region; static keys (none: the AWS credential chain). */
     region: z.union([z.literal(""), z.string().trim().regex(/^[a-z][a-z0-9-]{1,30}$/, "A region such as us-east-1 (AWS) or us-central1 (Google).")]).optional(),
+    /** `bedrock`: how Claude models are called; a guardrail on every Converse call. */
+    claudeApi: z.union([z.literal(""), z.enum(["converse", "invoke"])]).optional(),
+    guardrailId: z.union([z.literal(""), z.string().trim().max(2048).regex(/^(([a-z0-9]+)|(arn:aws(-[^:]+)?:bedrock:[a-z0-9-]{1,20}:[0-9]{12}:guardrail\/[a-z0-9]+))$/, "A guardrail id (or its ARN).")]).optional(),
+    guardrailVersion: z.union([z.literal(""), z.string().trim().regex(/^(([1-9][0-9]{0,7})|(DRAFT))$/, 'A version number or "DRAFT".')]).optional(),
+    guardrailTrace: z.union([z.literal(""), z.enum(["enabled", "disabled", "enabled_full"])]).optional(),
     clientSecret: z.string().max(4096).optional(),
     accessKeyId: z.string().trim().max(128).optional(),
     secretAccessKey: z.string().max(4096).optional(),
@@ -98,7 +93,7 @@ function settingFields() {
     serviceAccount: z
       .string()
       .max(16_384)
-      .refine((v) => v === "" || isServiceAccountKey(v), "Paste the service account's JSON key file (with client_email and private_key).")
+      .refine((v) => v === "" || isServiceAccountKey(v), "Paste the service account's JSON key file (with client_email and private_key), or an external-account (workload identity federation) file.")
       .optional(),
   };
 }
@@ -106,28 +101,31 @@ function settingFields() {
 function isServiceAccountKey(text: string): boolean {
   try {
     const k = JSON.parse(text) as { client_email?: unknown; private_key?: unknown };
-    return typeof k.client_email === "string" && typeof k.private_key === "string";
+    return (typeof k.client_email === "string" && typeof k.private_key === "string") || isExternalAccount(k);
   } catch {
     return false;
   }
 }
 
-type SettingInput = Partial<Record<(typeof SETTING_KEYS)[number] | (typeof SECRET_KEYS)[number], string>>;
+type SettingInput = Partial<Record<keyof UpstreamSettings | keyof UpstreamCredentials, string>>;
 
 /** The settings after `body`'s changes, or an error naming a setting this protocol does not have. */
 function settingsFor(protocol: (typeof PROTOCOLS)[number], old: UpstreamSettings, body: SettingInput): UpstreamSettings {
-  const allowed = PROTOCOL_SETTINGS[protocol] ?? [];
+  const allowed: readonly string[] = PROVIDERS[protocol].settings;
   const out: Record<string, unknown> = { ...old };
-  const secrets: readonly string[] = PROTOCOL_SECRETS[protocol] ?? [];
-  for (const k of [...SETTING_KEYS, ...SECRET_KEYS] as const) {
+  const secrets: readonly string[] = PROVIDERS[protocol].secrets;
+  for (const k of [...SETTING_KEYS, ...SECRET_KEYS]) {
     const v = body[k];
     if (v === undefined) continue;
     const secret = (SECRET_KEYS as readonly string[]).includes(k);
-    if (secret ? !secrets.includes(k) : !allowed.includes(k as (typeof SETTING_KEYS)[number])) throw new AppError("invalid_request", `An upstream of protocol ${protocol} has no ${k}.`, { field: k });
+    if (secret ? !secrets.includes(k) : !allowed.includes(k)) throw new AppError("invalid_request", `An upstream of protocol ${protocol} has no ${k}.`, { field: k });
     if (secret) continue;
     if (v === "") delete out[k];
     else out[k] = v;
   }
+  // A guardrail is applied only with both (bedrock-converse.ts): half of one would be silently ignored.
+  if (protocol === "bedrock" && (!out.guardrailId !== !out.guardrailVersion || (out.guardrailTrace && !out.guardrailId)))
+    throw new AppError("invalid_request", "Give the guardrail's id and version together (its trace only with them).", { field: out.guardrailId ? "guardrailVersion" : "guardrailId" });
   return out as UpstreamSettings;
 }
 
@@ -149,7 +147,7 @@ async function changed(db: DB, actor: Actor, action: string, targetType: string,
 }
 
 export async function createUpstream(db: DB, actor: Actor, body: z.infer<typeof createUpstreamSchema>) {
-  if (body.protocol !== "demo" && body.protocol !== "bedrock" && body.protocol !== "vertex" && !body.baseUrl) throw new AppError("invalid_request", "A base URL is required.", { field: "baseUrl" });
+  if (!PROVIDERS[body.protocol].defaultBaseUrl && !body.baseUrl) throw new AppError("invalid_request", "A base URL is required.", { field: "baseUrl" });
   const settings = settingsFor(body.protocol, {}, body);
   const [exists] = await db.select({ id: upstreams.id }).from(upstreams).where(eq(upstreams.id, body.id));
   if (exists) throw new AppError("conflict", `An upstream "${body.id}" already exists.`, { field: "id" });
@@ -197,43 +195,13 @@ export async function updateUpstream(db: DB, actor: Actor, id: string, body: z.i
 export async function testUpstream(db: DB, id: string, fetcher: typeof fetch = fetch) {
   const [u] = await db.select().from(upstreams).where(eq(upstreams.id, id));
   if (!u) throw new AppError("not_found", "No such upstream.");
-  if (u.protocol === "demo") return { ok: true, status: 200, latencyMs: 0, message: "The built-in demo upstream needs no connection." };
   const key = u.apiKeyEncrypted ? decryptSecret(u.apiKeyEncrypted) : null;
-  const base = u.baseUrl.replace(/\/+$/, "");
-  let headers: Record<string, string> = {};
-  let url: string;
   const info = { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey: key, timeoutMs: null, settings: u.settings, credentials: u.credentialsEncrypted ? (JSON.parse(decryptSecret(u.credentialsEncrypted)) as UpstreamCredentials) : undefined };
-  if (u.protocol === "bedrock") {
-    // A signed read of the region's model list: the keys (or the AWS credential chain) are accepted.
-    url = bedrockControlUrl(info);
-    try {
-      headers = await signBedrock(info, "GET", url, undefined, { accept: "application/json" });
-    } catch {
-      return { ok: false, status: 0, latencyMs: 0, message: "No AWS credentials: set the access keys, or give the server an AWS credential chain (environment, profile or role)." };
-    }
-  } else if (u.protocol === "vertex") {
-    // The service account's token first, then a read of the project's Gemini model list.
-    const token = await googleToken(info, AbortSignal.timeout(10_000));
-    if (!token.ok) return { ok: false, status: 0, latencyMs: 0, message: `${token.error.message} Check the service account key.` };
-    url = `${vertexBaseUrl(info)}/v1/projects/${encodeURIComponent(u.settings.project ?? "")}/locations/${encodeURIComponent(u.settings.region ?? "")}/publishers/google/models`;
-    headers = { authorization: `Bearer ${token.value}` };
-  } else if (u.protocol === "azure-openai") {
-    url = azureModelsUrl(info);
-    // With Entra ID, getting the token is the first half of the test.
-    const auth = await azureAuth(info, AbortSignal.timeout(10_000));
-    if (!auth.ok) return { ok: false, status: 0, latencyMs: 0, message: `${auth.error.message} Check the tenant, client id and secret.` };
-    headers = auth.value;
-  } else if (u.protocol === "anthropic") {
-    url = `${base}/v1/models`;
-    if (key) headers["x-api-key"] = key;
-    headers["anthropic-version"] = "2023-06-01";
-  } else if (u.protocol === "gemini") {
-    url = `${base}/v1beta/models`;
-    if (key) headers["x-goog-api-key"] = key;
-  } else {
-    url = `${base}/models`;
-    if (key) headers.authorization = `Bearer ${key}`;
-  }
+  // The protocol's own probe (the provider registry): the request to send, or why there is none.
+  const probe = await PROVIDER_IMPLEMENTATIONS[u.protocol].probe(info);
+  if ("nothing" in probe) return { ok: true, status: 200, latencyMs: 0, message: probe.nothing };
+  if ("problem" in probe) return { ok: false, status: 0, latencyMs: 0, message: probe.problem };
+  const { url, headers } = probe;
   const started = performance.now();
   try {
     const res = await fetcher(url, { headers, signal: AbortSignal.timeout(10_000), redirect: "manual" });

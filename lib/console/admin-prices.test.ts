@@ -5,7 +5,7 @@
 import { expect, it } from "vitest";
 import { priceToMicro } from "../config/apply";
 import { priceProblems, priceSchema as configPrice } from "../config/schema";
-import { imagePriceMicro } from "../gateway/images/image-plan";
+import { imagePriceMicro } from "../gateway/media/image-plan";
 import { checkPrice, checkServes, priceSchema as adminPrice } from "./admin-catalog";
 
 it("refuses a text model with an input price and no output price (it billed output at $0)", () => {

@@ -9,7 +9,7 @@ import { adminDebit, waitForSpendable } from "../billing/admin-debit";
 import { applyLedgerChange } from "../billing/ledger";
 import { parseUsd } from "../billing/money";
 import { notifyInvalidation } from "../invalidation";
-import { recordAudit } from "./audit";
+import { auditDiff, recordAudit } from "./audit";
 import { AppError } from "./errors";
 import type { AdminUserView } from "../views";
 
@@ -77,6 +77,7 @@ export async function updateUser(db: DB, actor: Actor, userId: string, body: z.i
       actorUserId: actor.id,
       actor: actor.email,
       action: "user.update",
+      accountId: target.accountId,
       targetType: "user",
       targetId: userId,
       // before/after of what changed, for the audit log's diff.
@@ -101,8 +102,9 @@ export async function setAccountLimits(db: DB, actor: Actor, userId: string, bod
   if (!target) throw new AppError("not_found", "No such user.");
   const set = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
   if (!Object.keys(set).length) throw new AppError("invalid_request", "Nothing to change.");
+  const [before] = await db.select({ rpm: accounts.rpm, tpm: accounts.tpm, maxConcurrent: accounts.maxConcurrent }).from(accounts).where(eq(accounts.id, target.accountId));
   await db.update(accounts).set(set).where(eq(accounts.id, target.accountId));
-  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "account.limits", targetType: "account", targetId: target.accountId, details: { email: target.email, ...set } });
+  await recordAudit(db, { accountId: target.accountId, actorUserId: actor.id, actor: actor.email, action: "account.limits", targetType: "account", targetId: target.accountId, details: { email: target.email, ...set, ...auditDiff(before ?? {}, set) } });
   await notifyInvalidation({ kind: "accounts", ids: [target.accountId] });
   return { id: userId };
 }
@@ -152,6 +154,7 @@ export async function adjustBalance(db: DB, actor: Actor, userId: string, body: 
         actorUserId: actor.id,
         actor: actor.email,
         action: `balance.${body.direction}`,
+        accountId: target.accountId,
         targetType: "user",
         targetId: userId,
         details: {

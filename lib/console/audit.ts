@@ -6,6 +6,8 @@ import type { AuditView } from "../views";
 export { auditDiff, recordAudit, type AuditInput } from "../audit/record";
 
 export interface AuditFilter {
+  /** One organisation's events (its owners' and admins' view); absent = every event (gateway admins). */
+  accountId?: string;
   before?: number;
   limit?: number;
   /** Part of the actor's email, or "cli". */
@@ -39,6 +41,7 @@ export async function listAudit(db: DbOrTx, opts: AuditFilter = {}): Promise<{ i
     .leftJoin(apiKeys, and(eq(auditLog.targetType, "api_key"), eq(apiKeys.id, auditLog.targetId)))
     .where(
       and(
+        opts.accountId ? eq(auditLog.accountId, opts.accountId) : undefined,
         opts.before ? lt(auditLog.id, opts.before) : undefined,
         opts.actor ? ilike(auditLog.actor, like(opts.actor)) : undefined,
         opts.action ? or(eq(auditLog.action, opts.action), ilike(auditLog.action, `${opts.action.replace(/[\\%_]/g, (c) => `\\${c}`)}.%`)) : undefined,

@@ -29,7 +29,7 @@ export async function startCheckout(db: DB, user: { id: string; accountId: strin
   const stripe = stripePayments();
   if (!stripe) throw new AppError("payments_disabled", "Card top-ups are not enabled on this gateway. Ask an admin for credit.");
   const ok = checkTopupCents(amountCents);
-  if (!ok.ok) throw new AppError("invalid_request", ok.message, { field: "amount" });
+  if (!ok.ok) throw new AppError("invalid_request", ok.error, { field: "amount" });
   try {
     return await createCheckoutSession(db, stripe, { accountId: user.accountId, userId: user.id, email: user.email, amountCents });
   } catch (err) {

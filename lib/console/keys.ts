@@ -56,6 +56,7 @@ export async function listKeys(db: DB, accountId: string, now = new Date(), memb
     status: k.revokedAt ? "revoked" : k.expiresAt && k.expiresAt <= now ? "expired" : "active",
     requests30d: byKey.get(k.id)?.n ?? 0,
     spend30dMicroUsd: Number(byKey.get(k.id)?.cost ?? 0),
+    contentLogMode: k.contentLogMode,
   }));
 }
 
@@ -103,7 +104,7 @@ export async function createConsoleKey(db: DB, user: { id: string; accountId: st
       expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
       createdByUserId: user.id,
     });
-    await recordAudit(tx, { actorUserId: user.id, actor: user.email, action: "key.create", targetType: "api_key", targetId: key.id, details: { name: body.name } });
+    await recordAudit(tx, { actorUserId: user.id, actor: user.email, action: "key.create", targetType: "api_key", targetId: key.id, accountId: user.accountId, details: { name: body.name, before: null, after: { name: body.name } } });
     return key;
   });
   await announceNewKey(created);
@@ -127,11 +128,11 @@ export async function checkKeyAccess(db: DB, user: { id: string; accountId: stri
 export async function rollConsoleKey(db: DB, user: { id: string; accountId: string; email: string }, keyId: string, graceSeconds: number) {
   const r = await rollKey(db, { keyId, accountId: user.accountId, graceSeconds });
   if (!r.ok) {
-    if (r.reason === "not_found") throw new AppError("not_found", "No such key.");
-    throw new AppError("conflict", `This key is ${r.reason} and cannot be rolled.`);
+    if (r.error === "not_found") throw new AppError("not_found", "No such key.");
+    throw new AppError("conflict", `This key is ${r.error} and cannot be rolled.`);
   }
-  await recordAudit(db, { actorUserId: user.id, actor: user.email, action: "key.roll", targetType: "api_key", targetId: keyId, details: { graceSeconds } });
-  return r.key;
+  await recordAudit(db, { actorUserId: user.id, actor: user.email, action: "key.roll", targetType: "api_key", targetId: keyId, accountId: user.accountId, details: { graceSeconds } });
+  return r.value;
 }
 
 export async function revokeConsoleKey(db: DB, user: { id: string; accountId: string; email: string }, keyId: string) {
@@ -141,7 +142,7 @@ export async function revokeConsoleKey(db: DB, user: { id: string; accountId: st
   // Looked up by id only (never a key string from the browser) and scoped to the account.
   const id = await revokeKey(db, keyId, user.accountId);
   if (!id) throw new AppError("not_found", "No such key.");
-  await recordAudit(db, { actorUserId: user.id, actor: user.email, action: "key.revoke", targetType: "api_key", targetId: keyId });
+  await recordAudit(db, { actorUserId: user.id, actor: user.email, action: "key.revoke", targetType: "api_key", targetId: keyId, accountId: user.accountId, details: { before: { revokedAt: null }, after: { revokedAt: new Date().toISOString() } } });
   return { id, revokedAt: new Date().toISOString() };
 }
 
@@ -172,6 +173,6 @@ export async function updateConsoleKey(db: DB, user: { id: string; accountId: st
     .returning({ hash: apiKeys.hash, previousHash: apiKeys.previousHash });
   if (!rows.length) throw new AppError("not_found", "No such key.");
   await notifyInvalidation({ kind: "keys", hashes: [rows[0]!.hash, rows[0]!.previousHash].filter(Boolean) as string[] });
-  await recordAudit(db, { actorUserId: user.id, actor: user.email, action: "key.update", targetType: "api_key", targetId: keyId, details: { name: old.name, ...auditDiff(old, set) } });
+  await recordAudit(db, { actorUserId: user.id, actor: user.email, action: "key.update", targetType: "api_key", targetId: keyId, accountId: user.accountId, details: { name: old.name, ...auditDiff(old, set) } });
   return { id: keyId };
 }

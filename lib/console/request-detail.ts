@@ -23,6 +23,7 @@ const CLASS_LABELS = [
   ["cacheWrite1h", "cache write (1 h)", "cacheWrite1hPerMTok"],
   ["output", "output", "outputPerMTok"],
   ["reasoning", "reasoning", "reasoningPerMTok"],
+  ["imageOutput", "image output", "imageOutputPerMTok"],
 ] as const;
 
 /**

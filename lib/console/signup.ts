@@ -35,18 +35,18 @@ export async function signUp(db: DB, input: z.infer<typeof signUpSchema>, ip: st
     if (!input.invite) throw new AppError("signup_closed", SIGNUP_INVITE_MESSAGE, { field: "invite" });
     if (input.invite.startsWith("oinv_")) {
       const ticket = await signupTicket(db, input.invite, input.email);
-      if (!ticket.ok) throw new AppError("signup_closed", ticket.message, { field: ticket.field });
+      if (!ticket.ok) throw new AppError("signup_closed", ticket.error.message, { field: ticket.error.field });
     } else {
       const inv = checkInvite(input.invite, input.email);
-      if (!inv.ok) throw new AppError("signup_closed", inv.message, { field: inv.message.includes("email") ? "email" : "invite" });
-      inviteNonce = inv.nonce;
+      if (!inv.ok) throw new AppError("signup_closed", inv.error.message, { field: inv.error.field });
+      inviteNonce = inv.value.nonce;
     }
   }
   const wait = await signUpAttempt(ip);
   if (wait > 0) throw new AppError("rate_limited", "Too many sign-ups from this address. Try again later.", { retryAfterS: wait });
   const result = await createUser(db, { email: input.email, password: input.password, name: input.name || null, via: "signup", inviteNonce });
-  if (!result.ok && result.reason === "invite_used") throw new AppError("signup_closed", "This invite has already been used. Ask an administrator for a new one.", { field: "invite" });
-  if (!result.ok && result.reason === "invite_unknown") throw new AppError("signup_closed", "This invite link is not valid. Ask an administrator for a new one.", { field: "invite" });
+  if (!result.ok && result.error === "invite_used") throw new AppError("signup_closed", "This invite has already been used. Ask an administrator for a new one.", { field: "invite" });
+  if (!result.ok && result.error === "invite_unknown") throw new AppError("signup_closed", "This invite link is not valid. Ask an administrator for a new one.", { field: "invite" });
   if (!result.ok) throw new AppError("conflict", "An account with this email already exists. Sign in instead.", { field: "email" });
-  return result.user;
+  return result.value;
 }

@@ -48,9 +48,9 @@ export const webhookSettingSchema = z.object({
 
 export async function setUpstreamWebhook(db: DB, actor: Actor, body: z.infer<typeof webhookSettingSchema>): Promise<UpstreamWebhookSavedView> {
   const r = await saveOperatorWebhook(db, { url: body.url || null, newSecret: body.newSecret });
-  if (!r.ok) throw new AppError("invalid_request", `This webhook URL is refused: ${r.reason}.`, { field: "url" });
-  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "upstream_webhook.set", targetType: "setting", targetId: "upstream_webhook", details: { url: r.url, newSecret: Boolean(r.secret) } });
-  return r;
+  if (!r.ok) throw new AppError("invalid_request", `This webhook URL is refused: ${r.error}.`, { field: "url" });
+  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "upstream_webhook.set", targetType: "setting", targetId: "upstream_webhook", details: { url: r.value.url, newSecret: Boolean(r.value.secret) } });
+  return { ok: true, ...r.value };
 }
 
 /** "Send test event": one signed `upstream.test` to the saved URL, and what the receiver answered. */

@@ -32,11 +32,13 @@ describe("usage with token classes", () => {
     await row(accountId, { model: "gpt", createdAt: day2, inputTokens: 5_000, outputTokens: 5, cacheReadTokens: 4_000, costMicroUsd: 10_040, priceSnapshot: NO_CACHE_PRICE });
     // A row before the classes existed (no snapshot): nothing saved, nothing broken.
     await row(accountId, { model: "old", createdAt: day2, inputTokens: 3, outputTokens: 3, costMicroUsd: 9 });
+    // A response-cache hit: $0, and what the cached answer cost, apart from prompt caching's savings.
+    await row(accountId, { model: "gpt", createdAt: day2, settlement: "cache_hit", costMicroUsd: 0, savedMicroUsd: 10_040 });
 
     const f = { from: "2026-11-19", to: "2026-11-22" };
     const totals = await usageTotals(db, accountId, f);
     // 2,700,000 + floor(7 × 2) = 14 (rounded down per request)
-    expect(totals).toMatchObject({ cacheReadTokens: 1_004_007, cacheWriteTokens: 100_000, reasoningTokens: 4, cacheSavedMicroUsd: 2_700_014 });
+    expect(totals).toMatchObject({ cacheReadTokens: 1_004_007, cacheWriteTokens: 100_000, reasoningTokens: 4, cacheSavedMicroUsd: 2_700_014, responseCacheSavedMicroUsd: 10_040 });
     const daily = await dailySpendByModel(db, accountId, f);
     expect(daily.map((d) => [d.day, d.model, d.savedMicroUsd])).toEqual(
       expect.arrayContaining([["2026-11-20", "claude", 2_700_000], ["2026-11-21", "claude", 14], ["2026-11-21", "gpt", 0], ["2026-11-21", "old", 0]]),

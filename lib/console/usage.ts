@@ -115,7 +115,9 @@ export async function usageTotals(db: DbOrTx, accountId: string, f: UsageFilter)
       cacheWriteTokens: sql<string>`coalesce(sum(${requestLogs.cacheWrite5mTokens} + ${requestLogs.cacheWrite1hTokens}), 0)`,
       reasoningTokens: sql<string>`coalesce(sum(${requestLogs.reasoningTokens}), 0)`,
       saved: CACHE_SAVED,
+      responseCacheSaved: sql<string>`coalesce(sum(${requestLogs.savedMicroUsd}), 0)`,
       cost: sql<string>`coalesce(sum(${requestLogs.costMicroUsd}), 0)`,
+      batchCost: sql<string>`coalesce(sum(${requestLogs.costMicroUsd}) filter (where ${requestLogs.batchId} is not null), 0)`,
     })
     .from(requestLogs)
     .where(conditions(accountId, f));
@@ -128,7 +130,9 @@ export async function usageTotals(db: DbOrTx, accountId: string, f: UsageFilter)
     cacheWriteTokens: Number(row?.cacheWriteTokens ?? 0),
     reasoningTokens: Number(row?.reasoningTokens ?? 0),
     cacheSavedMicroUsd: Number(row?.saved ?? 0),
+    responseCacheSavedMicroUsd: Number(row?.responseCacheSaved ?? 0),
     costMicroUsd: Number(row?.cost ?? 0),
+    batchCostMicroUsd: Number(row?.batchCost ?? 0),
   };
 }
 

@@ -31,10 +31,10 @@ export async function resend(db: DB, accountId: string, deliveryId: string) {
   await limit("wh_resend", WEBHOOK_RESEND_RULE, accountId, "resends");
   const r = await resendWebhook(db, accountId, deliveryId);
   if (!r.ok) {
-    if (r.reason === "not_found") throw new AppError("not_found", "No such delivery.");
+    if (r.error === "not_found") throw new AppError("not_found", "No such delivery.");
     throw new AppError("invalid_request", "Test events are not resent; send a new one.");
   }
-  return r.delivery;
+  return r.value.delivery;
 }
 
 export const testEventSchema = z.object({
@@ -45,6 +45,6 @@ export const testEventSchema = z.object({
 export async function sendTest(db: DB, accountId: string, body: z.infer<typeof testEventSchema>) {
   await limit("wh_test", WEBHOOK_TEST_RULE, accountId, "test events");
   const r = await sendTestWebhook(db, accountId, { url: body.url, secret: body.secret || null });
-  if (!r.ok) throw new AppError("invalid_request", r.message, { field: r.reason === "invalid_url" ? "url" : "secret" });
-  return { delivery: r.delivery, outcome: r.outcome };
+  if (!r.ok) throw new AppError("invalid_request", r.error.message, { field: r.error.field });
+  return r.value;
 }

@@ -7,6 +7,7 @@ import { env } from "../env";
 import { stampLastUsed, verifyKey } from "../keys/verify";
 import { clientAddress } from "../trust-proxy";
 import { errors, type ApiError } from "./errors";
+import type { Result } from "../result";
 import { header, type GatewayRequest } from "./http";
 import type { AuthTransports, Principal } from "./types";
 
@@ -31,6 +32,12 @@ export function extractCredential(req: GatewayRequest, transports: AuthTransport
   return undefined;
 }
 
+/** A Google SDK names its key in `x-goog-api-key` or `?key=`; other clients never do. */
+export const isGoogleRequest = (req: GatewayRequest) => req.headers["x-goog-api-key"] !== undefined || req.url.searchParams.has("key");
+
+/** An Anthropic SDK sends `anthropic-version` (and its key in `x-api-key`); OpenAI's sends neither. */
+export const isAnthropicRequest = (req: GatewayRequest) => req.headers["anthropic-version"] !== undefined || req.headers["x-api-key"] !== undefined;
+
 function address(req: GatewayRequest): string {
   return clientAddress(req.remoteAddress, header(req, "x-forwarded-for"), env().TRUST_PROXY);
 }
@@ -43,18 +50,18 @@ function address(req: GatewayRequest): string {
 export async function authenticate(
   req: GatewayRequest,
   transports?: AuthTransports,
-): Promise<{ ok: true; principal: Principal } | { ok: false; error: ApiError }> {
+): Promise<Result<Principal, ApiError>> {
   // Computing the address only when some address is refused keeps a valid key's path as it was.
   const blocked = anyFailedKeyBlocks() ? failedKeyBlockedFor(address(req)) : 0;
   const result = await verifyKey(extractCredential(req, transports), Date.now(), { cachedOnly: blocked > 0 });
   if (result.ok) {
-    stampLastUsed(result.principal.keyId!);
+    stampLastUsed(result.value.keyId!);
     return result;
   }
-  if (result.reason === "not_cached") return { ok: false, error: errors.tooManyFailedKeys(blocked) };
-  if (result.reason === "unknown") {
+  if (result.error === "not_cached") return { ok: false, error: errors.tooManyFailedKeys(blocked) };
+  if (result.error === "unknown") {
     const wait = await recordFailedKey(address(req)).catch(() => 0);
     if (wait > 0) return { ok: false, error: errors.tooManyFailedKeys(wait) };
   }
-  return { ok: false, error: result.reason === "account_disabled" ? errors.accountDisabled() : errors.invalidToken() };
+  return { ok: false, error: result.error === "account_disabled" ? errors.accountDisabled() : errors.invalidToken() };
 }

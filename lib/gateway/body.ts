@@ -4,10 +4,11 @@ import { findUnstorableInJson, unstorableMessage } from "../validate/text";
 import { errors, type ApiError } from "./errors";
 import { rememberSource, scanJson } from "./raw-json";
 import { header, type GatewayRequest } from "./http";
+import type { Result } from "../result";
 
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
-export async function readBody(req: GatewayRequest, limit: number): Promise<{ ok: true; value: Buffer } | { ok: false; error: ApiError }> {
+export async function readBody(req: GatewayRequest, limit: number): Promise<Result<Buffer, ApiError>> {
   const declared = Number(header(req, "content-length"));
   if (Number.isFinite(declared) && declared > limit) return { ok: false, error: errors.payloadTooLarge(limit) };
   if (!req.body) return { ok: true, value: Buffer.alloc(0) };
@@ -23,7 +24,7 @@ export async function readBody(req: GatewayRequest, limit: number): Promise<{ ok
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-export function parseJsonBody(buf: Buffer): { ok: true; value: unknown } | { ok: false; error: ApiError } {
+export function parseJsonBody(buf: Buffer): Result<unknown, ApiError> {
   if (buf.byteLength === 0) return { ok: false, error: errors.invalidRequest("Request body is required (JSON).") };
   let text: string;
   // ASCII (most bodies: code, English, every Python SDK's escaped JSON) is its own Latin-1: one

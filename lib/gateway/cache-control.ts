@@ -3,11 +3,12 @@
  * client's `cache_control` objects, and writing them for Anthropic upstreams.
  */
 import type { CacheControl, CanonicalRequest, TextPart } from "./canonical";
-import type { Result } from "./protocols/types";
+import type { Result } from "../result";
+import type { ApiError } from "./errors";
 import { bad } from "./protocols/validate";
 
 /** `cache_control` as chat/Responses/Messages clients send it; absent → undefined; anything else → 400 naming it. */
-export function readCacheControl(v: unknown, where: string): Result<CacheControl | undefined> {
+export function readCacheControl(v: unknown, where: string): Result<CacheControl | undefined, ApiError> {
   if (v === undefined || v === null) return { ok: true, value: undefined };
   const o = v as { type?: unknown; ttl?: unknown };
   if (typeof v !== "object" || Array.isArray(v) || o.type !== "ephemeral")

@@ -231,6 +231,8 @@ export interface Usage {
   cacheWrite1hTokens?: number;
   /** Reasoning/thinking tokens (part of outputTokens). */
   reasoningTokens?: number;
+  /** Image tokens the model drew (part of outputTokens; Gemini's candidatesTokensDetails IMAGE). */
+  imageOutputTokens?: number;
   /** What the upstream says it charged us (xAI, OpenRouter), in micro-USD: for the log, never billed. */
   reportedCostMicroUsd?: number;
   /** True when we counted (part of) it ourselves because the upstream reported nothing usable. */
@@ -246,7 +248,13 @@ export interface Usage {
   raw?: unknown;
 }
 
-export type OutputPart = TextPart | ToolCallPart | ReasoningPart;
+/** An image the model drew (Gemini image models): always inline bytes. */
+export interface OutputImagePart {
+  type: "image";
+  source: { kind: "base64"; mediaType: string; data: string };
+}
+
+export type OutputPart = TextPart | ToolCallPart | ReasoningPart | OutputImagePart;
 
 /** One output token's log-probability, with the most likely alternatives when asked (chat's `logprobs.content[]`). */
 export interface TokenLogprob {
@@ -286,6 +294,8 @@ export type StreamEvent =
   | { type: "reasoning_end"; origin: ReasoningOrigin; signature?: string; redacted?: string }
   | { type: "tool_call_start"; index: number; id: string; name: string; kind?: "custom" }
   | { type: "tool_call_delta"; index: number; arguments: string }
+  /** An image the model drew, whole (vendors send each image in one chunk). */
+  | { type: "image"; mediaType: string; data: string }
   /** Log-probabilities of the text tokens just streamed (asked for by the client). */
   | { type: "logprobs"; content: TokenLogprob[] }
   /** Partial usage seen mid-stream (AM's message_start, GC's per-chunk counts); metering only. */
@@ -295,7 +305,7 @@ export type StreamEvent =
       stopReason: StopReason;
       stopSequence?: string | null;
       usage: Usage | null;
-      /** Set by the billing layer before the event reaches the encoder. */
+      /** Set only on the billed copy the stream hands the encoder (text-stream.ts); never on a decoder's event. */
       costMicroUsd?: number;
     };
 

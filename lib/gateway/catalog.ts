@@ -10,6 +10,7 @@ import { decryptSecret } from "../crypto";
 import { logger } from "../logger";
 import { aliasTable, isPattern, matchAlias, type Alias, type AliasTable } from "./aliases";
 import { errors, type ApiError } from "./errors";
+import type { Result } from "../result";
 import { applyLifecycle, isShutDown, type ModelLifecycle } from "./lifecycle";
 import { notifyInvalidation, onInvalidation } from "../invalidation";
 import type { ModelRoute } from "./model-route";
@@ -167,7 +168,7 @@ export function isAllowed(principal: Principal, modelId: string): boolean {
   return true;
 }
 
-const A_KIND: Record<ModelKind, string> = { text: "a text", embedding: "an embedding", image: "an image", video: "a video" };
+const A_KIND: Record<ModelKind, string> = { text: "a text", embedding: "an embedding", image: "an image", video: "a video", speech: "a speech", transcription: "a transcription" };
 
 /** A model id the gateway will look up: a non-empty string of at most MODEL_ID_MAX_CHARS. */
 export const isModelId = (modelId: unknown): modelId is string =>
@@ -178,6 +179,9 @@ export function modelIdError(modelId: unknown): ApiError {
   if (typeof modelId !== "string" || modelId.length === 0) return errors.invalidRequest("`model` is required and must be a string.", "model");
   return errors.invalidRequest(`\`model\` is ${modelId.length} characters long; model ids are at most ${MODEL_ID_MAX_CHARS}.`, "model");
 }
+
+/** The entries serving a model (in tier order), and the alias it was reached through. */
+export type ResolvedModel = { routes: ModelRoute[]; alias?: Alias };
 
 /**
  * A public model id → its routes in failover order, for this principal and this route's kinds.
@@ -190,7 +194,7 @@ export async function resolveModel(
   modelId: unknown,
   kinds: ModelKind[],
   observe?: RouteContext["observe"],
-): Promise<{ ok: true; routes: ModelRoute[]; alias?: Alias } | { ok: false; error: ApiError }> {
+): Promise<Result<ResolvedModel, ApiError>> {
   if (!isModelId(modelId)) return { ok: false, error: modelIdError(modelId) };
   const catalog = await getCatalog();
   let routes = catalog.routes.get(modelId);
@@ -220,9 +224,9 @@ export async function resolveModel(
     const life = applyLifecycle(modelId, routes, { lifecycle: (id) => catalog.lifecycle.get(id), routes: (id) => catalog.routes.get(id) }, new Date());
     if (observe && Object.keys(life.headers).length) observe.headers = Object.assign(observe.headers ?? {}, life.headers);
     if (!life.ok) return { ok: false, error: life.error };
-    routes = life.routes;
+    routes = life.value;
   }
-  return { ok: true, routes, ...(alias ? { alias } : {}) };
+  return { ok: true, value: { routes, ...(alias ? { alias } : {}) } };
 }
 
 /** Models this principal may use, sorted by id. */

@@ -10,7 +10,7 @@ import { newId } from "../ids";
 import { requestTrace } from "../tracing";
 import { authenticate } from "./auth";
 import { DEFAULT_BODY_LIMIT, parseJsonBody, readBody } from "./body";
-import { errorResponse, errors, type ApiError } from "./errors";
+import { errorResponse, errors, type ApiError, type ErrorStyle } from "./errors";
 import type { GatewayRequest, GatewayResponse } from "./http";
 import { Router } from "./router";
 import { checkRateLimit, rateLimitHeaders } from "./rate-limit";
@@ -21,6 +21,7 @@ import { processSingleton } from "../process-singleton";
 import { afterReplyIdle } from "../after-reply";
 import { textSettlementsIdle } from "../billing/text-settle-batch";
 import { storedResponsesIdle } from "./stored-responses/store";
+import type { Result } from "../result";
 
 export interface HandleOptions {
   /** Skip key auth: the console's playground calls with the signed-in user's account. */
@@ -69,19 +70,19 @@ async function dispatch(router: Router, req: GatewayRequest, opts: HandleOptions
   if (match.kind === "method_not_allowed") return errorResponse(errors.methodNotAllowed(req.method, match.allowed));
   const def = match.def;
   ex.route = def.path;
-  const style = def.errorStyle ?? "openai";
+  const style = typeof def.errorStyle === "function" ? def.errorStyle(req) : (def.errorStyle ?? "openai");
   const badParam = unstorableParam(req.url.searchParams, match.params);
   if (badParam !== null) return ex.refuse(errors.invalidRequest(unstorableMessage(badParam), badParam), style);
   const who = await admit(def, req, opts, ex);
   if (!who.ok) return ex.refuse(who.error, style);
   const limit = typeof def.bodyLimit === "function" ? def.bodyLimit() : (def.bodyLimit ?? DEFAULT_BODY_LIMIT);
-  let body: Promise<{ ok: true; value: Buffer } | { ok: false; error: ApiError }> | undefined;
+  let body: Promise<Result<Buffer, ApiError>> | undefined;
   const ctx: RouteContext = {
     req,
     requestId: ex.requestId,
     startedAt: ex.startedAt,
     params: match.params,
-    principal: who.principal as Principal,
+    principal: who.value as Principal,
     readBody: () => (body ??= readBody(req, limit)),
     readJson: async () => {
       const b = await ctx.readBody();
@@ -95,12 +96,12 @@ async function dispatch(router: Router, req: GatewayRequest, opts: HandleOptions
 }
 
 /** Key auth (unless the caller brings a principal or the route needs none), then the rate limit. */
-async function admit(def: RouteDef, req: GatewayRequest, opts: HandleOptions, ex: Exchange): Promise<{ ok: true; principal: Principal | undefined } | { ok: false; error: ApiError }> {
+async function admit(def: RouteDef, req: GatewayRequest, opts: HandleOptions, ex: Exchange): Promise<Result<Principal | undefined, ApiError>> {
   let principal = opts.principal;
   if (!principal && def.auth !== false) {
     const auth = await authenticate(req, def.transports);
     if (!auth.ok) return auth;
-    principal = auth.principal;
+    principal = auth.value;
   }
   if (principal) {
     const decision = await checkRateLimit(principal);
@@ -110,7 +111,7 @@ async function admit(def: RouteDef, req: GatewayRequest, opts: HandleOptions, ex
       return { ok: false, error: errors.rateLimited(decision.resetS) };
     }
   }
-  return { ok: true, principal };
+  return { ok: true, value: principal };
 }
 
 /** One request's bookkeeping from arrival to reply: its id, trace, route label, refusal and limit headers. */
@@ -130,7 +131,7 @@ class Exchange {
   }
 
   /** The error envelope for `err`, remembered for the log line and the metrics. */
-  refuse(err: ApiError, style?: RouteDef["errorStyle"]): GatewayResponse {
+  refuse(err: ApiError, style?: ErrorStyle): GatewayResponse {
     this.error = err;
     return errorResponse(err, style);
   }

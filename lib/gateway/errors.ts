@@ -7,6 +7,7 @@
  */
 import type { BudgetRefusal } from "../billing/port";
 import { json, type GatewayResponse } from "./http";
+import type { Err, Ok } from "../result";
 
 export interface ApiError {
   status: number;
@@ -161,6 +162,14 @@ export const errors = {
     code: "content_filter",
     message,
   }),
+  /** A guardrail hook blocked the request or its answer (docs/guardrails.md). */
+  contentPolicy: (guardrail: string, reason: string, param?: string): ApiError => ({
+    status: 400,
+    type: "invalid_request",
+    code: "content_policy",
+    message: `Blocked by guardrail "${guardrail}": ${reason}`,
+    param,
+  }),
   upstreamTimeout: (): ApiError => ({
     status: 504,
     type: "upstream_error",
@@ -285,6 +294,14 @@ export function errorResponse(err: ApiError, style: ErrorStyle = "openai"): Gate
   return json(status, errorBody(err, style), { ...shouldRetryHeader(status), ...err.headers });
 }
 
+/** A request refused before any upstream call, with the model it named (null before one is known) for its log line. */
+export interface RequestRefusal extends Err<ApiError> {
+  model: string | null;
+}
+
+/** A request body read into the capability's request, with the model it named; or refused. */
+export type ParsedRequest<Req> = Ok<{ req: Req; model: string }> | RequestRefusal;
+
 export function isApiError(v: unknown): v is ApiError {
   return typeof v === "object" && v !== null && "status" in v && "code" in v && "type" in v && "message" in v;
 }
@@ -294,9 +311,7 @@ export function isApiError(v: unknown): v is ApiError {
  * capability (text, embeddings, images, video) gets its failures from the functions below, so
  * the same upstream fault gets the same answer everywhere (docs/reliability.md, "Upstream faults").
  */
-export interface UpstreamFailure {
-  ok: false;
-  error: ApiError;
+export interface UpstreamFailure extends Err<ApiError> {
   /** 429, 408, 5xx, timeouts, resets, garbage: may heal, so it is retried on the same entry, then the next. */
   retryable: boolean;
   /** Not worth repeating on this entry, but another may succeed (the upstream refused our credentials). */
@@ -305,7 +320,7 @@ export interface UpstreamFailure {
   retryAfterMs?: number;
 }
 
-export type Outcome<T> = { ok: true; value: T } | UpstreamFailure;
+export type Outcome<T> = Ok<T> | UpstreamFailure;
 
 /** What must never reach the client from an upstream's answer: its address and our credential. */
 export interface UpstreamSecrets {

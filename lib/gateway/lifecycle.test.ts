@@ -49,7 +49,7 @@ describe("applyLifecycle", () => {
 
   it("keeps the model's routes until shutdownAt, with the notice", () => {
     const r = applyLifecycle("old", [route("old")], catalog({ old }, { "new-model": [route("new-model")] }), before);
-    expect(r.ok && r.routes.map((x) => x.modelId)).toEqual(["old"]);
+    expect(r.ok && r.value.map((x) => x.modelId)).toEqual(["old"]);
     expect(r.headers.deprecation).toBeDefined();
   });
 
@@ -70,7 +70,7 @@ describe("applyLifecycle", () => {
   it("serves the successor's routes when the operator opted in, and says which model served", () => {
     const lc = { ...old, serveSuccessorAfterShutdown: true };
     const r = applyLifecycle("old", [route("old")], catalog({ old: lc }, { "new-model": [route("new-model"), route("new-model")] }), after);
-    expect(r.ok && r.routes.map((x) => x.modelId)).toEqual(["new-model", "new-model"]);
+    expect(r.ok && r.value.map((x) => x.modelId)).toEqual(["new-model", "new-model"]);
     expect(r.headers["x-gateway-model"]).toBe("new-model");
   });
 

@@ -7,6 +7,7 @@
  */
 import { errors, type ApiError } from "./errors";
 import type { ModelRoute } from "./model-route";
+import type { Result } from "../result";
 
 export interface ModelLifecycle {
   deprecatedAt: Date | null;
@@ -33,21 +34,21 @@ export interface LifecycleLookup {
 
 /**
  * The routes that serve a request for `modelId` (a model id, not an alias) and the headers its
- * reply carries, or the 410. A successor serves one hop only: a shut-down successor is its own 410.
+ * reply carries (on the 410 too), or the 410. A successor serves one hop only: a shut-down successor is its own 410.
  */
 export function applyLifecycle(
   modelId: string,
   routes: ModelRoute[],
   catalog: LifecycleLookup,
   now: Date,
-): { ok: true; routes: ModelRoute[]; headers: Record<string, string> } | { ok: false; error: ApiError; headers: Record<string, string> } {
+): Result<ModelRoute[], ApiError> & { headers: Record<string, string> } {
   const lc = catalog.lifecycle(modelId);
   const headers = lifecycleHeaders(lc, now);
-  if (!lc || !isShutDown(lc, now)) return { ok: true, routes, headers };
+  if (!lc || !isShutDown(lc, now)) return { ok: true, value: routes, headers };
   const successor = lc.successor;
   const next = successor && lc.serveSuccessorAfterShutdown ? catalog.routes(successor)?.filter((r) => r.kind === routes[0]!.kind) : undefined;
   if (!successor || !next?.length) return { ok: false, error: errors.modelShutDown(modelId, lc.shutdownAt!, successor), headers };
   const own = catalog.lifecycle(successor);
   if (isShutDown(own, now)) return { ok: false, error: errors.modelShutDown(successor, own!.shutdownAt!, own!.successor), headers };
-  return { ok: true, routes: next, headers: { ...headers, "x-gateway-model": successor } };
+  return { ok: true, value: next, headers: { ...headers, "x-gateway-model": successor } };
 }

@@ -9,7 +9,7 @@ function limiter(ok = true) {
   const admitTokens = async (tokens: number): Promise<AdmitResult> => {
     calls.admitted.push(tokens);
     if (!ok) return { ok: false, error: { ...errors.invalidRequest("slow down"), status: 429, code: "rate_limit_exceeded" } };
-    return { ok: true, admission: { headers: { "x-ratelimit-remaining-tokens": "7" }, release: (n) => void calls.released.push(n) } };
+    return { ok: true, value: { headers: { "x-ratelimit-remaining-tokens": "7" }, release: (n) => void calls.released.push(n) } };
   };
   return { calls, admitTokens };
 }
@@ -20,16 +20,16 @@ describe("admit: the one admission step", () => {
     const a = await admit({ tokens: 100, admitTokens, reserve: async () => ({ ok: true, hold: "h1" }) });
     expect(a.ok).toBe(true);
     if (!a.ok) return;
-    expect(a.hold).toBe("h1");
-    expect(a.headers["x-ratelimit-remaining-tokens"]).toBe("7");
-    a.release(42);
-    a.release(99);
+    expect(a.value.hold).toBe("h1");
+    expect(a.value.headers["x-ratelimit-remaining-tokens"]).toBe("7");
+    a.value.release(42);
+    a.value.release(99);
     expect(calls).toEqual({ admitted: [100], released: [42] });
   });
 
   it("a money refusal gives the token reservation back and says how much was available", async () => {
     const { calls, admitTokens } = limiter();
-    const a = await admit({ tokens: 10, admitTokens, reserve: async () => ({ ok: false, error: errors.insufficientQuota(), availableMicroUsd: 5 }) });
+    const a = await admit({ tokens: 10, admitTokens, reserve: async () => ({ ok: false, reason: "insufficient_balance", availableMicroUsd: 5 }) });
     expect(a).toMatchObject({ ok: false, stage: "money", availableMicroUsd: 5 });
     expect(calls.released).toEqual([0]);
   });
@@ -44,6 +44,6 @@ describe("admit: the one admission step", () => {
 
   it("without limits, only the money", async () => {
     const a = await admit({ tokens: 10, reserve: async () => ({ ok: true, hold: 1 }) });
-    expect(a.ok && a.headers).toEqual({});
+    expect(a.ok && a.value.headers).toEqual({});
   });
 });

@@ -11,6 +11,7 @@ import { logger } from "../logger";
 import { metrics } from "../metrics";
 import { processSingleton } from "../process-singleton";
 import type { ApiError } from "./errors";
+import type { Result } from "../result";
 import { sharedRedis } from "../redis";
 import type { Principal } from "./types";
 
@@ -25,7 +26,7 @@ export interface Admission {
   release(usedTokens: number): void;
 }
 
-export type AdmitResult = { ok: true; admission: Admission } | { ok: false; error: ApiError };
+export type AdmitResult = Result<Admission, ApiError>;
 
 interface Subject {
   id: string;
@@ -47,7 +48,15 @@ export const hasTokenLimits = (p: Principal) => !!(p.keyTpm || p.keyMaxConcurren
 const NOOP: Admission = { headers: {}, release() {} };
 
 /** One verdict, from either store: which subject refused (index), or the tokens used after admission per subject. */
-type Verdict = { ok: true; used: number[] } | { ok: false; subject: number; what: "tpm" | "concurrent"; used: number };
+/** The limit a request would break: which subject, which limit, and what is in use there. */
+interface Exceeded {
+  subject: number;
+  what: "tpm" | "concurrent";
+  used: number;
+}
+
+/** Admitted: the tokens in use per subject (for the headers); or the limit it would break. */
+type Verdict = Result<number[], Exceeded>;
 
 const ADMIT_LUA = `
 local n, now, member, ttl, win = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -105,11 +114,11 @@ function admitMemory(subs: Subject[], n: number, window: number, member: string,
     const s = subs[i]!;
     const t = m.tokens.get(s.id);
     used[i] = t && t.window === window ? t.used : 0;
-    if (s.tpm > 0 && used[i]! + n > s.tpm) return { ok: false, subject: i, what: "tpm", used: used[i]! };
+    if (s.tpm > 0 && used[i]! + n > s.tpm) return { ok: false, error: { subject: i, what: "tpm", used: used[i]! } };
     if (s.concurrent > 0) {
       const slots = m.slots.get(s.id);
       if (slots) for (const [k, exp] of slots) if (exp <= now) slots.delete(k);
-      if ((slots?.size ?? 0) >= s.concurrent) return { ok: false, subject: i, what: "concurrent", used: slots!.size };
+      if ((slots?.size ?? 0) >= s.concurrent) return { ok: false, error: { subject: i, what: "concurrent", used: slots!.size } };
     }
   }
   for (let i = 0; i < subs.length; i++) {
@@ -124,7 +133,7 @@ function admitMemory(subs: Subject[], n: number, window: number, member: string,
       slots.set(member, now + CONCURRENCY_TTL_MS);
     }
   }
-  return { ok: true, used };
+  return { ok: true, value: used };
 }
 
 function releaseMemory(subs: Subject[], delta: number, window: number, member: string) {
@@ -157,7 +166,7 @@ const keysFor = (subs: Subject[], window: number) => subs.flatMap((s) => [`gw_tp
  */
 export async function admitTokens(p: Principal, tokens: number): Promise<AdmitResult> {
   const subs = subjects(p);
-  if (!subs.length) return { ok: true, admission: NOOP };
+  if (!subs.length) return { ok: true, value: NOOP };
   const now = Date.now();
   const window = Math.floor(now / WINDOW_MS);
   const resetMs = (window + 1) * WINDOW_MS - now;
@@ -169,41 +178,43 @@ export async function admitTokens(p: Principal, tokens: number): Promise<AdmitRe
     try {
       const argv = [n, now, member, CONCURRENCY_TTL_MS, WINDOW_MS * 2, ...subs.flatMap((s) => [s.tpm, s.concurrent])];
       const r = (await redis.eval(ADMIT_LUA, subs.length * 2, ...keysFor(subs, window), ...argv)) as (number | string)[];
-      verdict = r[0] === 1 ? { ok: true, used: r.slice(1).map(Number) } : { ok: false, subject: Number(r[1]) - 1, used: Number(r[2]), what: r[3] as "tpm" | "concurrent" };
+      verdict = r[0] === 1 ? { ok: true, value: r.slice(1).map(Number) } : { ok: false, error: { subject: Number(r[1]) - 1, used: Number(r[2]), what: r[3] as "tpm" | "concurrent" } };
     } catch (err) {
       failOpen(err);
-      return { ok: true, admission: NOOP };
+      return { ok: true, value: NOOP };
     }
   } else verdict = admitMemory(subs, n, window, member, now);
 
   if (!verdict.ok) {
-    const s = subs[verdict.subject]!;
+    const { subject, what, used } = verdict.error;
+    const s = subs[subject]!;
     const who = s.id.startsWith("a:") ? "account" : "key";
     metrics().rateLimited.inc();
-    if (verdict.what === "concurrent") {
+    if (what === "concurrent") {
       return { ok: false, error: refusal(`Too many concurrent requests for this ${who} (limit ${s.concurrent}); retry when one finishes.`, 1, {}) };
     }
-    const headers = tokenHeaders(s.tpm, s.tpm - verdict.used, resetMs);
+    const headers = tokenHeaders(s.tpm, s.tpm - used, resetMs);
     if (n > s.tpm) {
       // It can never fit: retrying is pointless.
       return { ok: false, error: { ...refusal(`Request too large: it may use up to ${n} tokens (prompt bound + max output tokens) and this ${who} is limited to ${s.tpm} tokens per minute. Lower the max output tokens or shorten the prompt.`, 0, headers), code: "tokens_exceeded", headers: { ...headers, "x-should-retry": "false" } } };
     }
-    return { ok: false, error: refusal(`Tokens per minute limit reached for this ${who}: ${verdict.used} of ${s.tpm} in use, this request needs up to ${n}; retry after ${Math.ceil(resetMs / 1000)} s.`, Math.ceil(resetMs / 1000), headers) };
+    return { ok: false, error: refusal(`Tokens per minute limit reached for this ${who}: ${used} of ${s.tpm} in use, this request needs up to ${n}; retry after ${Math.ceil(resetMs / 1000)} s.`, Math.ceil(resetMs / 1000), headers) };
   }
 
   // The headers describe the tightest TPM subject.
   let headers: Record<string, string> = {};
   let tightest = Infinity;
+  const used = verdict.value;
   subs.forEach((s, i) => {
-    if (s.tpm > 0 && s.tpm - verdict.used[i]! < tightest) {
-      tightest = s.tpm - verdict.used[i]!;
+    if (s.tpm > 0 && s.tpm - used[i]! < tightest) {
+      tightest = s.tpm - used[i]!;
       headers = tokenHeaders(s.tpm, tightest, resetMs);
     }
   });
   let released = false;
   return {
     ok: true,
-    admission: {
+    value: {
       headers,
       release(usedTokens) {
         if (released) return;

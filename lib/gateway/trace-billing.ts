@@ -12,7 +12,7 @@ import type { BillingPort, RequestLogFields, Settled } from "../billing/port";
 import { childSpan, describeGeneration } from "../tracing";
 
 /** `gen_ai.operation.name` per capability (the convention names chat and embeddings; the rest are ours). */
-const OPERATION: Record<ModelKind, string> = { text: "chat", embedding: "embeddings", image: "image_generation", video: "video_generation" };
+const OPERATION: Record<ModelKind, string> = { text: "chat", embedding: "embeddings", image: "image_generation", video: "video_generation", speech: "speech", transcription: "transcription" };
 
 /** Upstream protocol → `gen_ai.provider.name` (the convention's well-known values). */
 const PROVIDER: Record<string, string> = { openai: "openai", anthropic: "anthropic", gemini: "gcp.gemini", demo: "demo" };

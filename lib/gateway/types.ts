@@ -6,6 +6,7 @@
 import type { ApiError, ErrorStyle } from "./errors";
 import type { GatewayRequest, GatewayResponse } from "./http";
 import type { Principal } from "../keys/principal";
+import type { Result } from "../result";
 
 export type { Principal };
 
@@ -25,9 +26,9 @@ export interface RouteContext {
   params: Record<string, string>;
   principal: Principal;
   /** Reads the body with the route's size limit and parses JSON; errors are ready-made 400/413 values. */
-  readJson(): Promise<{ ok: true; value: unknown } | { ok: false; error: ApiError }>;
+  readJson(): Promise<Result<unknown, ApiError>>;
   /** Reads the raw body with the route's size limit. */
-  readBody(): Promise<{ ok: true; value: Buffer } | { ok: false; error: ApiError }>;
+  readBody(): Promise<Result<Buffer, ApiError>>;
   /** Renders an ApiError in this route's error style. */
   error(err: ApiError): GatewayResponse;
   /** Filled by handlers for logs and metrics: the public model id once known. */
@@ -50,6 +51,7 @@ export interface RouteDef {
   transports?: AuthTransports;
   /** Body size limit in bytes (or read from the environment per request). Default 4 MiB. */
   bodyLimit?: number | (() => number);
-  errorStyle?: ErrorStyle;
+  /** The error shape; a function where one path serves several vendors' clients (`/v1/files`), so even a bad key's 401 is in the caller's shape. */
+  errorStyle?: ErrorStyle | ((req: GatewayRequest) => ErrorStyle);
   handler(ctx: RouteContext): Promise<GatewayResponse>;
 }

@@ -35,7 +35,7 @@ describe("makeUsage", () => {
   it("keeps every class, the cache classes inside the input total", () => {
     const u = makeUsage({ inputTotal: 100, cacheRead: 60, cacheWrite5m: 10, cacheWrite1h: 20, outputTotal: 30, reasoning: 12 });
     expect(u).toMatchObject({ inputTokens: 100, outputTokens: 30, cacheReadTokens: 60, cacheWrite5mTokens: 10, cacheWrite1hTokens: 20, reasoningTokens: 12 });
-    expect(usageClasses(u)).toEqual({ input: 10, cacheRead: 60, cacheWrite5m: 10, cacheWrite1h: 20, output: 18, reasoning: 12 });
+    expect(usageClasses(u)).toEqual({ input: 10, cacheRead: 60, cacheWrite5m: 10, cacheWrite1h: 20, output: 18, reasoning: 12, imageOutput: 0 });
   });
   it("an unsplit cache write is a 5-minute write; what a split leaves over too", () => {
     expect(makeUsage({ inputUncached: 1, cacheWrite: 50, outputTotal: 0 })).toMatchObject({ inputTokens: 51, cacheWrite5mTokens: 50 });
@@ -88,7 +88,7 @@ describe("upstream usage → canonical", () => {
   });
   it("OpenAI: prompt_tokens includes cached_tokens; reasoning is part of completion_tokens", () => {
     const u = usageFromOpenAI({ prompt_tokens: 1200, completion_tokens: 80, prompt_tokens_details: { cached_tokens: 1024 }, completion_tokens_details: { reasoning_tokens: 64 } });
-    expect(usageClasses(u!)).toEqual({ input: 176, cacheRead: 1024, cacheWrite5m: 0, cacheWrite1h: 0, output: 16, reasoning: 64 });
+    expect(usageClasses(u!)).toEqual({ input: 176, cacheRead: 1024, cacheWrite5m: 0, cacheWrite1h: 0, output: 16, reasoning: 64, imageOutput: 0 });
   });
   it("Gemini: promptTokenCount includes the cached content; thoughts are added to candidates", () => {
     const u = usageFromGemini({ promptTokenCount: 2000, cachedContentTokenCount: 1500, candidatesTokenCount: 30, thoughtsTokenCount: 70, toolUsePromptTokenCount: 5 });

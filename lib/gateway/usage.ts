@@ -36,6 +36,8 @@ export interface UsageCounts {
   /** Output without the reasoning (Gemini's candidatesTokenCount): reasoning is added to it. */
   outputVisible?: unknown;
   reasoning?: unknown;
+  /** Image tokens drawn (part of the output, beside the reasoning). */
+  imageOutput?: unknown;
 }
 
 export function makeUsage(c: UsageCounts, raw?: unknown): Usage {
@@ -74,12 +76,18 @@ export function makeUsage(c: UsageCounts, raw?: unknown): Usage {
     reasoning = output;
   }
   if (output === undefined) unreported.push("output");
+  let imageOutput = read("imageOutput") ?? 0;
+  if (output !== undefined && imageOutput > output - reasoning) {
+    invalid.push("imageOutput");
+    imageOutput = output - reasoning;
+  }
 
   const u: Usage = { inputTokens: input ?? cached, outputTokens: output ?? 0 };
   if (cacheRead) u.cacheReadTokens = cacheRead;
   if (w5) u.cacheWrite5mTokens = w5;
   if (w1) u.cacheWrite1hTokens = w1;
   if (reasoning) u.reasoningTokens = reasoning;
+  if (imageOutput) u.imageOutputTokens = imageOutput;
   if (unreported.length) u.unreported = unreported;
   if (invalid.length) u.invalidFields = invalid;
   if (raw !== undefined) u.raw = raw;
@@ -95,7 +103,7 @@ export function fillUnreported(u: Usage, estimateInput: () => number, estimateOu
   const out: Usage = { ...u, estimated: true };
   delete out.unreported;
   if (u.unreported.includes("input")) out.inputTokens = Math.max(estimateInput(), cachedTokens(u));
-  if (u.unreported.includes("output")) out.outputTokens = Math.max(estimateOutput(), u.reasoningTokens ?? 0);
+  if (u.unreported.includes("output")) out.outputTokens = Math.max(estimateOutput(), (u.reasoningTokens ?? 0) + (u.imageOutputTokens ?? 0));
   return out;
 }
 

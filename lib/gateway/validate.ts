@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 import { errors, type ApiError } from "./errors";
+import type { Result } from "../result";
 
 export function fieldPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>((s, seg) => (typeof seg === "number" ? `${s}[${seg}]` : s ? `${s}.${String(seg)}` : String(seg)), "");
@@ -17,7 +18,7 @@ export function zodError(error: z.ZodError): ApiError {
   return errors.invalidRequest(missing ? `Missing required field \`${field}\`.` : `Invalid \`${field}\`: ${issue.message}.`, field);
 }
 
-export function validate<T>(schema: z.ZodType<T>, value: unknown): { ok: true; value: T } | { ok: false; error: ApiError } {
+export function validate<T>(schema: z.ZodType<T>, value: unknown): Result<T, ApiError> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { ok: false, error: errors.invalidRequest("Request body must be a JSON object.") };
   }

@@ -16,6 +16,8 @@ export interface CreateKeyInput {
   rpm?: number | null;
   tpm?: number | null;
   maxConcurrent?: number | null;
+  /** The exact response cache (docs/guardrails.md): `on`, or `all` for temperature > 0 too; null = only when a request asks. */
+  responseCache?: "on" | "all" | null;
   expiresAt?: Date | null;
   createdByUserId?: string | null;
 }
@@ -35,6 +37,7 @@ export async function createKey(db: DbOrTx, input: CreateKeyInput): Promise<Crea
     rpm: input.rpm ?? null,
     tpm: input.tpm ?? null,
     maxConcurrent: input.maxConcurrent ?? null,
+    responseCache: input.responseCache ?? null,
     expiresAt: input.expiresAt ?? null,
     createdByUserId: input.createdByUserId ?? null,
   });

@@ -2,6 +2,8 @@
  * Who is calling, as a verified key (lib/keys/verify.ts) or a console session gives it; the
  * gateway's routes receive it on their RouteContext (lib/gateway/types.ts re-exports it).
  */
+import type { ContentLogPolicy } from "../values";
+
 /** An API key, or a signed-in console user (playground, no key in the browser). */
 export interface Principal {
   accountId: string;
@@ -29,4 +31,11 @@ export interface Principal {
   memberScope: string | null;
   /** The account lets Responses API responses be stored (absent = yes). */
   storeResponses?: boolean;
+  /** The key's exact response cache (decision 0057): `on` deterministic requests, `all` also temperature > 0; absent = only when a request asks. */
+  responseCache?: "on" | "all" | null;
+  /**
+   * Prompts and answers are logged (the organisation's content logging is "full" and the key does
+   * not narrow it): one object per cached key, so a request with logging off carries only null.
+   */
+  contentLog?: ContentLogPolicy | null;
 }

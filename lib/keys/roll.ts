@@ -9,6 +9,7 @@ import type { DbOrTx } from "../../db/client";
 import { apiKeys } from "../../db/schema";
 import { notifyInvalidation } from "../invalidation";
 import { generateKey } from "./generate";
+import type { Result } from "../result";
 
 /** Longest grace a caller may ask for: 30 days. */
 export const MAX_ROLL_GRACE_S = 30 * 24 * 3600;
@@ -22,7 +23,7 @@ export interface RolledKey {
   previousExpiresAt: Date | null;
 }
 
-export type RollResult = { ok: true; key: RolledKey } | { ok: false; reason: "not_found" | "revoked" | "expired" };
+export type RollResult = Result<RolledKey, "not_found" | "revoked" | "expired">;
 
 export async function rollKey(
   db: DbOrTx,
@@ -34,9 +35,9 @@ export async function rollKey(
     .select()
     .from(apiKeys)
     .where(and(eq(apiKeys.id, input.keyId), eq(apiKeys.accountId, input.accountId), eq(apiKeys.playground, false)));
-  if (!current) return { ok: false, reason: "not_found" };
-  if (current.revokedAt) return { ok: false, reason: "revoked" };
-  if (current.expiresAt && current.expiresAt <= now) return { ok: false, reason: "expired" };
+  if (!current) return { ok: false, error: "not_found" };
+  if (current.revokedAt) return { ok: false, error: "revoked" };
+  if (current.expiresAt && current.expiresAt <= now) return { ok: false, error: "expired" };
   const g = generateKey();
   const previousExpiresAt = grace > 0 ? new Date(now.getTime() + grace * 1000) : null;
   const rows = await db
@@ -51,8 +52,8 @@ export async function rollKey(
     // Only if nobody rolled or revoked it in between (compare-and-set on the hash).
     .where(and(eq(apiKeys.id, current.id), eq(apiKeys.hash, current.hash), isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
-  if (!rows.length) return { ok: false, reason: "not_found" };
+  if (!rows.length) return { ok: false, error: "not_found" };
   // Caches hold the old hash as "current, no grace"; drop it and the secret it displaced.
   await notifyInvalidation({ kind: "keys", hashes: [current.hash, current.previousHash].filter(Boolean) as string[] });
-  return { ok: true, key: { id: current.id, key: g.key, prefix: g.prefix, last4: g.last4, previousExpiresAt } };
+  return { ok: true, value: { id: current.id, key: g.key, prefix: g.prefix, last4: g.last4, previousExpiresAt } };
 }

@@ -53,34 +53,34 @@ describe("verifyKey", () => {
     const r = await verifyKey(k.key);
     expect(r).toEqual({
       ok: true,
-      principal: expect.objectContaining({ accountId: acct, keyId: k.id, keyAllowedModels: ["demo-chat"], keyLimitMicroUsd: 5, keyRpm: 7, source: "api" }),
+      value: expect.objectContaining({ accountId: acct, keyId: k.id, keyAllowedModels: ["demo-chat"], keyLimitMicroUsd: 5, keyRpm: 7, source: "api" }),
     });
   });
 
   it("refuses malformed and unknown keys without confusing them", async () => {
-    expect(await verifyKey(undefined)).toEqual({ ok: false, reason: "malformed" });
-    expect(await verifyKey("sk-")).toEqual({ ok: false, reason: "malformed" });
-    expect(await verifyKey(generateKey().key)).toEqual({ ok: false, reason: "unknown" });
+    expect(await verifyKey(undefined)).toEqual({ ok: false, error: "malformed" });
+    expect(await verifyKey("sk-")).toEqual({ ok: false, error: "malformed" });
+    expect(await verifyKey(generateKey().key)).toEqual({ ok: false, error: "unknown" });
   });
 
   it("checks revoked before expired before account disabled", async () => {
     const acct = await account(true);
     const k = await createKey(db, { accountId: acct, expiresAt: new Date(Date.now() + 60_000) });
-    expect(await verifyKey(k.key)).toEqual({ ok: false, reason: "account_disabled" });
-    expect(await verifyKey(k.key, Date.now() + 120_000)).toEqual({ ok: false, reason: "expired" });
+    expect(await verifyKey(k.key)).toEqual({ ok: false, error: "account_disabled" });
+    expect(await verifyKey(k.key, Date.now() + 120_000)).toEqual({ ok: false, error: "expired" });
     await revokeKey(db, k.id);
-    expect(await verifyKey(k.key)).toEqual({ ok: false, reason: "revoked" });
+    expect(await verifyKey(k.key)).toEqual({ ok: false, error: "revoked" });
   });
 
   it("caches an unknown key for a moment (no query) and forgets it when a key is announced", async () => {
     const g = generateKey();
-    expect(await verifyKey(g.key)).toEqual({ ok: false, reason: "unknown" });
+    expect(await verifyKey(g.key)).toEqual({ ok: false, error: "unknown" });
     // Inserted behind the cache's back: still unknown from the negative cache...
     const acct = await account();
     await db.insert(apiKeys).values({ id: newId("key"), accountId: acct, name: "late", hash: g.hash, prefix: g.prefix, last4: g.last4 });
-    expect(await verifyKey(g.key)).toEqual({ ok: false, reason: "unknown" });
+    expect(await verifyKey(g.key)).toEqual({ ok: false, error: "unknown" });
     // ...and answered from the caches only when asked to.
-    expect(await verifyKey(generateKey().key, Date.now(), { cachedOnly: true })).toEqual({ ok: false, reason: "not_cached" });
+    expect(await verifyKey(generateKey().key, Date.now(), { cachedOnly: true })).toEqual({ ok: false, error: "not_cached" });
     // Creating a key announces it, which empties the negative cache everywhere.
     await announceNewKey(g);
     expect((await verifyKey(g.key)).ok).toBe(true);
@@ -96,7 +96,7 @@ describe("verifyKey", () => {
     const k = await createKey(db, { accountId: acct });
     expect((await verifyKey(k.key)).ok).toBe(true); // now cached
     expect(await revokeKey(db, k.key)).toBe(k.id); // by the full key
-    expect(await verifyKey(k.key)).toEqual({ ok: false, reason: "revoked" });
+    expect(await verifyKey(k.key)).toEqual({ ok: false, error: "revoked" });
   });
 
   it("honours a rolled key's previous secret until its grace period ends", async () => {
@@ -109,6 +109,6 @@ describe("verifyKey", () => {
       .where(eq(apiKeys.id, k.id));
     expect((await verifyKey(next.key)).ok).toBe(true);
     expect((await verifyKey(k.key)).ok).toBe(true);
-    expect(await verifyKey(k.key, Date.now() + 120_000)).toEqual({ ok: false, reason: "expired" });
+    expect(await verifyKey(k.key, Date.now() + 120_000)).toEqual({ ok: false, error: "expired" });
   });
 });

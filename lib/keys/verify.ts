@@ -8,14 +8,16 @@ import { getDb } from "../../db/client";
 import { accounts, apiKeys, memberships } from "../../db/schema";
 import { onInvalidation } from "../invalidation";
 import type { Principal } from "./principal";
+import { contentLogPolicy } from "./content-log-policy";
+import type { ContentLogPolicy } from "../values";
 import { hashKey, looksLikeKey } from "./generate";
 import { memberScope } from "./visibility";
 import { afterReply } from "../after-reply";
 import { processSingleton } from "../process-singleton";
+import type { Result } from "../result";
 
-export type VerifyResult =
-  | { ok: true; principal: Principal }
-  | { ok: false; reason: "malformed" | "unknown" | "revoked" | "expired" | "account_disabled" | "not_cached" };
+export type KeyRefusal = "malformed" | "unknown" | "revoked" | "expired" | "account_disabled" | "not_cached";
+export type VerifyResult = Result<Principal, KeyRefusal>;
 
 interface CachedKey {
   keyId: string;
@@ -36,7 +38,9 @@ interface CachedKey {
   accountTpm: number | null;
   accountMaxConcurrent: number | null;
   storeResponses: boolean;
+  contentLog: ContentLogPolicy | null;
   memberScope: string | null;
+  responseCache: "on" | "all" | null;
   cachedAt: number;
 }
 
@@ -88,7 +92,9 @@ async function load(hash: string): Promise<CachedKey | "unknown"> {
     accountTpm: account.tpm,
     accountMaxConcurrent: account.maxConcurrent,
     storeResponses: account.storeResponses,
+    contentLog: contentLogPolicy(account, key.contentLogMode),
     memberScope: memberScope(key.createdByUserId, role),
+    responseCache: key.responseCache ?? null,
     cachedAt: Date.now(),
   };
 }
@@ -116,16 +122,16 @@ export interface VerifyOptions {
 }
 
 export async function verifyKey(candidate: string | undefined | null, now = Date.now(), opts: VerifyOptions = {}): Promise<VerifyResult> {
-  if (!candidate || !looksLikeKey(candidate)) return { ok: false, reason: "malformed" };
+  if (!candidate || !looksLikeKey(candidate)) return { ok: false, error: "malformed" };
   const hash = hashKey(candidate);
   const c = cache();
   let entry = c.get(hash);
   if (!entry || (entry !== "unknown" && now - entry.cachedAt > TTL_MS) || entry === "unknown") {
     const neg = negatives();
     const missAt = neg.size ? neg.get(hash) : undefined;
-    if (missAt !== undefined && now - missAt < NEGATIVE_TTL_MS) return { ok: false, reason: "unknown" };
+    if (missAt !== undefined && now - missAt < NEGATIVE_TTL_MS) return { ok: false, error: "unknown" };
     // A hash never seen valid here is refused; one seen valid (even if stale) is looked up again.
-    if (opts.cachedOnly && !entry) return { ok: false, reason: "not_cached" };
+    if (opts.cachedOnly && !entry) return { ok: false, error: "not_cached" };
     entry = await load(hash);
     if (entry !== "unknown") {
       if (c.size >= MAX_ENTRIES) c.clear();
@@ -136,16 +142,16 @@ export async function verifyKey(candidate: string | undefined | null, now = Date
       neg.set(hash, now);
     }
   }
-  if (entry === "unknown") return { ok: false, reason: "unknown" };
-  if (entry.revoked) return { ok: false, reason: "revoked" };
-  if (entry.expiresAt !== null && entry.expiresAt <= now) return { ok: false, reason: "expired" };
+  if (entry === "unknown") return { ok: false, error: "unknown" };
+  if (entry.revoked) return { ok: false, error: "revoked" };
+  if (entry.expiresAt !== null && entry.expiresAt <= now) return { ok: false, error: "expired" };
   if (entry.matched === "previous" && (entry.previousExpiresAt === null || entry.previousExpiresAt <= now)) {
-    return { ok: false, reason: "expired" };
+    return { ok: false, error: "expired" };
   }
-  if (entry.accountDisabled) return { ok: false, reason: "account_disabled" };
+  if (entry.accountDisabled) return { ok: false, error: "account_disabled" };
   return {
     ok: true,
-    principal: {
+    value: {
       accountId: entry.accountId,
       keyId: entry.keyId,
       userId: null,
@@ -160,7 +166,9 @@ export async function verifyKey(candidate: string | undefined | null, now = Date
       accountTpm: entry.accountTpm,
       accountMaxConcurrent: entry.accountMaxConcurrent,
       storeResponses: entry.storeResponses,
+      contentLog: entry.contentLog,
       memberScope: entry.memberScope,
+      responseCache: entry.responseCache,
     },
   };
 }

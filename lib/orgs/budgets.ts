@@ -9,7 +9,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { DB, DbOrTx } from "../../db/client";
 import { accounts, apiKeys, budgets, BUDGET_PERIODS, BUDGET_SCOPES, memberships, users, type BudgetPeriod, type BudgetScope } from "../../db/schema";
-import { recordAudit } from "../audit/record";
+import { auditDiff, recordAudit } from "../audit/record";
 import { AppError } from "../app-error";
 import { parseUsd } from "../billing/money";
 import { askLeasesBack } from "../billing/text-lease";
@@ -115,7 +115,7 @@ export async function setBudget(db: DB, actor: Actor, body: z.infer<typeof budge
     // budget's figures while its starting spend is read.
     const [a] = await tx.update(accounts).set({ hasBudgets: true }).where(eq(accounts.id, actor.accountId)).returning({ tz: accounts.timeZone });
     const existing = await tx
-      .select({ id: budgets.id })
+      .select({ id: budgets.id, limitMicroUsd: budgets.limitMicroUsd, softLimitMicroUsd: budgets.softLimitMicroUsd })
       .from(budgets)
       .where(and(eq(budgets.accountId, actor.accountId), eq(budgets.scope, body.scope), eq(budgets.period, body.period), userId ? eq(budgets.userId, userId) : sql`true`, keyId ? eq(budgets.keyId, keyId) : sql`true`));
     const limits = { limitMicroUsd: body.limitUsd, softLimitMicroUsd: body.softLimitUsd };
@@ -128,7 +128,7 @@ export async function setBudget(db: DB, actor: Actor, body: z.infer<typeof budge
       const { window, spent } = await spentSoFar(tx, actor.accountId, a!.tz, body.period, { userId, keyId });
       await tx.insert(budgets).values({ id: budgetId, accountId: actor.accountId, scope: body.scope, userId, keyId, period: body.period, ...limits, window, spentMicroUsd: spent });
     }
-    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: existing[0] ? "budget.update" : "budget.create", targetType: "budget", targetId: budgetId, details: { accountId: actor.accountId, scope: body.scope, userId, keyId, period: body.period, ...limits } });
+    await recordAudit(tx, { accountId: actor.accountId, actorUserId: actor.id, actor: actor.email, action: existing[0] ? "budget.update" : "budget.create", targetType: "budget", targetId: budgetId, details: { accountId: actor.accountId, scope: body.scope, userId, keyId, period: body.period, ...limits, ...(existing[0] ? auditDiff(existing[0], limits) : { before: null, after: limits }) } });
     return budgetId;
   });
   // Leases of the organisation's balance were taken before this limit: hand them back so the
@@ -142,7 +142,7 @@ export async function deleteBudget(db: DB, actor: Actor, id: string) {
     const [gone] = await tx.delete(budgets).where(and(eq(budgets.id, id), eq(budgets.accountId, actor.accountId))).returning();
     if (!gone) throw new AppError("not_found", "No such budget.");
     await tx.update(accounts).set({ hasBudgets: sql`exists (select 1 from budgets where account_id = ${actor.accountId})` }).where(eq(accounts.id, actor.accountId));
-    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: "budget.delete", targetType: "budget", targetId: id, details: { accountId: actor.accountId, scope: gone.scope, period: gone.period } });
+    await recordAudit(tx, { accountId: actor.accountId, actorUserId: actor.id, actor: actor.email, action: "budget.delete", targetType: "budget", targetId: id, details: { accountId: actor.accountId, scope: gone.scope, period: gone.period, before: { limitMicroUsd: gone.limitMicroUsd, softLimitMicroUsd: gone.softLimitMicroUsd }, after: null } });
   });
   return { deleted: id };
 }

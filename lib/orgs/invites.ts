@@ -11,6 +11,7 @@ import type { DB, DbOrTx } from "../../db/client";
 import { accounts, memberships, orgInvites, users, type OrgRole } from "../../db/schema";
 import { authSecret } from "../auth/secret";
 import { countEmailSend } from "../auth/rate-limit";
+import type { InviteRefusal } from "../auth/invites";
 import { normalizeEmail } from "../auth/users";
 import { AppError } from "../app-error";
 import { recordAudit } from "../audit/record";
@@ -20,6 +21,7 @@ import { randomBase62 } from "../ids";
 import { logger } from "../logger";
 import { ROLE_LABELS } from "./roles";
 import type { InviteView } from "../views";
+import type { Result } from "../result";
 export type { InviteView };
 
 export const ORG_INVITE_DAYS = 7;
@@ -81,7 +83,7 @@ export async function createOrgInvite(db: DB, actor: Actor, input: { email: stri
   const expiresAt = new Date(Date.now() + ORG_INVITE_DAYS * 86_400_000);
   await db.transaction(async (tx) => {
     await tx.insert(orgInvites).values({ id, accountId: actor.accountId, email, role: input.role, monthlyCapMicroUsd: input.monthlyCapMicroUsd, invitedByUserId: actor.id, expiresAt });
-    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: "org.invite", targetType: "org_invite", targetId: id, details: { accountId: actor.accountId, role: input.role } });
+    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: "org.invite", targetType: "org_invite", targetId: id, accountId: actor.accountId, details: { accountId: actor.accountId, role: input.role, before: null, after: { role: input.role } } });
   });
   const url = joinUrl(id);
   const [org] = await db.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, actor.accountId));
@@ -120,30 +122,30 @@ export async function revokeOrgInvite(db: DB, actor: Actor, inviteId: string) {
     .update(orgInvites)
     .set({ revokedAt: new Date() })
     .where(and(eq(orgInvites.id, inviteId), eq(orgInvites.accountId, actor.accountId), isNull(orgInvites.acceptedAt), isNull(orgInvites.revokedAt)))
-    .returning({ id: orgInvites.id });
+    .returning({ id: orgInvites.id, email: orgInvites.email, role: orgInvites.role });
   if (!r.length) throw new AppError("not_found", "No such pending invite.");
-  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "org.invite_revoke", targetType: "org_invite", targetId: inviteId });
+  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "org.invite_revoke", targetType: "org_invite", targetId: inviteId, accountId: actor.accountId, details: { before: { email: r[0]!.email, role: r[0]!.role, revoked: false }, after: { revoked: true } } });
   return { id: inviteId };
 }
 
 /** What the accept page shows before the user accepts: the organisation and role (or why not). */
-export async function describeInvite(db: DbOrTx, token: string) {
+export async function describeInvite(db: DbOrTx, token: string): Promise<Result<{ orgName: string; email: string; role: OrgRole; opensSignup: boolean }, string>> {
   const id = inviteIdFromToken(token);
-  if (!id) return { ok: false as const, message: "This invitation link is not valid." };
+  if (!id) return { ok: false, error: "This invitation link is not valid." };
   const [row] = await db
     .select({ invite: orgInvites, orgName: accounts.name, inviterRole: users.role, inviterDisabled: users.disabled })
     .from(orgInvites)
     .innerJoin(accounts, eq(accounts.id, orgInvites.accountId))
     .leftJoin(users, eq(users.id, orgInvites.invitedByUserId))
     .where(eq(orgInvites.id, id));
-  if (!row) return { ok: false as const, message: "This invitation link is not valid." };
+  if (!row) return { ok: false, error: "This invitation link is not valid." };
   const i = row.invite;
-  if (i.acceptedAt) return { ok: false as const, message: "This invitation has already been used." };
-  if (i.revokedAt) return { ok: false as const, message: "This invitation was withdrawn. Ask for a new one." };
-  if (i.expiresAt <= new Date()) return { ok: false as const, message: "This invitation has expired. Ask for a new one." };
+  if (i.acceptedAt) return { ok: false, error: "This invitation has already been used." };
+  if (i.revokedAt) return { ok: false, error: "This invitation was withdrawn. Ask for a new one." };
+  if (i.expiresAt <= new Date()) return { ok: false, error: "This invitation has expired. Ask for a new one." };
   // Under SIGNUP=invite only an admin's invitation lets a new address sign up (issue 32, item 10).
   const opensSignup = env().SIGNUP === "invite" && row.inviterRole === "admin" && !row.inviterDisabled;
-  return { ok: true as const, orgName: row.orgName, email: i.email, role: i.role, opensSignup };
+  return { ok: true, value: { orgName: row.orgName, email: i.email, role: i.role, opensSignup } };
 }
 
 /**
@@ -151,12 +153,12 @@ export async function describeInvite(db: DbOrTx, token: string) {
  * the invitation is pending (not withdrawn, accepted or expired) and was made by a gateway admin.
  * Anyone else's invitation is not: sign-up stays the admins' decision.
  */
-export async function signupTicket(db: DbOrTx, token: string, email: string): Promise<{ ok: true } | { ok: false; message: string; field: "invite" | "email" }> {
+export async function signupTicket(db: DbOrTx, token: string, email: string): Promise<Result<void, InviteRefusal>> {
   const d = await describeInvite(db, token);
-  if (!d.ok) return { ok: false, message: d.message, field: "invite" };
-  if (!d.opensSignup) return { ok: false, message: "Sign-up on this gateway is by an administrator's invitation. Ask an administrator for an invite link.", field: "invite" };
-  if (d.email !== normalizeEmail(email)) return { ok: false, message: "This invite is for another email address.", field: "email" };
-  return { ok: true };
+  if (!d.ok) return { ok: false, error: { message: d.error, field: "invite" } };
+  if (!d.value.opensSignup) return { ok: false, error: { message: "Sign-up on this gateway is by an administrator's invitation. Ask an administrator for an invite link.", field: "invite" } };
+  if (d.value.email !== normalizeEmail(email)) return { ok: false, error: { message: "This invite is for another email address.", field: "email" } };
+  return { ok: true, value: undefined };
 }
 
 /** Accepts for the signed-in user; returns the organisation joined. */
@@ -176,7 +178,7 @@ export async function acceptOrgInvite(db: DB, user: { id: string; email: string 
       .returning({ accountId: orgInvites.accountId });
     if (!taken.length) {
       const d = await describeInvite(tx, token);
-      throw new AppError("conflict", d.ok ? "This invitation cannot be used." : d.message);
+      throw new AppError("conflict", d.ok ? "This invitation cannot be used." : d.error);
     }
     const inserted = await tx
       .insert(memberships)
@@ -184,7 +186,7 @@ export async function acceptOrgInvite(db: DB, user: { id: string; email: string 
       .onConflictDoNothing()
       .returning({ role: memberships.role });
     if (!inserted.length) throw new AppError("conflict", "You are already a member of this organisation.");
-    await recordAudit(tx, { actorUserId: user.id, actor: user.email, action: "org.join", targetType: "account", targetId: row.accountId, details: { role: row.role, inviteId: id } });
+    await recordAudit(tx, { actorUserId: user.id, actor: user.email, action: "org.join", targetType: "account", targetId: row.accountId, accountId: row.accountId, details: { role: row.role, inviteId: id, before: null, after: { member: user.email, role: row.role } } });
     return { accountId: row.accountId, role: row.role };
   });
 }

@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { DB, DbOrTx } from "../../db/client";
 import { accounts, apiKeys, memberships, orgInvites, ORG_ROLES, users } from "../../db/schema";
 import { parseUsd } from "../billing/money";
-import { recordAudit } from "../audit/record";
+import { auditDiff, recordAudit } from "../audit/record";
 import { AppError } from "../app-error";
 import { waitForSpendable } from "../billing/admin-debit";
 import { detachCard, forgetCardOfLeaver, removeCard } from "../billing/auto-topup";
@@ -89,7 +89,7 @@ export async function createOrg(db: DB, user: { id: string; email: string }, nam
     }
     await tx.insert(accounts).values({ id, name, personal: false, createdByUserId: user.id });
     await tx.insert(memberships).values({ accountId: id, userId: user.id, role: "owner" });
-    await recordAudit(tx, { actorUserId: user.id, actor: user.email, action: "org.create", targetType: "account", targetId: id, details: { name } });
+    await recordAudit(tx, { actorUserId: user.id, actor: user.email, action: "org.create", targetType: "account", targetId: id, accountId: id, details: { name, before: null, after: { name } } });
   });
   return { id, name };
 }
@@ -123,8 +123,9 @@ export async function updateOrgSettings(db: DB, actor: Actor, body: z.infer<type
   }
   for (const k of ["billingName", "billingEmail", "billingAddress", "billingTaxId"] as const) if (body[k] !== undefined) set[k] = body[k] || null;
   if (!Object.keys(set).length) throw new AppError("invalid_request", "Nothing to change.");
+  const before = await orgSettings(db, actor.accountId);
   await db.update(accounts).set(set).where(eq(accounts.id, actor.accountId));
-  await recordAudit(db, { actorUserId: actor.id, actor: actor.email, action: "org.update", targetType: "account", targetId: actor.accountId, details: { fields: Object.keys(set) } });
+  await recordAudit(db, { accountId: actor.accountId, actorUserId: actor.id, actor: actor.email, action: "org.update", targetType: "account", targetId: actor.accountId, details: { fields: Object.keys(set), ...auditDiff(before, set) } });
   return orgSettings(db, actor.accountId);
 }
 
@@ -179,7 +180,7 @@ export async function ownMembership(db: DbOrTx, accountId: string, userId: strin
 async function target(tx: DbOrTx, actor: Actor, userId: string) {
   await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, actor.accountId)).for("update");
   const [m] = await tx
-    .select({ role: memberships.role, personal: accounts.personal, personalOf: users.accountId })
+    .select({ role: memberships.role, monthlyCapMicroUsd: memberships.monthlyCapMicroUsd, personal: accounts.personal, personalOf: users.accountId })
     .from(memberships)
     .innerJoin(accounts, eq(accounts.id, memberships.accountId))
     .innerJoin(users, eq(users.id, memberships.userId))
@@ -217,7 +218,7 @@ export async function updateMember(db: DB, actor: Actor, userId: string, body: z
     }
     if (!Object.keys(set).length) throw new AppError("invalid_request", "Nothing to change.");
     await tx.update(memberships).set(set).where(and(eq(memberships.accountId, actor.accountId), eq(memberships.userId, userId)));
-    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: "org.member_update", targetType: "user", targetId: userId, details: { accountId: actor.accountId, ...set } });
+    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: "org.member_update", targetType: "user", targetId: userId, accountId: actor.accountId, details: { accountId: actor.accountId, ...set, ...auditDiff(m, set) } });
     return { userId, ...set };
   });
   // A lower cap binds at once: text leases hand back their unused money on every instance, so the
@@ -246,7 +247,7 @@ export async function removeMember(db: DB, actor: Actor, userId: string) {
       .where(and(eq(apiKeys.accountId, actor.accountId), eq(apiKeys.createdByUserId, userId), isNull(apiKeys.revokedAt)))
       .returning({ hash: apiKeys.hash, previousHash: apiKeys.previousHash });
     const card = await forgetCardOfLeaver(tx, actor.accountId, userId);
-    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: self ? "org.leave" : "org.member_remove", targetType: "user", targetId: userId, details: { accountId: actor.accountId, keysRevoked: revoked.length, cardRemoved: !!card } });
+    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: self ? "org.leave" : "org.member_remove", targetType: "user", targetId: userId, accountId: actor.accountId, details: { accountId: actor.accountId, keysRevoked: revoked.length, cardRemoved: !!card, before: { role: m.role }, after: null } });
     return { hashes: revoked.flatMap((r) => [r.hash, r.previousHash]).filter(Boolean) as string[], card };
   });
   // Revoked keys stop at once on every instance (as a revoke from the Keys page does).
@@ -279,7 +280,7 @@ export async function deleteOrg(db: DB, actor: Actor) {
     await tx.delete(memberships).where(eq(memberships.accountId, actor.accountId));
     await tx.update(orgInvites).set({ revokedAt: new Date() }).where(and(eq(orgInvites.accountId, actor.accountId), isNull(orgInvites.acceptedAt), isNull(orgInvites.revokedAt)));
     await tx.update(accounts).set({ disabled: true, deletedAt: new Date() }).where(eq(accounts.id, actor.accountId));
-    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: "org.delete", targetType: "account", targetId: actor.accountId, details: { name: a.name, keysRevoked: revoked.length } });
+    await recordAudit(tx, { actorUserId: actor.id, actor: actor.email, action: "org.delete", targetType: "account", targetId: actor.accountId, accountId: actor.accountId, details: { before: { name: a.name, deleted: false }, after: { deleted: true }, name: a.name, keysRevoked: revoked.length } });
     return revoked.flatMap((r) => [r.hash, r.previousHash]).filter(Boolean) as string[];
   });
   if (hashes.length) await notifyInvalidation({ kind: "keys", hashes });

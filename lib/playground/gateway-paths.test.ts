@@ -14,6 +14,11 @@ describe("playground proxy paths", () => {
     expect(playgroundAllows("POST", "/v1/messages")).toBe(true);
     expect(playgroundAllows("POST", "/v1beta/models/demo-chat:streamGenerateContent")).toBe(true);
     expect(playgroundAllows("POST", "/v1/images/generations")).toBe(true);
+    expect(playgroundAllows("POST", "/v1/images/edits")).toBe(true);
+    expect(playgroundAllows("POST", "/v1/images/variations")).toBe(false);
+    expect(playgroundAllows("POST", "/v1/audio/speech")).toBe(true);
+    expect(playgroundAllows("POST", "/v1/audio/transcriptions")).toBe(true);
+    expect(playgroundAllows("POST", "/v1/audio/voices")).toBe(false);
     expect(playgroundAllows("GET", "/v1/videos/video_1/content")).toBe(true);
     expect(playgroundAllows("GET", "/v1/tasks/video_1")).toBe(true);
     expect(playgroundAllows("DELETE", "/v1/videos/video_1")).toBe(false);

@@ -7,6 +7,6 @@ export type { PlaygroundModel };
 export async function playgroundModels(principal: Principal): Promise<PlaygroundModel[]> {
   const all = await listModels(principal);
   return all
-    .filter((m) => m.kind === "text" || m.kind === "image" || m.kind === "video")
+    .filter((m) => m.kind !== "embedding")
     .map((m) => ({ id: m.id, kind: m.kind, family: m.family, ownedBy: m.ownedBy, price: m.price }));
 }

@@ -11,22 +11,24 @@ import { getDb, type DB } from "../../db/client";
 import { accounts, apiKeys } from "../../db/schema";
 import { newId } from "../ids";
 import { memberScope } from "../keys/visibility";
+import { contentLogPolicy } from "../keys/content-log-policy";
 import type { SessionUser } from "../auth/session";
 import type { Principal } from "../gateway/types";
+import type { Result } from "../result";
 
-export type PlaygroundPrincipal = { ok: true; principal: Principal } | { ok: false; reason: "account_disabled" | "no_account" };
+export type PlaygroundPrincipal = Result<Principal, "account_disabled" | "no_account">;
 
 export async function playgroundPrincipal(user: SessionUser): Promise<PlaygroundPrincipal> {
   const db = await getDb();
   const [acct] = await db
-    .select({ allowed: accounts.allowedModels, rpm: accounts.rpm, tpm: accounts.tpm, maxConcurrent: accounts.maxConcurrent, disabled: accounts.disabled, storeResponses: accounts.storeResponses })
+    .select({ allowed: accounts.allowedModels, rpm: accounts.rpm, tpm: accounts.tpm, maxConcurrent: accounts.maxConcurrent, disabled: accounts.disabled, storeResponses: accounts.storeResponses, contentLogMode: accounts.contentLogMode, contentLogRedact: accounts.contentLogRedact, contentLogBuiltins: accounts.contentLogBuiltins })
     .from(accounts)
     .where(eq(accounts.id, user.accountId));
-  if (!acct) return { ok: false, reason: "no_account" };
-  if (acct.disabled) return { ok: false, reason: "account_disabled" };
+  if (!acct) return { ok: false, error: "no_account" };
+  if (acct.disabled) return { ok: false, error: "account_disabled" };
   return {
     ok: true,
-    principal: {
+    value: {
       accountId: user.accountId,
       keyId: await playgroundKey(db, user.accountId, user.id),
       userId: user.id,
@@ -39,6 +41,7 @@ export async function playgroundPrincipal(user: SessionUser): Promise<Playground
       accountTpm: acct.tpm ?? null,
       accountMaxConcurrent: acct.maxConcurrent ?? null,
       storeResponses: acct.storeResponses,
+      contentLog: contentLogPolicy(acct, null),
       memberScope: memberScope(user.id, user.orgRole),
     },
   };

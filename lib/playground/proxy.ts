@@ -51,7 +51,7 @@ export async function playgroundProxy(request: Request): Promise<Response> {
       body: request.body ? (request.body as unknown as AsyncIterable<Uint8Array>) : null,
       signal: request.signal,
     },
-    { principal: who.principal },
+    { principal: who.value },
   );
   const out = new Headers(res.headers);
   if ((out.get("content-type") ?? "").startsWith("text/event-stream")) out.set("cache-control", "no-cache, no-transform");

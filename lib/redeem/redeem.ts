@@ -16,6 +16,7 @@ import { formatUsd } from "../billing/money";
 import { AppError } from "../app-error";
 import { addressBucket } from "../trust-proxy";
 import { codeHash, normalizeCode } from "./code";
+import type { Result } from "../result";
 
 /** Failed redemptions allowed per person (user) and per client address in 15 minutes. */
 export const REDEEM_FAILURE_RULES = {
@@ -34,32 +35,38 @@ export const REDEEM_MESSAGES: Record<RedeemFailure, string> = {
   withdrawn: "This code has been withdrawn by the gateway's administrators.",
 };
 
-export type RedeemResult = { ok: true; amountMicroUsd: number; balanceAfterMicroUsd: number } | { ok: false; reason: RedeemFailure; expiredAt?: Date };
+/** Why a code did not apply; an expired one says since when. */
+export interface RedeemRefusal {
+  reason: RedeemFailure;
+  expiredAt?: Date;
+}
+
+export type RedeemResult = Result<{ amountMicroUsd: number; balanceAfterMicroUsd: number }, RedeemRefusal>;
 
 /** Applies a code to an account, without rate limits (redeemForUser adds them). */
 export async function applyCode(db: DB, input: { accountId: string; userId: string | null; code: string }): Promise<RedeemResult> {
   const normalized = normalizeCode(input.code);
-  if (!normalized) return { ok: false, reason: "unknown" };
+  if (!normalized) return { ok: false, error: { reason: "unknown" } };
   const hash = codeHash(normalized);
-  return db.transaction(async (tx) => {
+  return db.transaction(async (tx): Promise<RedeemResult> => {
     const [row] = await tx
       .select({ code: redeemCodes, batch: redeemBatches })
       .from(redeemCodes)
       .innerJoin(redeemBatches, eq(redeemBatches.id, redeemCodes.batchId))
       .where(eq(redeemCodes.codeHash, hash))
       .for("update", { of: redeemCodes });
-    if (!row) return { ok: false, reason: "unknown" } as const;
+    if (!row) return { ok: false, error: { reason: "unknown" } };
     const { code, batch } = row;
-    if (batch.disabled) return { ok: false, reason: "withdrawn" } as const;
-    if (batch.expiresAt && batch.expiresAt.getTime() <= Date.now()) return { ok: false, reason: "expired", expiredAt: batch.expiresAt } as const;
+    if (batch.disabled) return { ok: false, error: { reason: "withdrawn" } };
+    if (batch.expiresAt && batch.expiresAt.getTime() <= Date.now()) return { ok: false, error: { reason: "expired", expiredAt: batch.expiresAt } };
     const [mine] = await tx.select({ id: redemptions.id }).from(redemptions).where(and(eq(redemptions.codeId, code.id), eq(redemptions.accountId, input.accountId)));
-    if (mine) return { ok: false, reason: "already_redeemed" } as const;
+    if (mine) return { ok: false, error: { reason: "already_redeemed" } };
     if (batch.oncePerUser && input.userId) {
       // Under the code's row lock: parallel redemptions through several organisations see each other.
       const [theirs] = await tx.select({ id: redemptions.id }).from(redemptions).where(and(eq(redemptions.codeId, code.id), eq(redemptions.userId, input.userId))).limit(1);
-      if (theirs) return { ok: false, reason: "redeemed_by_you" } as const;
+      if (theirs) return { ok: false, error: { reason: "redeemed_by_you" } };
     }
-    if (code.redemptions >= batch.maxRedemptions) return { ok: false, reason: "used_up" } as const;
+    if (code.redemptions >= batch.maxRedemptions) return { ok: false, error: { reason: "used_up" } };
     const credit = await applyLedgerChange(tx, {
       accountId: input.accountId,
       deltaMicroUsd: batch.amountMicroUsd,
@@ -69,10 +76,10 @@ export async function applyCode(db: DB, input: { accountId: string; userId: stri
       note: `Redeem code${batch.note ? ` (${batch.note})` : ""}`,
     });
     if (!credit.ok) throw new Error(`redeem credit failed: ${credit.reason}`);
-    if (!credit.applied) return { ok: false, reason: "already_redeemed" } as const;
+    if (!credit.applied) return { ok: false, error: { reason: "already_redeemed" } };
     await tx.insert(redemptions).values({ codeId: code.id, accountId: input.accountId, userId: input.userId, amountMicroUsd: batch.amountMicroUsd, ledgerEntryId: credit.entryId });
     await tx.update(redeemCodes).set({ redemptions: sql`${redeemCodes.redemptions} + 1` }).where(eq(redeemCodes.id, code.id));
-    return { ok: true, amountMicroUsd: batch.amountMicroUsd, balanceAfterMicroUsd: credit.balanceAfterMicroUsd } as const;
+    return { ok: true, value: { amountMicroUsd: batch.amountMicroUsd, balanceAfterMicroUsd: credit.balanceAfterMicroUsd } };
   });
 }
 
@@ -87,10 +94,12 @@ export async function redeemForUser(db: DB, user: { id: string; accountId: strin
   if (wait > 0) throw new AppError("rate_limited", `Too many codes that did not work. Try again in ${Math.ceil(wait / 60)} minute${wait > 60 ? "s" : ""}.`, { retryAfterS: wait, field: "code" });
   const r = await applyCode(db, { accountId: user.accountId, userId: user.id, code });
   if (!r.ok) {
-    const message = r.reason === "expired" && r.expiredAt ? `This code expired on ${r.expiredAt.toISOString().slice(0, 10)}.` : REDEEM_MESSAGES[r.reason];
-    const conflict = r.reason === "already_redeemed" || r.reason === "redeemed_by_you" || r.reason === "used_up";
+    const { reason, expiredAt } = r.error;
+    const message = reason === "expired" && expiredAt ? `This code expired on ${expiredAt.toISOString().slice(0, 10)}.` : REDEEM_MESSAGES[reason];
+    const conflict = reason === "already_redeemed" || reason === "redeemed_by_you" || reason === "used_up";
     throw new AppError(conflict ? "conflict" : "invalid_request", message, { field: "code" });
   }
   await Promise.all([giveBack("rd_u", REDEEM_FAILURE_RULES.user, user.id), giveBack("rd_i", REDEEM_FAILURE_RULES.ip, bucket)]);
-  return { amountMicroUsd: r.amountMicroUsd, balanceAfterMicroUsd: r.balanceAfterMicroUsd, message: `${formatUsd(r.amountMicroUsd)} USD added to your balance.` };
+  const { amountMicroUsd, balanceAfterMicroUsd } = r.value;
+  return { amountMicroUsd, balanceAfterMicroUsd, message: `${formatUsd(amountMicroUsd)} USD added to your balance.` };
 }

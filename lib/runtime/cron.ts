@@ -13,9 +13,13 @@ import { env } from "../env";
 import { sweepBackgroundResponses } from "../gateway/stored-responses/background";
 import { deleteExpiredResponses } from "../gateway/stored-responses/store";
 import { loadTaskUpstream } from "../gateway/videos/task-upstream";
+import { runBatchPass } from "../gateway/batches/runner";
+import { deleteExpiredFiles } from "../gateway/files/store";
 import { logger } from "../logger";
 import { runWorkerPass } from "../tasks/worker";
 import { deleteExpiredRequestLogs } from "./request-log-retention";
+import { deleteExpiredCacheEntries } from "../gateway/response-cache/store";
+import { deleteExpiredContentLogs } from "../content-logs/store";
 
 export const CRON_PATH = "/api/cron/tick";
 
@@ -66,9 +70,16 @@ export async function runCronPass(budgetMs = env().CRON_TIME_BUDGET_S * 1000): P
     return { video_task_turns: w.tasks, webhook_deliveries: w.deliveries, media_retired: w.retention };
   });
   await step("background_responses", async () => ({ background_responses: await sweepBackgroundResponses(db, Date.now(), until) }));
+  await step("batches", async () => {
+    const b = await runBatchPass(db, { until });
+    return { batch_lines: b.lines, batches_finalized: b.finalized };
+  });
   await step("retention", async () => ({
+    files_deleted: await deleteExpiredFiles(db),
     stored_responses_deleted: await deleteExpiredResponses(db),
     request_logs_deleted: await deleteExpiredRequestLogs(db),
+    response_cache_deleted: await deleteExpiredCacheEntries(db),
+    content_logs_deleted: await deleteExpiredContentLogs(db),
   }));
   const out = { ok: failed.length === 0, ms: Date.now() - started, budget_ms: budgetMs, ...did, ...(failed.length ? { failed } : {}) };
   logger().info(out, "cron pass done");

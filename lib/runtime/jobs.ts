@@ -9,9 +9,13 @@ import { sweepExpiredHolds } from "../billing/holds";
 import { sweepBackgroundResponses } from "../gateway/stored-responses/background";
 import { deleteExpiredResponses } from "../gateway/stored-responses/store";
 import { loadTaskUpstream } from "../gateway/videos/task-upstream";
+import { runBatchPass } from "../gateway/batches/runner";
+import { deleteExpiredFiles } from "../gateway/files/store";
 import { logger } from "../logger";
 import { startWorker } from "../tasks/worker";
 import { deleteExpiredRequestLogs } from "./request-log-retention";
+import { deleteExpiredCacheEntries } from "../gateway/response-cache/store";
+import { deleteExpiredContentLogs } from "../content-logs/store";
 
 /** How often expired holds and leases are returned: the lease expiry plus this stays under a minute. */
 const HOLD_SWEEP_MS = 10_000;
@@ -42,8 +46,14 @@ export async function startJobs(): Promise<Jobs> {
   // Stored Responses past RESPONSES_RETENTION_DAYS (reads already hide them; this frees the rows).
   stops.push(every(10 * 60_000, "responses-retention", async () => deleteExpiredResponses(await getDb())));
   stops.push(every(10 * 60_000, "request-log-retention", async () => deleteExpiredRequestLogs(await getDb())));
+  stops.push(every(10 * 60_000, "response-cache-expiry", async () => deleteExpiredCacheEntries(await getDb())));
+  // Content logs past their organisation's retention (docs/content-logs.md).
+  stops.push(every(10 * 60_000, "content-log-retention", async () => deleteExpiredContentLogs(await getDb())));
   // Background responses whose instance stopped: queued ones are run here, running ones failed.
   stops.push(every(10_000, "background-responses", async () => sweepBackgroundResponses(await getDb())));
+  // Batch lines (at most BATCH_CONCURRENCY at once; short passes, so a stop waits for one wave) and finished batches; files past their expiry.
+  stops.push(every(500, "batches", async () => runBatchPass(await getDb(), { until: Date.now() + 5_000 })));
+  stops.push(every(10 * 60_000, "files-retention", async () => deleteExpiredFiles(await getDb())));
   const ac = new AbortController();
   const worker = startWorker({ signal: ac.signal, upstreamFor: loadTaskUpstream });
   stops.push(async () => {

@@ -8,6 +8,8 @@ import { logger } from "../logger";
 import { invalidateCatalog } from "../gateway/catalog";
 import { startInvalidationListener } from "../invalidation";
 import { startUpstreamHealth } from "../gateway/health";
+import { installGuardrails } from "../gateway/guardrails/registry";
+import { reloadStoredGuardrails } from "../gateway/guardrails/stored";
 import { acquireInstance } from "./instance-lock";
 import { processSingleton } from "../process-singleton";
 
@@ -20,9 +22,11 @@ export async function prepareDatabase(opts: { applyCatalog?: boolean; onlyIfChan
   // Validate the config before touching the database: a bad file stops the start with one message.
   const configPath = resolveConfigPath(env().GATEWAY_CONFIG);
   const config = configPath ? loadConfigFile(configPath) : null;
+  installGuardrails(config?.guardrails);
   // A start on a migrated database reads one count instead of running the migrator (a session
   // lock, the journal, every migration's hash).
   if (!(await migrationsApplied().catch(() => false))) await migrate();
+  await reloadStoredGuardrails();
   if (opts.applyCatalog !== false) {
     const db = await getDb();
     const cfg = config ?? demoCatalog;

@@ -47,9 +47,9 @@ export function guardedConnector(opts: GuardedAgentOptions): buildConnector.conn
     }
     checkResolvedHost(hostname, opts.policy).then(
       (r) => {
-        if (!r.ok) return callback(new SsrfBlockedError(`the URL ${r.reason}`), null);
+        if (!r.ok) return callback(new SsrfBlockedError(`the URL ${r.error}`), null);
         // Dial the checked address; TLS still verifies the certificate for the name.
-        base({ ...options, hostname: r.addresses[0]!, servername: options.servername || hostname }, callback);
+        base({ ...options, hostname: r.value[0]!, servername: options.servername || hostname }, callback);
       },
       (err: Error) => callback(err, null),
     );

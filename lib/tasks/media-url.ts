@@ -8,6 +8,7 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { dataDirSecret } from "../crypto";
 import { env } from "../env";
 import { processSingleton } from "../process-singleton";
+import type { Result } from "../result";
 
 const key = processSingleton("gateway.mediaUrlKey", () => {
   const material = env().ENCRYPTION_KEY ?? dataDirSecret("encryption.key");
@@ -28,13 +29,13 @@ export function signedMediaUrl(taskId: string, index: number, expiresAt: number,
   return `${base}/v1/media/${encodeURIComponent(taskId)}/${file}?expires=${expiresAt}&signature=${mac(taskId, file, expiresAt)}`;
 }
 
-export type MediaUrlCheck = { ok: true; index: number } | { ok: false; reason: "bad_signature" | "expired" };
+export type MediaUrlCheck = Result<number, "bad_signature" | "expired">;
 
 export function verifyMediaUrl(taskId: string, file: string, expires: string | null, signature: string | null, nowS = Math.floor(Date.now() / 1000)): MediaUrlCheck {
   const m = /^video-(\d{1,2})\.mp4$/.exec(file);
-  if (!m || !expires || !/^\d{1,12}$/.test(expires) || !signature || !/^[0-9a-f]{64}$/.test(signature)) return { ok: false, reason: "bad_signature" };
+  if (!m || !expires || !/^\d{1,12}$/.test(expires) || !signature || !/^[0-9a-f]{64}$/.test(signature)) return { ok: false, error: "bad_signature" };
   const expected = Buffer.from(mac(taskId, file, Number(expires)), "hex");
-  if (!timingSafeEqual(expected, Buffer.from(signature, "hex"))) return { ok: false, reason: "bad_signature" };
-  if (nowS >= Number(expires)) return { ok: false, reason: "expired" };
-  return { ok: true, index: Number(m[1]) };
+  if (!timingSafeEqual(expected, Buffer.from(signature, "hex"))) return { ok: false, error: "bad_signature" };
+  if (nowS >= Number(expires)) return { ok: false, error: "expired" };
+  return { ok: true, value: Number(m[1]) };
 }

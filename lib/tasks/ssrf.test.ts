@@ -28,12 +28,12 @@ describe("webhook URL policy", () => {
     "https://[::ffff:8.8.8.8]/",
   ])("accepts %s", async (url) => {
     const v = await checkWebhookUrl(url, policy);
-    expect(v).toMatchObject({ ok: true, allowListed: false });
+    expect(v).toMatchObject({ ok: true, value: { allowListed: false } });
   });
 
   it("exempts exact allow-listed host:port pairs only", async () => {
-    expect(await checkWebhookUrl("http://127.0.0.1:9999/hook", policy)).toMatchObject({ ok: true, allowListed: true });
-    expect(await checkWebhookUrl("http://[::1]:9998/", policy)).toMatchObject({ ok: true, allowListed: true });
+    expect(await checkWebhookUrl("http://127.0.0.1:9999/hook", policy)).toMatchObject({ ok: true, value: { allowListed: true } });
+    expect(await checkWebhookUrl("http://[::1]:9998/", policy)).toMatchObject({ ok: true, value: { allowListed: true } });
     expect((await checkWebhookUrl("http://127.0.0.1:9998/", policy)).ok).toBe(false);
     expect((await checkWebhookUrl("http://localhost:9999/", policy)).ok).toBe(false);
     // Still no credentials or other schemes on an allow-listed host.
@@ -49,9 +49,9 @@ describe("webhook URL policy", () => {
   it("names the reason", async () => {
     expect(await checkWebhookUrl("http://[::ffff:127.0.0.1]/", policy)).toEqual({
       ok: false,
-      reason: "points at a non-public address (loopback address)",
+      error: "points at a non-public address (loopback address)",
     });
-    expect(await checkWebhookUrl("ftp://example.com/", policy)).toEqual({ ok: false, reason: "must use http or https" });
+    expect(await checkWebhookUrl("ftp://example.com/", policy)).toEqual({ ok: false, error: "must use http or https" });
   });
 });
 

@@ -17,6 +17,7 @@
 import dns from "node:dns";
 import net from "node:net";
 import ipaddr from "ipaddr.js";
+import type { Result } from "../result";
 
 /** Resolves a host name to every address it has; injectable so tests never use real DNS. */
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -36,8 +37,8 @@ export interface WebhookUrlPolicy {
   resolveTimeoutMs?: number;
 }
 
-/** `reason` completes the sentence "the URL …" (e.g. "points at this service"). */
-export type UrlVerdict = { ok: true; url: URL; allowListed: boolean } | { ok: false; reason: string };
+/** The error completes the sentence "the URL …" (e.g. "points at this service"). */
+export type UrlVerdict = Result<{ url: URL; allowListed: boolean }, string>;
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
@@ -75,36 +76,36 @@ function isIpLiteral(hostname: string): boolean {
 
 /** Checks everything that needs no DNS: scheme, credentials, length, literal addresses, names. */
 export function checkWebhookUrlShape(raw: unknown, policy: WebhookUrlPolicy): UrlVerdict {
-  if (typeof raw !== "string" || raw.trim() === "") return { ok: false, reason: "must be a URL string" };
-  if (raw.length > MAX_WEBHOOK_URL_LENGTH) return { ok: false, reason: `is longer than ${MAX_WEBHOOK_URL_LENGTH} characters` };
+  if (typeof raw !== "string" || raw.trim() === "") return { ok: false, error: "must be a URL string" };
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH) return { ok: false, error: `is longer than ${MAX_WEBHOOK_URL_LENGTH} characters` };
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return { ok: false, reason: "is not a valid absolute URL" };
+    return { ok: false, error: "is not a valid absolute URL" };
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return { ok: false, reason: "must use http or https" };
-  if (url.username || url.password) return { ok: false, reason: "must not contain credentials" };
-  if (!url.hostname) return { ok: false, reason: "has no host" };
+  if (url.protocol !== "http:" && url.protocol !== "https:") return { ok: false, error: "must use http or https" };
+  if (url.username || url.password) return { ok: false, error: "must not contain credentials" };
+  if (!url.hostname) return { ok: false, error: "has no host" };
 
   const hostPort = hostPortOf(url);
   const allowListed = policy.allowHosts.has(hostPort);
   const host = stripDots(url.hostname);
   if (policy.selfHost && (host === policy.selfHost || host.endsWith(`.${policy.selfHost}`))) {
     // An operator's explicit host:port exemption wins, except for this service's own port.
-    if (!allowListed || hostPort === policy.selfHostPort) return { ok: false, reason: "points at this service" };
+    if (!allowListed || hostPort === policy.selfHostPort) return { ok: false, error: "points at this service" };
   }
-  if (allowListed) return { ok: true, url, allowListed };
+  if (allowListed) return { ok: true, value: { url, allowListed } };
 
   if (isIpLiteral(url.hostname)) {
     const why = blockedAddressReason(url.hostname);
-    return why ? { ok: false, reason: `points at a non-public address (${why})` } : { ok: true, url, allowListed };
+    return why ? { ok: false, error: `points at a non-public address (${why})` } : { ok: true, value: { url, allowListed } };
   }
-  if (!/^[a-z0-9._-]+$/.test(host)) return { ok: false, reason: "has an invalid host name" };
+  if (!/^[a-z0-9._-]+$/.test(host)) return { ok: false, error: "has an invalid host name" };
   if (INTERNAL_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`))) {
-    return { ok: false, reason: "points at an internal host name" };
+    return { ok: false, error: "points at an internal host name" };
   }
-  return { ok: true, url, allowListed };
+  return { ok: true, value: { url, allowListed } };
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
@@ -118,26 +119,26 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Resolves a name and refuses it when any answer is not public (or there is none). */
-export async function checkResolvedHost(hostname: string, policy: WebhookUrlPolicy): Promise<{ ok: true; addresses: string[] } | { ok: false; reason: string }> {
+export async function checkResolvedHost(hostname: string, policy: WebhookUrlPolicy): Promise<Result<string[], string>> {
   let addresses: string[];
   try {
     addresses = await withTimeout(policy.resolve(stripDots(hostname)), policy.resolveTimeoutMs ?? 5000);
   } catch {
-    return { ok: false, reason: "has a host name that could not be resolved" };
+    return { ok: false, error: "has a host name that could not be resolved" };
   }
-  if (addresses.length === 0) return { ok: false, reason: "has a host name that could not be resolved" };
+  if (addresses.length === 0) return { ok: false, error: "has a host name that could not be resolved" };
   for (const a of addresses) {
     const why = blockedAddressReason(a);
-    if (why) return { ok: false, reason: `has a host name that resolves to a non-public address (${why})` };
+    if (why) return { ok: false, error: `has a host name that resolves to a non-public address (${why})` };
   }
-  return { ok: true, addresses };
+  return { ok: true, value: addresses };
 }
 
 /** The full submission-time check: shape, then DNS for host names. */
 export async function checkWebhookUrl(raw: unknown, policy: WebhookUrlPolicy): Promise<UrlVerdict> {
   const shape = checkWebhookUrlShape(raw, policy);
-  if (!shape.ok || shape.allowListed || isIpLiteral(shape.url.hostname)) return shape;
-  const resolved = await checkResolvedHost(shape.url.hostname, policy);
+  if (!shape.ok || shape.value.allowListed || isIpLiteral(shape.value.url.hostname)) return shape;
+  const resolved = await checkResolvedHost(shape.value.url.hostname, policy);
   return resolved.ok ? shape : resolved;
 }
 

@@ -135,6 +135,9 @@ export function paramsToJob(params: Record<string, unknown>): VideoJob {
     aspectRatio: (params.aspectRatio as string | null) ?? null,
     images: Array.isArray(params.images) ? (params.images as VideoJob["images"]) : [],
     videoUrl: (params.videoUrl as string | null) ?? null,
+    resolution: (params.resolution as string | null | undefined) ?? null,
+    negativePrompt: (params.negativePrompt as string | null | undefined) ?? null,
+    audio: (params.audio as boolean | null | undefined) ?? null,
   };
 }
 
@@ -203,6 +206,18 @@ async function enqueueWebhook(tx: DbOrTx, t: TaskRow, now: Date, publicBaseUrl?:
   });
 }
 
+/**
+ * A batch's final state on the same durable, signed queue as a task's (lib/gateway/batches):
+ * the delivery carries its own secret. `id` is derived from the batch, so announcing it twice
+ * (two runners finishing it) queues one delivery.
+ */
+export async function enqueueBatchWebhook(tx: DbOrTx, e: { id: string; batchId: string; accountId: string; url: string; secretEncrypted: string | null; body: string; status: string; now: Date }): Promise<void> {
+  await tx
+    .insert(webhookDeliveries)
+    .values({ id: e.id, kind: "batch", taskId: e.batchId, accountId: e.accountId, url: e.url, body: e.body, eventStatus: e.status, secretEncrypted: e.secretEncrypted, state: "pending", nextAttemptAt: e.now })
+    .onConflictDoNothing();
+}
+
 export interface FinalizeOptions {
   now?: Date;
   publicBaseUrl?: string;
@@ -220,7 +235,14 @@ export interface FinalizeOptions {
 export async function completeTask(
   db: DB,
   taskId: string,
-  input: { mediaKeys: string[]; costMicroUsd: number; /** The real duration, when the submission left it open (extend). */ seconds?: string | null },
+  input: {
+    mediaKeys: string[];
+    costMicroUsd: number;
+    /** The real duration, when the submission left it open (extend). */
+    seconds?: string | null;
+    /** The price key charged (`720p:audio`) when the price is keyed by resolution: kept in params, said in the release's note. */
+    pricedAs?: string | null;
+  },
   opts: FinalizeOptions = {},
 ): Promise<TaskRow | null> {
   const now = opts.now ?? new Date();
@@ -234,6 +256,7 @@ export async function completeTask(
         expiresAt: new Date(now.getTime() + RETENTION_DAYS * 86_400_000),
         mediaKeys: input.mediaKeys,
         seconds: sql`coalesce(${tasks.seconds}, ${input.seconds ?? null})`,
+        ...(input.pricedAs ? { params: sql`${tasks.params} || ${JSON.stringify({ pricedAs: input.pricedAs })}::jsonb` } : {}),
         costMicroUsd: sql`least(${tasks.holdMicroUsd}, ${Math.max(0, Math.ceil(input.costMicroUsd))})`,
         startedAt: sql`coalesce(${tasks.startedAt}, ${now.toISOString()}::timestamptz)`,
         lockedUntil: null,
@@ -243,7 +266,7 @@ export async function completeTask(
       .returning();
     if (!t) return null;
     const unused = t.holdMicroUsd - t.costMicroUsd;
-    if (unused > 0) await giveBack(tx, t, unused, "release");
+    if (unused > 0) await giveBack(tx, t, unused, "release", input.pricedAs ?? null);
     await enqueueWebhook(tx, t, now, opts.publicBaseUrl);
     return t;
   });
@@ -273,7 +296,7 @@ export async function failTask(db: DB, taskId: string, reason: string, opts: Fin
   });
 }
 
-async function giveBack(tx: DbOrTx, t: TaskRow, amount: number, kind: "refund" | "release"): Promise<void> {
+async function giveBack(tx: DbOrTx, t: TaskRow, amount: number, kind: "refund" | "release", pricedAs: string | null = null): Promise<void> {
   // Account, then key (lock-order.ts). Runs once: only the task's compare-and-set gets here.
   const moved = await moveMoney(tx, { accountId: t.accountId, keyId: t.keyId, balance: amount, spent: -amount });
   if (!moved.ok) return; // the account is gone
@@ -287,7 +310,7 @@ async function giveBack(tx: DbOrTx, t: TaskRow, amount: number, kind: "refund" |
       idempotencyKey: `task:${t.id}:${kind}`,
       taskId: t.id,
       keyId: t.keyId ?? undefined,
-      note: kind === "refund" ? "video task failed" : "video task ran shorter than held",
+      note: kind === "refund" ? "video task failed" : `video task made less than held${pricedAs ? ` (billed as ${pricedAs})` : ""}`,
     },
     moved.balanceAfterMicroUsd,
   );

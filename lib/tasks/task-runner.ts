@@ -9,12 +9,13 @@ import { eq } from "drizzle-orm";
 import type { DB } from "../../db/client";
 import { tasks, type ModelPrice } from "../../db/schema";
 import { backoffMs } from "../backoff";
-import { finalCostMicroUsd } from "../billing/video-price";
+import { finalCost } from "../billing/video-price";
 import { logger } from "../logger";
 import type { MediaStorage } from "../storage/media-storage";
 import { completeTask, failTask, paramsToJob, recordPollFailure, recordProgress, recordUpstreamAccepted } from "./task-lifecycle";
 import type { TaskRow } from "./task-render";
 import type { TaskUpstream, TaskUpstreamLoader } from "./task-upstream";
+import type { Result } from "../result";
 
 export interface RunnerDeps {
   db: DB;
@@ -97,11 +98,14 @@ export async function runTaskTurn(t: TaskRow, deps: RunnerDeps): Promise<void> {
   const stored = await storeContent(t, upstream, deps);
   if (deps.signal?.aborted) return;
   if (!stored.ok) {
-    logger().warn({ taskId: t.id, upstream: upstream.upstreamId, why: stored.why }, "video download failed; will retry");
+    logger().warn({ taskId: t.id, upstream: upstream.upstreamId, why: stored.error }, "video download failed; will retry");
     return recordPollFailure(deps.db, t.id, retryAt(now, t.pollFailures, interval));
   }
   const price = (t.params.price as ModelPrice | undefined) ?? upstream.price;
-  await completeTask(deps.db, t.id, { mediaKeys: [stored.key], costMicroUsd: finalCostMicroUsd(price, t.holdMicroUsd, v.seconds), seconds: v.seconds }, {
+  const job = paramsToJob(t.params);
+  // Billed for what the upstream made: a 1080p request that came back 720p is a 720p charge.
+  const cost = finalCost(price, t.holdMicroUsd, { seconds: v.seconds, resolution: v.resolution }, { resolution: job.resolution, audio: job.audio });
+  await completeTask(deps.db, t.id, { mediaKeys: [stored.value], costMicroUsd: cost.costMicroUsd, seconds: v.seconds, pricedAs: cost.pricedAs }, {
     ...fin,
     now: deps.now?.() ?? new Date(),
   });
@@ -111,17 +115,17 @@ async function storeContent(
   t: TaskRow,
   upstream: TaskUpstream,
   deps: RunnerDeps,
-): Promise<{ ok: true; key: string } | { ok: false; why: string }> {
+): Promise<Result<string, string>> {
   // Downloading may take minutes: keep other workers off the task meanwhile.
   await deps.db.update(tasks).set({ lockedUntil: new Date(Date.now() + DOWNLOAD_LEASE_MS) }).where(eq(tasks.id, t.id));
   const content = await upstream.content(t.upstreamTaskId!, deps.signal);
-  if (!content.ok) return { ok: false, why: content.error.message };
+  if (!content.ok) return { ok: false, error: content.error.message };
   const key = mediaKeyFor(t.id, 0);
   try {
     await deps.storage.put(key, content.value.body, "video/mp4");
   } catch (err) {
     content.value.body.destroy();
-    return { ok: false, why: (err as Error).message };
+    return { ok: false, error: (err as Error).message };
   }
-  return { ok: true, key };
+  return { ok: true, value: key };
 }

@@ -8,6 +8,7 @@ import type { DbOrTx } from "../../db/client";
 import type { ModelPrice, TaskStatus } from "../../db/schema";
 import type { TaskRow } from "./task-render";
 import type { ImageInput, VideoJob } from "../values";
+import type { Err, Ok } from "../result";
 export type { ImageInput, VideoJob };
 
 /** The upstream's view of one task. */
@@ -18,6 +19,8 @@ export interface UpstreamVideo {
   progress: number;
   /** The real duration when the upstream reports one (duration-priced families settle on it). */
   seconds: string | null;
+  /** The resolution it produced (`720p`), when the upstream reports one: settlement prices it. */
+  resolution?: string | null;
   /** Failure reason when status is failed. */
   error: string | null;
 }
@@ -28,9 +31,11 @@ export interface VideoContent {
 }
 
 /** The part of an upstream failure the worker acts on (the gateway's ApiError has more). */
-export type TaskUpstreamOutcome<T> =
-  | { ok: true; value: T }
-  | { ok: false; error: { status: number; message: string }; retryable: boolean };
+export interface TaskUpstreamFailure extends Err<{ status: number; message: string }> {
+  retryable: boolean;
+}
+
+export type TaskUpstreamOutcome<T> = Ok<T> | TaskUpstreamFailure;
 
 /** One task bound to the upstream it runs on. */
 export interface TaskUpstream {

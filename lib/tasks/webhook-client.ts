@@ -34,7 +34,7 @@ export async function attemptDelivery(input: AttemptInput): Promise<AttemptOutco
   const latency = () => Math.round(performance.now() - started);
   // The URL rules may have changed since submission (allow-list edited): check again.
   const shape = checkWebhookUrlShape(input.url, input.policy);
-  if (!shape.ok) return { result: "stop", statusCode: null, error: `webhook URL refused: ${shape.reason}`, latencyMs: 0 };
+  if (!shape.ok) return { result: "stop", statusCode: null, error: `webhook URL refused: ${shape.error}`, latencyMs: 0 };
 
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -47,7 +47,7 @@ export async function attemptDelivery(input: AttemptInput): Promise<AttemptOutco
   }
   const signal = AbortSignal.timeout(input.timeoutMs);
   try {
-    const res = await request(shape.url, {
+    const res = await request(shape.value.url, {
       method: "POST",
       headers,
       body: input.body,

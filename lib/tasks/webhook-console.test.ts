@@ -42,39 +42,39 @@ describe("webhook console functions", () => {
   it("sends a signed test event at once and logs the attempt", async () => {
     receiver.setScript([{ status: 204 }]);
     const r = await sendTestWebhook(db, accountId, { url: receiver.url, secret: "console-secret" }, deps);
-    if (!r.ok) throw new Error(r.message);
-    expect(r.outcome.result).toBe("delivered");
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.value.outcome.result).toBe("delivered");
     const got = receiver.received.at(-1)!;
     expect(got.signatureOk).toBe(true);
     expect(got.json).toMatchObject({ object: "task", status: "completed", test: true });
     expect((got.json as { id: string }).id).toMatch(/^task_test_/);
-    expect(r.delivery).toMatchObject({ isTest: true, state: "delivered", attempts: 1, attemptLog: [{ attemptNo: 1, statusCode: 204, error: null }] });
+    expect(r.value.delivery).toMatchObject({ isTest: true, state: "delivered", attempts: 1, attemptLog: [{ attemptNo: 1, statusCode: 204, error: null }] });
   });
 
   it("records a failed test event without retrying it", async () => {
     receiver.setScript([{ status: 500 }]);
     const r = await sendTestWebhook(db, accountId, { url: receiver.url }, deps);
-    if (!r.ok) throw new Error(r.message);
-    expect(r.delivery).toMatchObject({ state: "failed", attempts: 1, lastStatusCode: 500, attemptLog: [{ statusCode: 500, error: "receiver answered 500" }] });
+    if (!r.ok) throw new Error(r.error.message);
+    expect(r.value.delivery).toMatchObject({ state: "failed", attempts: 1, lastStatusCode: 500, attemptLog: [{ statusCode: 500, error: "receiver answered 500" }] });
     expect(receiver.received.at(-1)!.headers["x-shim-signature"]).toBeUndefined();
   });
 
   it("refuses hostile URLs and bad secrets", async () => {
-    expect(await sendTestWebhook(db, accountId, { url: "http://169.254.169.254/" }, deps)).toMatchObject({ ok: false, reason: "invalid_url" });
-    expect(await sendTestWebhook(db, accountId, { url: receiver.url, secret: "short" }, deps)).toMatchObject({ ok: false, reason: "invalid_secret" });
+    expect(await sendTestWebhook(db, accountId, { url: "http://169.254.169.254/" }, deps)).toMatchObject({ ok: false, error: { field: "url" } });
+    expect(await sendTestWebhook(db, accountId, { url: receiver.url, secret: "short" }, deps)).toMatchObject({ ok: false, error: { field: "secret" } });
   });
 
   it("resends a delivery as a new one with the same body, for its owner only", async () => {
     const id = newId("delivery");
     await db.insert(webhookDeliveries).values({ id, taskId: "task_abc", accountId, url: receiver.url, body: '{"id":"task_abc"}', eventStatus: "failed", state: "failed", attempts: 7 });
-    expect(await resendWebhook(db, "acct_other", id)).toEqual({ ok: false, reason: "not_found" });
+    expect(await resendWebhook(db, "acct_other", id)).toEqual({ ok: false, error: "not_found" });
     const r = await resendWebhook(db, accountId, id);
-    if (!r.ok) throw new Error(r.reason);
-    expect(r.delivery).toMatchObject({ taskId: "task_abc", state: "pending", attempts: 0, url: receiver.url });
-    const [copy] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, r.delivery.id));
+    if (!r.ok) throw new Error(r.error);
+    expect(r.value.delivery).toMatchObject({ taskId: "task_abc", state: "pending", attempts: 0, url: receiver.url });
+    const [copy] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, r.value.delivery.id));
     expect(copy!.body).toBe('{"id":"task_abc"}');
     const list = await listWebhookDeliveries(db, accountId, { taskId: "task_abc" });
-    expect(list.map((d) => d.id).sort()).toEqual([id, r.delivery.id].sort());
+    expect(list.map((d) => d.id).sort()).toEqual([id, r.value.delivery.id].sort());
     expect(await listWebhookDeliveries(db, "acct_other")).toEqual([]);
   });
 
@@ -82,10 +82,10 @@ describe("webhook console functions", () => {
     const id = newId("delivery");
     await db.insert(webhookDeliveries).values({ id, taskId: "task_twice", accountId, url: receiver.url, body: '{"id":"task_twice"}', eventStatus: "completed", state: "failed", attempts: 7 });
     const [a, b, c] = await Promise.all([resendWebhook(db, accountId, id), resendWebhook(db, accountId, id), resendWebhook(db, accountId, id)]);
-    const ids = [a, b, c].map((r) => (r.ok ? r.delivery.id : r.reason));
+    const ids = [a, b, c].map((r) => (r.ok ? r.value.delivery.id : r.error));
     expect(new Set(ids).size).toBe(1);
     const again = await resendWebhook(db, accountId, id);
-    expect(again.ok && again.delivery.id).toBe(ids[0]);
+    expect(again.ok && again.value.delivery.id).toBe(ids[0]);
     const pending = (await listWebhookDeliveries(db, accountId, { taskId: "task_twice" })).filter((d) => d.state === "pending");
     expect(pending).toHaveLength(1);
   });
@@ -96,19 +96,19 @@ describe("resending a pending delivery", () => {
     const id = newId("delivery");
     await db.insert(webhookDeliveries).values({ id, taskId: "task_pend", accountId, url: receiver.url, body: "{}", eventStatus: "completed", state: "pending", attempts: 2, nextAttemptAt: new Date(Date.now() + 3_600_000) });
     const r = await resendWebhook(db, accountId, id);
-    if (!r.ok) throw new Error(r.reason);
-    expect(r.retried).toBe(true);
-    expect(r.delivery.id).toBe(id);
-    expect(new Date(r.delivery.nextAttemptAt!).getTime()).toBeLessThanOrEqual(Date.now());
+    if (!r.ok) throw new Error(r.error);
+    expect(r.value.retried).toBe(true);
+    expect(r.value.delivery.id).toBe(id);
+    expect(new Date(r.value.delivery.nextAttemptAt!).getTime()).toBeLessThanOrEqual(Date.now());
     // A failed delivery resent twice: one new copy, then that copy is retried.
     const failed = newId("delivery");
     await db.insert(webhookDeliveries).values({ id: failed, taskId: "task_fail2", accountId, url: receiver.url, body: "{}", eventStatus: "failed", state: "failed", attempts: 7 });
     const first = await resendWebhook(db, accountId, failed);
     const second = await resendWebhook(db, accountId, failed);
     if (!first.ok || !second.ok) throw new Error("resend refused");
-    expect(first.retried).toBe(false);
-    expect(second.retried).toBe(true);
-    expect(second.delivery.id).toBe(first.delivery.id);
+    expect(first.value.retried).toBe(false);
+    expect(second.value.retried).toBe(true);
+    expect(second.value.delivery.id).toBe(first.value.delivery.id);
     expect(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.taskId, "task_fail2"))).toHaveLength(2);
     expect(await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.taskId, "task_pend"))).toHaveLength(1);
   });

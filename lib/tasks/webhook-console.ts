@@ -16,6 +16,7 @@ import { webhookPolicy } from "./webhook-policy";
 import { runDelivery, type DeliveryRow } from "./webhook-queue";
 import { wakeWorkers } from "./worker";
 import type { WebhookAttemptView, WebhookDeliveryView, WebhookTestEvent } from "../views";
+import type { Result } from "../result";
 export type { WebhookAttemptView, WebhookDeliveryView };
 
 function view(d: DeliveryRow, attempts: (typeof webhookAttempts.$inferSelect)[]): WebhookDeliveryView {
@@ -68,15 +69,15 @@ export async function resendWebhook(
   db: DB,
   accountId: string,
   deliveryId: string,
-): Promise<{ ok: true; delivery: WebhookDeliveryView; retried: boolean } | { ok: false; reason: "not_found" | "test_event" }> {
-  const r = await db.transaction(async (tx) => {
+): Promise<Result<{ delivery: WebhookDeliveryView; retried: boolean }, "not_found" | "test_event">> {
+  const r = await db.transaction(async (tx): Promise<Result<{ row: DeliveryRow; retried: boolean }, "not_found" | "test_event">> => {
     const [d] = await tx
       .select()
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.accountId, accountId)))
       .for("update");
-    if (!d) return { ok: false, reason: "not_found" } as const;
-    if (d.isTest) return { ok: false, reason: "test_event" } as const;
+    if (!d) return { ok: false, error: "not_found" };
+    if (d.isTest) return { ok: false, error: "test_event" };
     const [pending] =
       d.state === "pending"
         ? [d]
@@ -96,18 +97,21 @@ export async function resendWebhook(
     if (pending) {
       // Due now; an attempt already in flight (lockedUntil) keeps its lease and sets the next time itself.
       const [row] = await tx.update(webhookDeliveries).set({ nextAttemptAt: new Date() }).where(eq(webhookDeliveries.id, pending.id)).returning();
-      return { ok: true, row: row!, retried: true } as const;
+      return { ok: true, value: { row: row!, retried: true } };
     }
     const [copy] = await tx
       .insert(webhookDeliveries)
-      .values({ id: newId("delivery"), taskId: d.taskId, accountId, url: d.url, body: d.body, eventStatus: d.eventStatus, state: "pending", nextAttemptAt: new Date() })
+      // The copy keeps its kind and the secret it was queued with: an alert's or an audit event's
+      // resend is signed with the organisation's secret, not looked up as a task's.
+      .values({ id: newId("delivery"), kind: d.kind, taskId: d.taskId, accountId, url: d.url, body: d.body, eventStatus: d.eventStatus, secretEncrypted: d.secretEncrypted, state: "pending", nextAttemptAt: new Date() })
       .returning();
-    return { ok: true, row: copy!, retried: false } as const;
+    return { ok: true, value: { row: copy!, retried: false } };
   });
   if (!r.ok) return r;
   wakeWorkers();
-  const attempts = await db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, r.row.id));
-  return { ok: true, delivery: view(r.row, attempts), retried: r.retried };
+  const { row, retried } = r.value;
+  const attempts = await db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, row.id));
+  return { ok: true, value: { delivery: view(row, attempts), retried } };
 }
 
 export interface TestEventInput {
@@ -116,9 +120,13 @@ export interface TestEventInput {
   secret?: string | null;
 }
 
-export type TestEventResult =
-  | ({ ok: true } & WebhookTestEvent)
-  | { ok: false; reason: "invalid_url" | "invalid_secret"; message: string };
+/** Why a test event was not sent: the console form's field and the message it shows. */
+export interface TestEventRefusal {
+  field: "url" | "secret";
+  message: string;
+}
+
+export type TestEventResult = Result<WebhookTestEvent, TestEventRefusal>;
 
 /** Sends one signed test event now and returns its recorded attempt. */
 export async function sendTestWebhook(
@@ -130,10 +138,10 @@ export async function sendTestWebhook(
   const e = env();
   const wp = deps.policy && deps.dispatcher ? { policy: deps.policy, dispatcher: deps.dispatcher } : webhookPolicy();
   if (input.secret != null && (input.secret.length < 8 || input.secret.length > 128)) {
-    return { ok: false, reason: "invalid_secret", message: "The secret must be 8 to 128 characters." };
+    return { ok: false, error: { field: "secret", message: "The secret must be 8 to 128 characters." } };
   }
   const verdict = await checkWebhookUrl(input.url, wp.policy);
-  if (!verdict.ok) return { ok: false, reason: "invalid_url", message: `This URL is not allowed: it ${verdict.reason}.` };
+  if (!verdict.ok) return { ok: false, error: { field: "url", message: `This URL is not allowed: it ${verdict.error}.` } };
   const now = Math.floor(Date.now() / 1000);
   const taskId = `task_test_${randomBase62(20)}`;
   const body = JSON.stringify({
@@ -155,5 +163,5 @@ export async function sendTestWebhook(
     .returning();
   const outcome = await runDelivery(d!, { db, ...wp, timeoutMs: e.WEBHOOK_TIMEOUT_MS, scheduleS: e.WEBHOOK_RETRY_SCHEDULE_S }, input.secret ?? null);
   const [view1] = await listWebhookDeliveries(db, accountId, { taskId });
-  return { ok: true, delivery: view1!, outcome };
+  return { ok: true, value: { delivery: view1!, outcome } };
 }

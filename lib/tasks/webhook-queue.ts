@@ -47,7 +47,8 @@ export async function claimDueDeliveries(db: DB, now: Date, limit: number, lease
 
 async function secretFor(db: DB, d: DeliveryRow, given?: string | null): Promise<string | null> {
   if (given !== undefined) return given;
-  if (d.kind === "operator" || d.kind === "alert") return d.secretEncrypted ? safeDecrypt(d.secretEncrypted) : null;
+  // Events that are not a task's carry the secret they were queued with (operator, alert, audit).
+  if (d.kind !== "task") return d.secretEncrypted ? safeDecrypt(d.secretEncrypted) : null;
   const [t] = await db.select({ s: tasks.webhookSecretEncrypted }).from(tasks).where(eq(tasks.id, d.taskId));
   if (!t?.s) return null;
   try {

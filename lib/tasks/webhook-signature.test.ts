@@ -22,13 +22,13 @@ describe("webhook signature", () => {
   it("refuses tampering, other secrets, stale and malformed headers", () => {
     const body = '{"a":1}';
     const h = signatureHeader("secret-one", body, 1_000_000);
-    expect(verifySignature(h, body, "secret-one", { nowS: 1_000_100 })).toEqual({ ok: true, t: 1_000_000 });
-    expect(verifySignature(h, '{"a":2}', "secret-one", { nowS: 1_000_100 })).toMatchObject({ reason: "mismatch" });
-    expect(verifySignature(h, body, "secret-two", { nowS: 1_000_100 })).toMatchObject({ reason: "mismatch" });
-    expect(verifySignature(h, body, "secret-one", { nowS: 1_000_301 })).toMatchObject({ reason: "too_old" });
-    expect(verifySignature(h, body, "secret-one", { nowS: 999_000 })).toMatchObject({ reason: "in_future" });
-    expect(verifySignature("v1=abc", body, "secret-one")).toMatchObject({ reason: "malformed" });
-    expect(verifySignature(undefined, body, "secret-one")).toMatchObject({ reason: "malformed" });
+    expect(verifySignature(h, body, "secret-one", { nowS: 1_000_100 })).toEqual({ ok: true, value: 1_000_000 });
+    expect(verifySignature(h, '{"a":2}', "secret-one", { nowS: 1_000_100 })).toMatchObject({ error: "mismatch" });
+    expect(verifySignature(h, body, "secret-two", { nowS: 1_000_100 })).toMatchObject({ error: "mismatch" });
+    expect(verifySignature(h, body, "secret-one", { nowS: 1_000_301 })).toMatchObject({ error: "too_old" });
+    expect(verifySignature(h, body, "secret-one", { nowS: 999_000 })).toMatchObject({ error: "in_future" });
+    expect(verifySignature("v1=abc", body, "secret-one")).toMatchObject({ error: "malformed" });
+    expect(verifySignature(undefined, body, "secret-one")).toMatchObject({ error: "malformed" });
   });
 
   it("gives each attempt a fresh t over the same bytes", () => {

@@ -5,6 +5,7 @@
  * still passes a receiver's five-minute tolerance.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Result } from "../result";
 
 export const SIGNATURE_HEADER = "x-shim-signature";
 export const DELIVERY_HEADER = "x-shim-delivery";
@@ -19,7 +20,8 @@ export function signatureHeader(secret: string, rawBody: string | Uint8Array, no
   return `t=${nowS},v1=${signatureV1(secret, nowS, rawBody)}`;
 }
 
-export type VerifyResult = { ok: true; t: number } | { ok: false; reason: "malformed" | "mismatch" | "too_old" | "in_future" };
+/** The signed timestamp `t`, or why the header does not verify. */
+export type VerifyResult = Result<number, "malformed" | "mismatch" | "too_old" | "in_future">;
 
 /** The receiver side: what docs/webhooks.md shows, used by tests as a second implementation. */
 export function verifySignature(
@@ -28,7 +30,7 @@ export function verifySignature(
   secret: string,
   { toleranceS = SIGNATURE_TOLERANCE_S, nowS = Math.floor(Date.now() / 1000) } = {},
 ): VerifyResult {
-  if (!header) return { ok: false, reason: "malformed" };
+  if (!header) return { ok: false, error: "malformed" };
   const parts = new Map<string, string[]>();
   for (const item of header.split(",")) {
     const i = item.indexOf("=");
@@ -39,11 +41,11 @@ export function verifySignature(
   const tText = parts.get("t")?.[0];
   const t = tText && /^\d+$/.test(tText) ? Number(tText) : NaN;
   const sigs = parts.get("v1") ?? [];
-  if (!Number.isSafeInteger(t) || sigs.length === 0) return { ok: false, reason: "malformed" };
+  if (!Number.isSafeInteger(t) || sigs.length === 0) return { ok: false, error: "malformed" };
   const expected = Buffer.from(signatureV1(secret, t, rawBody), "hex");
   const match = sigs.some((s) => /^[0-9a-f]{64}$/.test(s) && timingSafeEqual(Buffer.from(s, "hex"), expected));
-  if (!match) return { ok: false, reason: "mismatch" };
-  if (nowS - t > toleranceS) return { ok: false, reason: "too_old" };
-  if (t - nowS > toleranceS) return { ok: false, reason: "in_future" };
-  return { ok: true, t };
+  if (!match) return { ok: false, error: "mismatch" };
+  if (nowS - t > toleranceS) return { ok: false, error: "too_old" };
+  if (t - nowS > toleranceS) return { ok: false, error: "in_future" };
+  return { ok: true, value: t };
 }

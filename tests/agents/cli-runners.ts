@@ -34,6 +34,12 @@ export interface CliRun {
    * Codex does so for a provider named "OpenAI" — what the README's `OPENAI_BASE_URL` setup is.
    */
   remoteCompactAt?: number;
+  /** Codex: `model_context_window` (a small one drives a session past its context limit). */
+  contextWindow?: number;
+  /** Aborting it kills the CLI's process group (a user hanging up mid-answer). */
+  signal?: AbortSignal;
+  /** Let the CLI retry what it retries (Claude Code, Codex): the matrix fails fast with 0; fault cells need the agent's own back-off. */
+  retries?: number;
 }
 
 export interface CliResult {
@@ -92,7 +98,7 @@ export function command(r: CliRun): { cmd: string; args: string[]; env: Record<s
         DISABLE_ERROR_REPORTING: "1",
         DISABLE_AUTOUPDATER: "1",
         DISABLE_BUG_COMMAND: "1",
-        CLAUDE_CODE_MAX_RETRIES: "0",
+        CLAUDE_CODE_MAX_RETRIES: String(r.retries ?? 0),
         API_TIMEOUT_MS: "30000",
       });
       return {
@@ -108,6 +114,7 @@ export function command(r: CliRun): { cmd: string; args: string[]; env: Record<s
         [
           `model = "${r.model}"`,
           ...(r.remoteCompactAt ? [`model_auto_compact_token_limit = ${r.remoteCompactAt}`] : []),
+          ...(r.contextWindow ? [`model_context_window = ${r.contextWindow}`] : []),
           `model_provider = "gateway"`,
           `check_for_update_on_startup = false`,
           `approval_policy = "never"`,
@@ -117,8 +124,8 @@ export function command(r: CliRun): { cmd: string; args: string[]; env: Record<s
           `base_url = "${r.gateway}/v1"`,
           `env_key = "GATEWAY_API_KEY"`,
           `wire_api = "responses"`,
-          `request_max_retries = 0`,
-          `stream_max_retries = 0`,
+          `request_max_retries = ${r.retries ?? 0}`,
+          `stream_max_retries = ${r.retries ?? 0}`,
           ...(r.websockets ? [`supports_websockets = true`] : []),
           // Unknown (gateway) model ids get Codex's fallback tool set, without apply_patch.
           // (apply_patch comes with model ids Codex knows, see agent-config.ts.)
@@ -206,14 +213,19 @@ export function runCli(r: CliRun): Promise<CliResult> {
     proc.stdout.on("data", (d) => (stdout += d));
     proc.stderr.on("data", (d) => (stderr += d));
     // Kill the CLI's whole process group (codex and gemini start helpers).
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const kill = () => {
       try {
         process.kill(-proc.pid!, "SIGKILL");
       } catch {}
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
     }, r.timeoutMs);
+    r.signal?.addEventListener("abort", kill, { once: true });
     proc.on("close", (code) => {
       clearTimeout(timer);
+      r.signal?.removeEventListener("abort", kill);
       try {
         process.kill(-proc.pid!, "SIGKILL");
       } catch {}

@@ -44,6 +44,8 @@ export interface AgentTask {
 
 export interface AgentFake extends FakeTextUpstream {
   task: AgentTask | null;
+  /** What a request outside the task (a title, or any with no task set) is answered (default "Fake title"). */
+  idleText?: string;
   /** Tool names offered by the last request that had tools (to report what the client sent). */
   offeredTools: string[];
 }
@@ -122,7 +124,7 @@ function decide(base: TextScript, fake: AgentFake, turn: Turn, n: number, extra:
       return { ...base, text: "", toolCalls: [{ name: reader, arguments: JSON.stringify({ [readerPath(turn.tools.get(reader))]: `${task.dir}/${task.image}` }), id: "" }], usage, ...extra };
     if (!sent.includes(`${task.dir}/${task.file}`)) return { ...base, text: "", toolCalls: [{ name: writer, arguments: writerArgs(writer, task, turn.tools.get(writer)), id: "" }], usage, ...extra };
   }
-  if (!task || turn.afterTool || !writer || done) return { ...base, text: (turn.afterTool || done) && task ? task.answer : "Fake title", toolCalls: [], usage, ...extra };
+  if (!task || turn.afterTool || !writer || done) return { ...base, text: (turn.afterTool || done) && task ? task.answer : (fake.idleText ?? "Fake title"), toolCalls: [], usage, ...extra };
   return { ...base, text: "", toolCalls: [{ name: writer, arguments: writerArgs(writer, task, turn.tools.get(writer)), id: "" }], usage, ...extra };
 }
 
@@ -254,7 +256,31 @@ function responsesRefusal(body: any): Refusal {
 
 const rEv = (seq: { n: number }, type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq.n++, ...data })}\n\n`;
 
+/**
+ * Server-side compaction as OpenAI does it: a `compaction_trigger` last in the input is answered
+ * with exactly one `compaction` item, its `encrypted_content` opaque (here: the summary, encoded);
+ * sent back as input, the fake reads the summary from it again.
+ */
+const COMPACTED = "enc:agent-responses:";
+const isTrigger = (body: any) => Array.isArray(body?.input) && body.input.at(-1)?.type === "compaction_trigger";
+function compactionItem(body: any, task: AgentTask | null): Record<string, unknown> {
+  const done = !!task && JSON.stringify(body.input).match(/function_call_output|custom_tool_call_output/);
+  const summary = `The user asked for ${task?.file ?? "a task"}. ${done ? `It is written. ${task!.answer}` : "Nothing done yet."}`;
+  return { id: `cmp_${nextId()}`, type: "compaction", encrypted_content: COMPACTED + Buffer.from(summary).toString("base64") };
+}
+/** The input as the model reads it: our compaction items opened to their summary. */
+function readCompactions(body: any): any {
+  if (!Array.isArray(body?.input)) return body;
+  const input = body.input.map((it: any) =>
+    it?.type === "compaction" && String(it.encrypted_content).startsWith(COMPACTED)
+      ? { type: "message", role: "user", content: [{ type: "input_text", text: Buffer.from(it.encrypted_content.slice(COMPACTED.length), "base64").toString() }] }
+      : it,
+  );
+  return { ...body, input };
+}
+
 function responsesOutput(s: TextScript, custom: Set<string>): Record<string, unknown>[] {
+  if (s.compaction) return [s.compaction];
   const items: Record<string, unknown>[] = [];
   if (s.text) items.push({ id: `msg_${nextId()}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: s.text, annotations: [], logprobs: [] }] });
   for (const t of s.toolCalls)
@@ -293,6 +319,8 @@ function responsesProtocol(custom: Set<string>): Protocol {
           events.push(rEv(seq, "response.output_text.delta", { item_id: item.id, output_index: index, content_index: 0, delta: text, logprobs: [] }));
           events.push(rEv(seq, "response.output_text.done", { item_id: item.id, output_index: index, content_index: 0, text, logprobs: [] }));
           events.push(rEv(seq, "response.content_part.done", { item_id: item.id, output_index: index, content_index: 0, part: { type: "output_text", text, annotations: [] } }));
+        } else if (item.type === "compaction") {
+          events.push(rEv(seq, "response.output_item.added", { output_index: index, item }));
         } else if (item.type === "custom_tool_call") {
           events.push(rEv(seq, "response.output_item.added", { output_index: index, item: { ...item, input: "", status: "in_progress" } }));
           events.push(rEv(seq, "response.custom_tool_call_input.delta", { item_id: item.id, output_index: index, delta: item.input }));
@@ -398,8 +426,16 @@ export function startAgentResponses(key: string): Promise<AgentFake> {
   let n = 0;
   const custom = new Set<string>();
   return agentFake(responsesProtocol(custom), key, "/v1", (fake) => ({
-    refuse: (_req, body) => responsesRefusal(body),
-    scriptFor: (script, body) => {
+    refuse: (_req, body) => {
+      const bad = (body?.input ?? []).find?.((it: any) => it?.type === "compaction" && !String(it.encrypted_content).startsWith(COMPACTED));
+      if (bad) return { status: 400, message: `The encrypted content for item ${bad.id} could not be verified.` };
+      if (Array.isArray(body?.input) && body.input.findIndex((it: any) => it?.type === "compaction_trigger") < body.input.length - 1 && body.input.some((it: any) => it?.type === "compaction_trigger"))
+        return { status: 400, message: "Invalid 'input': a compaction_trigger must be the last input item." };
+      return responsesRefusal(body);
+    },
+    scriptFor: (script, sent) => {
+      if (isTrigger(sent)) return { ...script, text: "", toolCalls: [], usage: { input: 300, output: 40 }, compaction: compactionItem(sent, fake().task) };
+      const body = readCompactions(sent);
       const items: any[] = Array.isArray(body.input) ? body.input : [];
       const tools = new Map<string, any>();
       for (const t of body.tools ?? []) {

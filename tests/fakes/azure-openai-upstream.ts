@@ -69,8 +69,12 @@ function azureProtocol(auth: "api-key" | "bearer"): Protocol {
   };
 }
 
-export function startFakeAzureOpenAI(opts: { auth: "api-key" | "bearer"; token?: string } = { auth: "api-key" }): Promise<FakeTextUpstream> {
-  return startFake(azureProtocol(opts.auth), opts.auth === "api-key" ? AZURE_FAKE_KEY : (opts.token ?? ENTRA_FAKE_TOKEN), "");
+/** `scriptFor` answers each request from its body (an agent's tool loop), the fake's refusals and auth unchanged. */
+export function startFakeAzureOpenAI(
+  opts: { auth: "api-key" | "bearer"; token?: string; scriptFor?: Protocol["scriptFor"] } = { auth: "api-key" },
+): Promise<FakeTextUpstream> {
+  const protocol = azureProtocol(opts.auth);
+  return startFake(opts.scriptFor ? { ...protocol, scriptFor: opts.scriptFor } : protocol, opts.auth === "api-key" ? AZURE_FAKE_KEY : (opts.token ?? ENTRA_FAKE_TOKEN), "");
 }
 
 export const ENTRA_FAKE_TOKEN = "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.fake-entra-access-token";

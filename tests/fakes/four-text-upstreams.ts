@@ -1,7 +1,7 @@
 /** The four text fakes (OpenAI chat, Anthropic, Gemini, OpenAI Responses) and a route to each, for codec tests. */
 import { afterAll, beforeAll } from "vitest";
 import type { ModelRoute } from "../../lib/gateway/model-route";
-import { startTestHost, type TestHost } from "../../lib/gateway/routes/text-test-server";
+import { startTestHost, type TestHost } from "./text-test-host";
 import { ANTHROPIC_FAKE_KEY, startFakeAnthropic } from "./anthropic-upstream";
 import { GEMINI_FAKE_KEY, startFakeGemini } from "./gemini-upstream";
 import { OPENAI_RESPONSES_FAKE_KEY, startFakeOpenAIResponses } from "./openai-responses-upstream";

@@ -17,8 +17,13 @@ const usage = (s: TextScript, final: boolean): Record<string, unknown> | null =>
   const cached = u.cacheRead ? { cachedContentTokenCount: u.cacheRead } : {};
   if (!final) return { promptTokenCount: u.input, totalTokenCount: u.input, ...cached };
   const thoughts = u.reasoning ?? 0;
-  return { promptTokenCount: u.input, candidatesTokenCount: u.output - thoughts, totalTokenCount: u.input + u.output, ...cached, ...(thoughts ? { thoughtsTokenCount: thoughts } : {}) };
+  const drawn = imageTokens(s);
+  // Image models report the answer's tokens by modality (TEXT omitted when there is none).
+  const details = s.images?.length ? { candidatesTokensDetails: [...(u.output - thoughts - drawn > 0 ? [{ modality: "TEXT", tokenCount: u.output - thoughts - drawn }] : []), { modality: "IMAGE", tokenCount: drawn }] } : {};
+  return { promptTokenCount: u.input, candidatesTokenCount: u.output - thoughts, totalTokenCount: u.input + u.output, ...cached, ...(thoughts ? { thoughtsTokenCount: thoughts } : {}), ...details };
 };
+const imageTokens = (s: TextScript) => (s.images ?? []).reduce((n, i) => n + (i.tokens ?? 1290), 0);
+const images = (s: TextScript) => (s.images ?? []).map((i) => ({ inlineData: { mimeType: i.mimeType, data: i.data } }));
 const calls = (s: TextScript) =>
   s.toolCalls.map((t) => ({ functionCall: { ...(t.id ? { id: t.id } : {}), name: t.name, args: JSON.parse(t.arguments) }, ...(t.signature ? { thoughtSignature: t.signature } : {}) }));
 /** logprobsResult for these tokens when the request asked (responseLogprobs; top candidates with `logprobs`). */
@@ -53,7 +58,7 @@ export const geminiProtocol: Protocol = {
     },
   }),
   json: (s, body) => ({
-    candidates: [{ content: { role: "model", parts: [...thought(s), ...(s.text ? [{ text: s.text }] : []), ...calls(s)] }, finishReason: "STOP", index: 0, ...logprobsOf(s.text ? words(s.text) : [], body) }],
+    candidates: [{ content: { role: "model", parts: [...thought(s), ...(s.text ? [{ text: s.text }] : []), ...images(s), ...calls(s)] }, finishReason: "STOP", index: 0, ...logprobsOf(s.text ? words(s.text) : [], body) }],
     ...(usage(s, true) ? { usageMetadata: usage(s, true) } : {}),
     modelVersion: "gemini-fake-001",
     responseId: "fake-resp-1",
@@ -69,7 +74,9 @@ export const geminiProtocol: Protocol = {
     const ws = s.text ? words(s.text) : [];
     const out: string[] = [];
     if (s.reasoning) out.push(chunk(thought(s), false));
-    ws.forEach((w, i) => out.push(chunk([{ text: w }], i === ws.length - 1 && !s.toolCalls.length)));
+    const drawn = images(s);
+    ws.forEach((w, i) => out.push(chunk([{ text: w }], i === ws.length - 1 && !s.toolCalls.length && !drawn.length)));
+    drawn.forEach((p, i) => out.push(chunk([p], i === drawn.length - 1 && !s.toolCalls.length)));
     if (s.toolCalls.length) out.push(chunk(calls(s), true));
     if (!out.length) out.push(chunk([{ text: "" }], true));
     return out;

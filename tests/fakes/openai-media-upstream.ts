@@ -3,6 +3,8 @@
  * POST /v1/images/generations in the exact wire format of reference/media.md. It records every
  * request it receives and can be scripted to fail with 500, reject with 400, hang until closed,
  * answer floats whatever encoding_format asked for, omit usage, or report another image size.
+ * Images stream as OpenAI streams them (`stream: true`, `partial_images` 0–3): SSE events
+ * `image_generation.partial_image`, then `image_generation.completed` with the usage.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -32,6 +34,10 @@ export interface FakeOpenAIMedia {
     omitImageSize: boolean;
     /** Wait this long before answering (so concurrent requests overlap). */
     delayMs: number;
+    /** The image `usage` the fake reports (default: 12 text tokens in, 1056 image tokens out). */
+    imageUsage?: Record<string, unknown>;
+    /** Streams: drop the connection after the partial images, before `completed`. */
+    breakStream?: boolean;
   };
   /** Requests whose client (the gateway) went away before the fake answered. */
   aborted: RecordedRequest[];
@@ -54,7 +60,7 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
   };
 
   const server = createServer(async (req, res) => {
-    const body = await readJson(req);
+    const body = String(req.headers["content-type"]).startsWith("multipart/form-data") ? await readForm(req) : await readJson(req);
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const recorded = { method: req.method ?? "", path, headers: req.headers, body };
     requests.push(recorded);
@@ -65,6 +71,7 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
     if (req.headers.authorization !== `Bearer ${FAKE_API_KEY}`) return send(res, 401, errorBody("Incorrect API key provided."));
     if (req.method === "POST" && path === "/v1/embeddings") return embeddings(body, res);
     if (req.method === "POST" && path === "/v1/images/generations") return images(body, res);
+    if (req.method === "POST" && path === "/v1/images/edits") return edits(body, res);
     send(res, 404, errorBody("Unknown route."));
   });
 
@@ -96,7 +103,16 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
   }
 
   function images(body: any, res: ServerResponse) {
+    images_(body, res, "image_generation");
+  }
+
+  function images_(body: any, res: ServerResponse, prefix: string) {
     if (behave(script.images, res)) return;
+    // OpenAI's documented refusals for streaming.
+    if (body.stream !== undefined && typeof body.stream !== "boolean") return send(res, 400, errorBody("Invalid type for 'stream'.", "stream"));
+    if (body.partial_images !== undefined && !(Number.isInteger(body.partial_images) && body.partial_images >= 0 && body.partial_images <= 3))
+      return send(res, 400, errorBody("Invalid 'partial_images': must be between 0 and 3.", "partial_images"));
+    if (body.stream === true && /^dall-e/.test(body.model)) return send(res, 400, errorBody("Streaming is not supported for this model.", "stream"));
     const requested = typeof body.size === "string" && body.size !== "auto" ? body.size : "1536x1024";
     const size = script.imageSize ?? requested;
     const [w, h] = size.split("x").map(Number) as [number, number];
@@ -109,10 +125,44 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
       background: "opaque",
       output_format: "png",
       quality: body.quality ?? "medium",
-      usage: { input_tokens: 12, input_tokens_details: { text_tokens: 12, image_tokens: 0 }, output_tokens: 1056, total_tokens: 1068 },
+      usage: script.imageUsage ?? { input_tokens: 12, input_tokens_details: { text_tokens: 12, image_tokens: 0 }, output_tokens: 1056, total_tokens: 1068 },
     };
     if (!script.omitImageSize) out.size = size;
+    if (body.stream === true) return streamImages(body, out, res, prefix);
     send(res, 200, out);
+  }
+
+  /** OpenAI's edit refusals (images.edit reference), then the generation's answer with the input images' tokens. */
+  function edits(body: any, res: ServerResponse) {
+    if (!body.files) return send(res, 400, errorBody("The edits endpoint takes multipart/form-data.", "image"));
+    const images = body.files.filter((f: FakeFile) => f.field === "image" || f.field === "image[]");
+    if (images.length === 0) return send(res, 400, errorBody("Missing required parameter: 'image'.", "image"));
+    if (images.length > 16) return send(res, 400, errorBody("Too many images: at most 16.", "image"));
+    if (images.length > 1 && images.some((f: FakeFile) => f.field !== "image[]")) return send(res, 400, errorBody("Several images go as 'image[]'.", "image"));
+    const mask = body.files.find((f: FakeFile) => f.field === "mask");
+    if (mask && (mask.width !== images[0].width || mask.height !== images[0].height)) return send(res, 400, errorBody("Invalid mask: must have the same dimensions as the image.", "mask"));
+    if (body.input_fidelity !== undefined && /^gpt-image-2($|-\d)/.test(body.model)) return send(res, 400, errorBody("input_fidelity is not supported for this model.", "input_fidelity"));
+    const n = (v: unknown) => (typeof v === "string" ? Number(v) : v);
+    const imageTokens = 194 * images.length;
+    const usage = script.imageUsage ?? { input_tokens: 12 + imageTokens, input_tokens_details: { text_tokens: 12, image_tokens: imageTokens }, output_tokens: 1056, total_tokens: 1068 + imageTokens };
+    const saved = script.imageUsage;
+    script.imageUsage = usage;
+    try {
+      images_(Object.assign({}, body, { stream: body.stream === "true", partial_images: n(body.partial_images) }), res, "image_edit");
+    } finally {
+      script.imageUsage = saved;
+    }
+  }
+
+  function streamImages(body: any, out: Record<string, any>, res: ServerResponse, prefix = "image_generation") {
+    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
+    const common = { created_at: out.created, background: out.background, output_format: out.output_format, quality: out.quality, size: out.size ?? "auto" };
+    const event = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    for (let i = 0; i < (body.partial_images ?? 0); i++) event(`${prefix}.partial_image`, { b64_json: out.data[0].b64_json, ...common, partial_image_index: i });
+    // Let the partials reach the client, then drop the connection.
+    if (script.breakStream) return void setTimeout(() => res.socket?.destroy(), 50);
+    event(`${prefix}.completed`, { b64_json: out.data[0].b64_json, ...common, usage: out.usage });
+    res.end();
   }
 
   server.on("connection", (s) => {
@@ -136,13 +186,41 @@ export async function startFakeOpenAIMedia(): Promise<FakeOpenAIMedia> {
   };
 }
 
-function errorBody(message: string) {
-  return { error: { message, type: "invalid_request_error", param: null, code: null } };
+function errorBody(message: string, param: string | null = null) {
+  return { error: { message, type: "invalid_request_error", param, code: null } };
 }
 
 function send(res: ServerResponse, status: number, value: unknown) {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(value));
+}
+
+export interface FakeFile {
+  field: string;
+  filename: string;
+  type: string;
+  size: number;
+  width: number;
+  height: number;
+}
+
+/** A multipart body as its text fields plus `files` (each image's size read from its PNG header). */
+async function readForm(req: IncomingMessage): Promise<any> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const form = await new Request("http://x/", { method: "POST", headers: { "content-type": String(req.headers["content-type"]) }, body: Buffer.concat(chunks) }).formData();
+  const out: Record<string, unknown> = {};
+  const files: FakeFile[] = [];
+  for (const [k, v] of form.entries()) {
+    if (typeof v === "string") out[k] = v;
+    else {
+      const bytes = Buffer.from(await v.arrayBuffer());
+      const png = bytes.subarray(1, 4).toString("latin1") === "PNG";
+      files.push({ field: k, filename: v.name, type: v.type, size: bytes.length, width: png ? bytes.readUInt32BE(16) : 0, height: png ? bytes.readUInt32BE(20) : 0 });
+    }
+  }
+  out.files = files;
+  return out;
 }
 
 async function readJson(req: IncomingMessage): Promise<any> {

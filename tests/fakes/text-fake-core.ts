@@ -19,6 +19,8 @@ export interface RecordedRequest {
   refused?: { status: number; message: string };
   /** The script the request was answered with (a 200). */
   answered?: TextScript;
+  /** The stream stopped sending (script.hangAfterEvents) and waits for the client to go. */
+  stalled?: boolean;
 }
 
 export interface TextScript {
@@ -36,6 +38,14 @@ export interface TextScript {
   toolCallsUntilResult?: boolean;
   /** Gemini: a thought part (reasoning text) before the content. */
   reasoning?: string;
+  /** Responses: the one `compaction` output item a `compaction_trigger` is answered with. */
+  compaction?: Record<string, unknown>;
+  /**
+   * Gemini image models: images drawn after the text, each an `inlineData` part of its own (one
+   * chunk each when streamed), counted in candidatesTokensDetails as IMAGE tokens (`tokens`,
+   * 1290 by default: a 1024×1024 image). `usage.output` includes them.
+   */
+  images?: Array<{ mimeType: string; data: string; tokens?: number }>;
   /**
    * Usage to report; null = none at all (the gateway must count itself). `input` is ALL prompt
    * tokens and `output` ALL output tokens; the cache classes are parts of input, reasoning of
@@ -187,7 +197,7 @@ export async function startFake(protocol: Protocol, apiKey: string, baseSuffix: 
     res.flushHeaders();
     for (let i = 0; i < events.length; i++) {
       if (script.resetAfterEvents !== undefined && i >= script.resetAfterEvents) return req.socket.destroy();
-      if (script.hangAfterEvents !== undefined && i >= script.hangAfterEvents) return;
+      if (script.hangAfterEvents !== undefined && i >= script.hangAfterEvents) return void (rec.stalled = true);
       if (res.destroyed) return;
       res.write(rawTokens(events[i]!));
       if (script.eventDelayMs) await new Promise((r) => setTimeout(r, script.eventDelayMs));

@@ -63,8 +63,9 @@ const vertexProtocol: Protocol = {
   truncateAt: (events) => Math.max(1, events.length - 1),
 };
 
-export function startFakeVertex(): Promise<FakeTextUpstream> {
-  return startFake(vertexProtocol, VERTEX_TOKEN, "");
+/** `scriptFor` answers each request from its body (an agent's tool loop), the fake's refusals and auth unchanged. */
+export function startFakeVertex(opts: { scriptFor?: Protocol["scriptFor"] } = {}): Promise<FakeTextUpstream> {
+  return startFake(opts.scriptFor ? { ...vertexProtocol, scriptFor: opts.scriptFor } : vertexProtocol, VERTEX_TOKEN, "");
 }
 
 export interface FakeGoogleOAuth {

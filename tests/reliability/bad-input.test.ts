@@ -41,6 +41,9 @@ const POST_ROUTES: Record<string, Record<string, unknown>> = {
   "/v1/embeddings": { model: "demo-embed", input: "hi" },
   "/v1/images/generations": { model: "demo-image-mini", prompt: "a red square" },
   "/v1/videos": { model: "demo-video", prompt: "a calm sea", seconds: "10" },
+  "/v1/audio/speech": { model: "demo-tts", voice: "alloy", input: "hi", response_format: "wav" },
+  // Multipart only: every JSON body is a 400 naming `file`.
+  "/v1/audio/transcriptions": { model: "demo-stt" },
 };
 
 const deep = (n: number) => "[".repeat(n) + "]".repeat(n);

@@ -18,16 +18,17 @@ export const metadata = { title: "Join an organisation · Generation Gateway" };
 export default async function JoinPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const sp = await searchParams;
   const token = sp.token ?? "";
-  const invite = await describeInvite(await getDb(), token);
-  if (!invite.ok) {
+  const described = await describeInvite(await getDb(), token);
+  if (!described.ok) {
     return (
       <AuthCard title="Invitation">
         <p role="alert" className="text-sm text-zinc-700">
-          {invite.message}
+          {described.error}
         </p>
       </AuthCard>
     );
   }
+  const invite = described.value;
   const jar = await cookies();
   const user = await userFromCookies(jar.getAll().map((c) => `${c.name}=${c.value}`).join("; "));
   const here = `/join?${new URLSearchParams({ token }).toString()}`;

@@ -5,7 +5,8 @@ import { safeCallback } from "@/lib/auth/callback";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { emailAvailable } from "@/lib/email";
 import { env } from "@/lib/env";
-import { enabledOAuthProviders } from "../providers";
+import { SsoSignIn } from "@/components/auth/sso-sign-in";
+import { enabledOAuthProviders, ssoOptions } from "../providers";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Sign in · Generation Gateway" };
@@ -13,6 +14,7 @@ export const metadata = { title: "Sign in · Generation Gateway" };
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | undefined>> }) {
   const sp = await searchParams;
   const callbackUrl = safeCallback(sp.callbackUrl, new URL(env().publicBaseUrl).origin);
+  const sso = await ssoOptions();
   return (
     <AuthCard
       title="Sign in"
@@ -28,6 +30,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
     >
       <SignInForm initialError={sp.error} callbackUrl={callbackUrl} emailAvailable={emailAvailable()} />
       <OAuthButtons providers={enabledOAuthProviders()} callbackUrl={callbackUrl} />
+      {sso && <SsoSignIn instanceName={sso.instanceName} byEmail={sso.byEmail} callbackUrl={callbackUrl} />}
     </AuthCard>
   );
 }

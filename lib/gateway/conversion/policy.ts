@@ -6,7 +6,8 @@
  * Applied only when converting: a same-protocol passthrough forwards the body as sent.
  */
 import { createHash } from "node:crypto";
-import type { CanonicalRequest, HostedTool } from "../canonical";
+import type { CanonicalField, CanonicalRequest, HostedTool } from "../canonical";
+import type { Err, Ok } from "../../result";
 
 /** The hints (canonical names; each protocol renders its own with fieldName). */
 export type HintField =
@@ -36,9 +37,17 @@ export interface PolicyTarget {
   strict?: boolean;
 }
 
-export type PolicyOutcome =
-  | { ok: true; request: CanonicalRequest; dropped: string[] }
-  | { ok: false; field: string; message: string };
+/** A field the target cannot take: the route renders it as a 400 in the client's own words. */
+export interface FieldRefusal {
+  field: CanonicalField | string;
+  message: string;
+}
+
+/** The one refusal of the text conversion: request builders, the policy and media inlining all answer it. */
+export type Inexpressible = Err<FieldRefusal>;
+
+/** The request for the target (hints it lacks removed) and the client field names dropped. */
+export type PolicyOutcome = Ok<{ request: CanonicalRequest; dropped: string[] }> | Inexpressible;
 
 /** Claude 4.5-class models refuse `temperature` and `top_p` together: temperature wins. */
 export function temperatureWinsOverTopP(upstreamModel: string): boolean {
@@ -76,17 +85,17 @@ export function applyConversionPolicy(req: CanonicalRequest, target: PolicyTarge
     if (kept.length !== req.hostedTools.length) copy().hostedTools = kept.length ? kept : undefined;
   }
   if (dropped.length && target.strict)
-    return { ok: false, field: dropped[0]!, message: "has no counterpart on this model's upstream, and this model refuses hints (strict)" };
-  return { ok: true, request: out ?? req, dropped };
+    return { ok: false, error: { field: dropped[0]!, message: "has no counterpart on this model's upstream, and this model refuses hints (strict)" } };
+  return { ok: true, value: { request: out ?? req, dropped } };
 }
 
 /**
  * Token log-probabilities are data the client asked for, not a knob: a target without them
  * (Anthropic; OpenAI Responses, whose converted answer does not carry them) refuses the request.
  */
-export function logprobsRefusal(req: CanonicalRequest): { ok: false; field: string; message: string } | null {
+export function logprobsRefusal(req: CanonicalRequest): Inexpressible | null {
   const field = req.logprobs ? "logprobs" : req.topLogprobs !== undefined ? "top_logprobs" : null;
-  return field && { ok: false, field, message: "token log-probabilities are not available from this model's upstream" };
+  return field && { ok: false, error: { field, message: "token log-probabilities are not available from this model's upstream" } };
 }
 
 function hasCacheBreakpoints(req: CanonicalRequest): boolean {

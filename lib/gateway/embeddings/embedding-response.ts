@@ -2,8 +2,8 @@
  * The public embedding list. `model` is always the id the client asked for (never the
  * upstream's name), so vectors from different models cannot be confused in one index.
  */
-import { encodeFloat32Base64 } from "./float32-base64";
-import type { EncodingFormat } from "./embedding-request";
+import { encodeFloat32Base64 } from "../media/float32-base64";
+import type { EncodingFormat } from "../media/embedding-request";
 
 export interface EmbeddingList {
   object: "list";

@@ -4,7 +4,7 @@
  */
 import type { ModelPrice } from "../../../db/schema";
 import { tokenCostMicro } from "../../billing/money";
-import type { EmbeddingInput } from "./embedding-request";
+import type { EmbeddingInput } from "../media/embedding-request";
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 

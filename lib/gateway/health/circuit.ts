@@ -107,10 +107,11 @@ export class Circuit {
     if (before !== "closed" || ok || this.policy.errorRate <= 0) return null;
     const { rate, attempts } = this.errorRate(now);
     if (attempts < this.policy.minRequests || rate < this.policy.errorRate) return null;
-    const several = this.policy.minCallers > 1;
-    if (several && this.window.failingCallers(now) < this.policy.minCallers) return null;
+    const callers = Math.min(this.policy.minCallers, this.policy.possibleCallers ?? Infinity);
+    const several = callers > 1;
+    if (several && this.window.failingCallers(now) < callers) return null;
     const failed = Math.round(rate * attempts);
-    const from = several ? ` from at least ${this.policy.minCallers} callers` : "";
+    const from = several ? ` from at least ${callers} callers` : "";
     return this.open(
       now,
       `${failed} of ${attempts} attempts failed in the last ${Math.round(this.policy.windowMs / 1000)} s (${Math.round(rate * 100)} %)${from}${error ? `; last: ${describe(error)}` : ""}`,

@@ -121,6 +121,19 @@ describe("one caller cannot open a circuit for everyone (decision 0035)", () => 
     expect(t!.reason).toContain("from at least 3 callers");
   });
 
+  it("a gateway with fewer organisations holding keys than the minimum needs all of them (one team opens on its own failures)", () => {
+    const one = { ...several };
+    const h = new Health(one, clock().now);
+    const a = entry("a");
+    for (let i = 0; i < 10; i++) expect(h.record(a, "upstream", fail502, "org-team")).toBeNull();
+    one.possibleCallers = 1; // counted by health/index.ts on a failure
+    expect(h.record(a, "upstream", fail502, "org-team")).toMatchObject({ to: "open" });
+
+    const two = new Health({ ...several, possibleCallers: 2 }, clock().now);
+    for (let i = 0; i < 20; i++) expect(two.record(a, "upstream", fail502, "org-attacker")).toBeNull();
+    expect(two.record(a, "upstream", fail502, "org-victim")?.reason).toContain("from at least 2 callers");
+  });
+
   it("a failure without a caller never opens a circuit that needs several", () => {
     const h = new Health(several, clock().now);
     for (let i = 0; i < 20; i++) expect(h.record(entry("a"), "upstream", fail502)).toBeNull();

@@ -7,7 +7,9 @@
  * put `route.trace()` on the request-log row. A capability that passes no hooks still gets
  * health through the installed ones (no trace).
  */
+import { and, gt, isNull, or, sql } from "drizzle-orm";
 import { getDb } from "../../../db/client";
+import { apiKeys } from "../../../db/schema";
 import { env } from "../../env";
 import { logger } from "../../logger";
 import { metrics } from "../../metrics";
@@ -30,6 +32,8 @@ const state = processSingleton("gateway.upstreamHealth", () => ({
   health: new Health(policyFromEnv()),
   shared: null as SharedHealth | null,
   started: undefined as Promise<void> | undefined,
+  /** When failures last counted the organisations that could call (countPossibleCallers). */
+  callersCountedAt: 0,
 }));
 
 export function health(): Health {
@@ -61,10 +65,35 @@ export function startUpstreamHealth(): Promise<void> {
       if (origin === "local") metrics().upstreamTransitions.inc({ model: modelId, upstream: upstreamId, to: t.to });
       if (origin === "local") void confirmAndAnnounce(t);
     });
-    h.onFailure((key, code) => metrics().upstreamErrors.inc({ upstream: splitKey(key).upstreamId, kind: code }));
+    h.onFailure((key, code) => {
+      metrics().upstreamErrors.inc({ upstream: splitKey(key).upstreamId, kind: code });
+      countPossibleCallers(h);
+    });
     metrics().registerUpstreamHealth(() => h.snapshot());
   })();
   return s.started;
+}
+
+/** How often failures may recount the organisations that could call (a query only while upstreams fail). */
+const CALLERS_RECOUNT_MS = 60_000;
+
+/**
+ * The caller minimum of decision 0035 is for gateways with many tenants; one team (a single
+ * organisation holding live keys) would otherwise never open a circuit. Until the first count
+ * arrives the configured minimum holds, so a failure never opens more than it used to.
+ */
+function countPossibleCallers(h: Health): void {
+  const s = state();
+  const now = Date.now();
+  if (h.policy.minCallers <= 1 || now - s.callersCountedAt < CALLERS_RECOUNT_MS) return;
+  s.callersCountedAt = now;
+  void (async () => {
+    const [row] = await (await getDb())
+      .select({ n: sql<number>`count(distinct ${apiKeys.accountId})::int` })
+      .from(apiKeys)
+      .where(and(isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, new Date()))));
+    h.policy.possibleCallers = Math.max(1, Number(row?.n ?? 0));
+  })().catch((err) => logger().warn({ err }, "upstream health: could not count the organisations holding keys"));
 }
 
 async function confirmAndAnnounce(t: Transition): Promise<void> {

@@ -10,6 +10,7 @@ import { gatewaySettings } from "../../../db/schema";
 import { decryptSecret, encryptSecret } from "../../crypto";
 import { processSingleton } from "../../process-singleton";
 import { checkOperatorWebhookUrl } from "../../tasks/operator-events";
+import type { Result } from "../../result";
 
 const NAME = "upstream_webhook";
 const CACHE_MS = 10_000;
@@ -37,17 +38,18 @@ export async function getOperatorWebhook(db: DB, fresh = false): Promise<Operato
   return c.value;
 }
 
-export type SaveResult = { ok: true; url: string | null; secret?: string } | { ok: false; reason: string };
+/** What was saved (a new secret shown once), or why the URL is refused. */
+export type SaveResult = Result<{ url: string | null; secret?: string }, string>;
 
 /** Sets (or with null clears) the URL. A new secret is made on the first save or when asked, and returned once. */
 export async function saveOperatorWebhook(db: DB, input: { url: string | null; newSecret?: boolean }): Promise<SaveResult> {
   if (input.url === null || input.url === "") {
     await db.delete(gatewaySettings).where(eq(gatewaySettings.name, NAME));
     cache().value = undefined;
-    return { ok: true, url: null };
+    return { ok: true, value: { url: null } };
   }
   const verdict = await checkOperatorWebhookUrl(input.url);
-  if (!verdict.ok) return { ok: false, reason: verdict.reason };
+  if (!verdict.ok) return verdict;
   const current = await getOperatorWebhook(db, true);
   const secret = input.newSecret || !current?.secret ? `whsec_${randomBytes(24).toString("base64url")}` : null;
   const value = { url: input.url, secretEncrypted: secret ? encryptSecret(secret) : encryptSecret(current!.secret!) };
@@ -56,5 +58,5 @@ export async function saveOperatorWebhook(db: DB, input: { url: string | null; n
     .values({ name: NAME, value, updatedAt: new Date() })
     .onConflictDoUpdate({ target: gatewaySettings.name, set: { value, updatedAt: new Date() } });
   cache().value = undefined;
-  return { ok: true, url: input.url, ...(secret ? { secret } : {}) };
+  return { ok: true, value: { url: input.url, ...(secret ? { secret } : {}) } };
 }

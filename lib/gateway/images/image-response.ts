@@ -1,5 +1,5 @@
 /** The public image result: the spec's `created` and `data[0].b64_json`, plus OpenAI's descriptive fields. */
-import type { ImageResult } from "./image-result";
+import type { ImageResult } from "../media/image-result";
 
 export interface ImageResultBody {
   created: number;

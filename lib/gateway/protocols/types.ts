@@ -4,9 +4,8 @@
  * errors in its own style (before a stream: the HTTP envelope; after: its in-stream error event).
  */
 import type { CanonicalField, CanonicalRequest, CanonicalResponse, StreamEvent } from "../canonical";
+import type { Result } from "../../result";
 import type { ApiError, ErrorStyle } from "../errors";
-
-export type Result<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
 export type { CanonicalField };
 
@@ -37,7 +36,7 @@ export interface StreamEncoder {
 export interface InboundProtocol {
   name: InboundProtocolName;
   errorStyle: ErrorStyle;
-  parseRequest(body: unknown, opts?: ParseOptions): Result<CanonicalRequest>;
+  parseRequest(body: unknown, opts?: ParseOptions): Result<CanonicalRequest, ApiError>;
   /** The client's own name for a canonical field, for 400 messages ("generationConfig.temperature"). */
   fieldName(field: CanonicalField | string): string;
   renderResponse(resp: CanonicalResponse, ctx: RenderContext): unknown;

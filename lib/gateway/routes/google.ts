@@ -5,28 +5,31 @@
  * this file only translates Google's wire shapes.
  */
 import { createParser } from "eventsource-parser";
+import { handleGeminiSpeech, isSpeechModel } from "../audio/gemini-speech";
+import { isGoogleRequest } from "../auth";
 import { resolveModel } from "../catalog";
-import type { EmbeddingRequest } from "../embeddings/embedding-request";
-import { MAX_EMBEDDING_DIMENSIONS, MAX_EMBEDDING_INPUTS } from "../embeddings/embedding-request";
+import type { EmbeddingRequest } from "../media/embedding-request";
+import { MAX_EMBEDDING_DIMENSIONS, MAX_EMBEDDING_INPUTS } from "../media/embedding-request";
 import { serveEmbeddings, type EmbeddingsWire } from "../embeddings/handle-embeddings";
 import { errors, type ApiError } from "../errors";
+import { handleImagenPredict } from "../images/imagen-predict";
 import { json, type GatewayBody, type GatewayResponse } from "../http";
 import { generateContent } from "../protocols";
 import { estimatePromptTokens } from "../tokens";
 import type { RouteContext, RouteDef } from "../types";
 import { generation, TEXT_BODY_LIMIT } from "./text";
+import type { Result } from "../../result";
 
 const GOOGLE = { transports: { queryKey: true, googApiKey: true }, errorStyle: "gemini" as const };
 
 /** `models/x` in a path or body names the model `x`. */
 export const pathModel = (ctx: RouteContext) => ctx.params.model!.replace(/^models\//, "");
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; error: ApiError };
-const bad = (field: string, why: string): Parsed<never> => ({ ok: false, error: errors.invalidRequest(`\`${field}\` ${why}.`, field) });
+const bad = (field: string, why: string): Result<never, ApiError> => ({ ok: false, error: errors.invalidRequest(`\`${field}\` ${why}.`, field) });
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** One Gemini `Content` of text parts → the text to embed (parts are one document, joined). */
-function contentText(content: unknown, where: string): Parsed<string> {
+function contentText(content: unknown, where: string): Result<string, ApiError> {
   if (!isObject(content) || !Array.isArray(content.parts) || content.parts.length === 0)
     return bad(`${where}.parts`, "must be a non-empty array of text parts");
   const texts: string[] = [];
@@ -44,7 +47,7 @@ interface EmbedOptions {
   hints: { taskType?: string; title?: string };
 }
 
-function embedOptions(r: Record<string, unknown>, where: string): Parsed<EmbedOptions> {
+function embedOptions(r: Record<string, unknown>, where: string): Result<EmbedOptions, ApiError> {
   const hints: EmbedOptions["hints"] = {};
   for (const k of ["taskType", "title"] as const) {
     if (r[k] === undefined || r[k] === null) continue;
@@ -159,8 +162,16 @@ function textRoutes(version: string): RouteDef[] {
   const p = `/${version}/models/{model}`;
   const gc = (stream: boolean) => (ctx: RouteContext) => ({ pathModel: pathModel(ctx), stream });
   const streamed = generation(`${p}:streamGenerateContent`, generateContent, gc(true));
+  const generated = generation(`${p}:generateContent`, generateContent, gc(false));
   return [
-    { method: "POST", path: `${p}:generateContent`, bodyLimit: TEXT_BODY_LIMIT, ...GOOGLE, handler: generation(`${p}:generateContent`, generateContent, gc(false)) },
+    {
+      method: "POST",
+      path: `${p}:generateContent`,
+      bodyLimit: TEXT_BODY_LIMIT,
+      ...GOOGLE,
+      // A speech model's generateContent is text to speech (docs/audio.md).
+      handler: async (ctx) => ((await isSpeechModel(pathModel(ctx))) ? handleGeminiSpeech(ctx, `${p}:generateContent`, pathModel(ctx)) : generated(ctx)),
+    },
     {
       method: "POST",
       path: `${p}:streamGenerateContent`,
@@ -171,6 +182,8 @@ function textRoutes(version: string): RouteDef[] {
         return ctx.req.url.searchParams.get("alt") === "sse" ? res : sseToJsonArray(res);
       },
     },
+    // Imagen's wire, for any image model (@google/genai generateImages; docs/images.md).
+    { method: "POST", path: `${p}:predict`, bodyLimit: 1024 * 1024, ...GOOGLE, handler: handleImagenPredict(`${p}:predict`, pathModel) },
     { method: "POST", path: `${p}:countTokens`, bodyLimit: TEXT_BODY_LIMIT, ...GOOGLE, handler: countTokens },
     { method: "POST", path: `${p}:embedContent`, bodyLimit: 8 * 1024 * 1024, ...GOOGLE, handler: (ctx) => serveEmbeddings(ctx, embedContent(`${p}:embedContent`)) },
     {
@@ -186,4 +199,4 @@ function textRoutes(version: string): RouteDef[] {
 export const googleRoutes: RouteDef[] = [...textRoutes("v1beta"), ...textRoutes("v1")];
 
 /** A Google SDK names its key in `x-goog-api-key` or `?key=`; other clients never do. */
-export const isGoogleCaller = (ctx: RouteContext) => ctx.req.headers["x-goog-api-key"] !== undefined || ctx.req.url.searchParams.has("key");
+export const isGoogleCaller = (ctx: RouteContext) => isGoogleRequest(ctx.req);

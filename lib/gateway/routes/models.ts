@@ -31,9 +31,27 @@ function pricing(m: ModelSummary): Record<string, unknown> | undefined {
     };
   }
   if (m.kind === "embedding" && p.inputPerMTok !== undefined) return { input_per_mtok: usd(p.inputPerMTok) };
-  if (m.kind === "image" && p.perImage) return { per_image: Object.fromEntries(Object.entries(p.perImage).map(([k, v]) => [k, usd(v)])) };
+  if (m.kind === "image" && p.perImage) {
+    const out: Record<string, unknown> = { per_image: Object.fromEntries(Object.entries(p.perImage).map(([k, v]) => [k, usd(v)])) };
+    const names = { inputPerMTok: "input_per_mtok", imageInputPerMTok: "image_input_per_mtok", outputPerMTok: "output_per_mtok", imageOutputPerMTok: "image_output_per_mtok" } as const;
+    for (const [k, name] of Object.entries(names)) {
+      const v = p[k as keyof typeof names];
+      if (typeof v === "number") out[name] = usd(v);
+    }
+    return out;
+  }
   if (m.kind === "video" && p.perVideo !== undefined) return { per_video: usd(p.perVideo) };
-  if (m.kind === "video" && p.perSecond !== undefined) return { per_second: usd(p.perSecond) };
+  if (m.kind === "video" && typeof p.perSecond === "number") return { per_second: usd(p.perSecond) };
+  if (m.kind === "video" && p.perSecond) return { per_second: Object.fromEntries(Object.entries(p.perSecond).map(([k, v]) => [k, usd(v)])) };
+  if (m.kind === "speech" || m.kind === "transcription") {
+    const out: Record<string, unknown> = {};
+    const names = { inputPerMTok: "input_per_mtok", audioInputPerMTok: "audio_input_per_mtok", outputPerMTok: "output_per_mtok", audioOutputPerMTok: "audio_output_per_mtok", perSecond: "per_second", perMCharacters: "per_mcharacters" } as const;
+    for (const [k, name] of Object.entries(names)) {
+      const v = p[k as keyof typeof names];
+      if (typeof v === "number") out[name] = usd(v);
+    }
+    return out;
+  }
   return undefined;
 }
 
@@ -77,6 +95,8 @@ const GEMINI_METHODS: Record<ModelSummary["kind"], string[]> = {
   embedding: ["embedContent", "batchEmbedContents"],
   image: [],
   video: [],
+  speech: [],
+  transcription: [],
 };
 const geminiList = (list: ModelSummary[]) => ({ models: list.filter((m) => GEMINI_METHODS[m.kind].length).map(geminiModel) });
 const geminiModel = (m: ModelSummary) => ({

@@ -14,7 +14,7 @@ import type { ModelRoute } from "../model-route";
 import { JSON_MODE_INSTRUCTION } from "../upstreams/anthropic-messages-request";
 import { DROPPED_PARAMS_HEADER } from "./text-handler";
 import { ENFORCED_PARAMS_HEADER } from "./text-run";
-import { startTestHost, type TestHost } from "./text-test-server";
+import { startTestHost, type TestHost } from "../../../tests/fakes/text-test-host";
 
 const PRICE = { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 };
 let fakes: Record<"openai" | "anthropic" | "gemini", FakeTextUpstream>;

@@ -86,7 +86,7 @@ describe("text documents, URLs and what only the issuing vendor can read", () =>
     expect(lastBody("responses").input[0].content[0]).toEqual({ type: "input_file", file_url: url });
   });
 
-  it("a file in a vendor's file store is a 400 naming it on a converted route, and passes through to its own vendor", async () => {
+  it("without the files step (decision 0074: the gateway inlines its own files first), a file id is a 400 naming it on a converted route and passes through as given", async () => {
     reset();
     const chat = { messages: [{ role: "user", content: [{ type: "text", text: "Read" }, { type: "file", file: { file_id: "file-abc" } }] }] };
     const bad = await post("/v1/chat/completions", { model: "m-anthropic", ...chat });
@@ -255,7 +255,7 @@ describe("URLs the target cannot take are downloaded (SSRF-guarded, capped, type
     const r = await post("/v1/chat/completions", { model: "m-gemini", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: `${webUrl}/missing.png` } }] }] });
     expect(r.status).toBe(400);
     expect(four.host.holds.length).toBe(holds + 1);
-    expect(four.host.settlements.at(-1)).toMatchObject({ costMicroUsd: 0, status: 400 });
+    expect(four.host.settlements.at(-1)).toMatchObject({ costMicroUsd: 0, log: { status: 400 } });
     expect(four.host.settlements.at(-1)!.hold).not.toBeNull();
     expect(four.host.balance.available).toBe(before);
   });

@@ -13,6 +13,7 @@ import { inlineUrls, MEDIA_URLS_PER_REQUEST, mediaUrlCount } from "../upstreams/
 import { textAdapterFor } from "../upstreams/text-adapters";
 import type { Inexpressible, PreparedCall, TextAdapter } from "../upstreams/text-types";
 import type { TextCall } from "./text-types";
+import type { Err, Ok } from "../../result";
 
 export interface Plan {
   adapter: TextAdapter;
@@ -23,7 +24,18 @@ export interface Plan {
   enforced: string[];
 }
 
-export type Plans = { ok: true; plans: Map<ModelRoute, Plan>; usable: ModelRoute[] } | { ok: false; error: ApiError; reason: "invalid_request" | "upstream_error" };
+/** What each usable entry is sent, in the model's order. */
+export interface Planned {
+  plans: Map<ModelRoute, Plan>;
+  usable: ModelRoute[];
+}
+
+/** No entry can serve: the client's 400 (a field no entry can express) or a 502 (no adapter), named for the log. */
+export interface Unplannable extends Err<ApiError> {
+  reason: "invalid_request" | "upstream_error";
+}
+
+export type Plans = Ok<Planned> | Unplannable;
 
 /** Output cap when neither the request nor the model names one; it also bounds the hold. */
 export const FALLBACK_MAX_OUTPUT_TOKENS = 4096;
@@ -62,41 +74,49 @@ export async function planRoutes(tc: TextCall, req: CanonicalRequest, routes: re
     const adapter = textAdapterFor(route);
     if (!adapter) continue;
     const planned = await planOne(tc, req, route, adapter);
-    if (planned.ok)
-      plans.set(route, { adapter, call: planned.call, dropped: planned.dropped.map((f) => protocol.fieldName(f)), enforced: (planned.call.enforced ?? []).map((f) => protocol.fieldName(f)) });
-    else firstRefusal ??= planned;
+    if (planned.ok) {
+      const { call, dropped } = planned.value;
+      plans.set(route, { adapter, call, dropped: dropped.map((f) => protocol.fieldName(f)), enforced: (call.enforced ?? []).map((f) => protocol.fieldName(f)) });
+    } else firstRefusal ??= planned;
   }
   const usable = routes.filter((r) => plans.has(r));
-  if (usable.length) return { ok: true, plans, usable };
+  if (usable.length) return { ok: true, value: { plans, usable } };
   if (!firstRefusal) return { ok: false, reason: "upstream_error", error: errors.upstream("No upstream that can serve this model is configured.") };
-  const field = protocol.fieldName(firstRefusal.field);
-  return { ok: false, reason: "invalid_request", error: errors.invalidRequest(`${field}: ${firstRefusal.message}`, field) };
+  const field = protocol.fieldName(firstRefusal.error.field);
+  return { ok: false, reason: "invalid_request", error: errors.invalidRequest(`${field}: ${firstRefusal.error.message}`, field) };
 }
 
-type Planned = { ok: true; call: PreparedCall; dropped: string[] } | Inexpressible;
+/** One entry's call and the client field names dropped for it. */
+type PlannedCall = Ok<{ call: PreparedCall; dropped: string[] }> | Inexpressible;
 
-async function planOne(tc: TextCall, req: CanonicalRequest, route: ModelRoute, adapter: TextAdapter): Promise<Planned> {
+/** Messages has no image output block: a model priced as one that draws is refused there before any hold (decision 0073). */
+const DRAWS_ON_MESSAGES = "this model answers with images, which the Messages API cannot carry; call it on /v1/chat/completions, /v1/responses or generateContent";
+
+async function planOne(tc: TextCall, req: CanonicalRequest, route: ModelRoute, adapter: TextAdapter): Promise<PlannedCall> {
+  if (tc.protocol.name === "messages" && route.price.imageOutputPerMTok !== undefined) return { ok: false, error: { field: "model", message: DRAWS_ON_MESSAGES } };
   if (adapter.passthrough?.inbound === tc.protocol.name) {
     const prepared = adapter.prepare(route, req, tc.body as Record<string, unknown>, tc.headers);
     if (!prepared.ok) return prepared;
     return strictOrDropped(route, prepared.value, []);
   }
-  if (req.unconvertible?.length) return { ok: false, field: req.unconvertible[0]!, message: "cannot be converted to this model's upstream protocol" };
+  if (req.unconvertible?.length) return { ok: false, error: { field: req.unconvertible[0]!, message: "cannot be converted to this model's upstream protocol" } };
   // The conversion policy: hints the target lacks are dropped (or refused on a strict model).
   const policy = applyConversionPolicy(req, { caps: adapter.capabilities, upstreamModel: route.upstreamModel, strict: route.strict });
   if (!policy.ok) return policy;
+  const { request, dropped } = policy.value;
   // Media the target cannot take by URL is fetched first (once per request, for every entry).
-  const media = adapter.inlineMedia ? await inlineUrls(policy.request, adapter.inlineMedia) : null;
+  const media = adapter.inlineMedia ? await inlineUrls(request, adapter.inlineMedia) : null;
   if (media && !media.ok) return media;
-  const prepared = adapter.prepare(route, media ? media.value : policy.request);
+  // The client's headers too: a stateful upstream scopes what it remembers by the client's credential (gemini-interactions-chain.ts).
+  const prepared = adapter.prepare(route, media ? media.value : request, undefined, tc.headers);
   if (!prepared.ok) return prepared;
   prepared.value.source = tc.body; // the client's texts, to copy rather than escape again
-  return strictOrDropped(route, prepared.value, policy.dropped);
+  return strictOrDropped(route, prepared.value, dropped);
 }
 
 /** What the request builder dropped (model or vendor rules) joins the policy's, or is refused on a strict model. */
-function strictOrDropped(route: ModelRoute, call: PreparedCall, dropped: string[]): Planned {
+function strictOrDropped(route: ModelRoute, call: PreparedCall, dropped: string[]): PlannedCall {
   const extra = call.dropped ?? [];
-  if (extra.length && route.strict) return { ok: false, field: extra[0]!, message: "cannot be honoured by this model's upstream, and this model refuses hints (strict)" };
-  return { ok: true, call, dropped: [...dropped, ...extra] };
+  if (extra.length && route.strict) return { ok: false, error: { field: extra[0]!, message: "cannot be honoured by this model's upstream, and this model refuses hints (strict)" } };
+  return { ok: true, value: { call, dropped: [...dropped, ...extra] } };
 }

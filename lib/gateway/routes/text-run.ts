@@ -3,7 +3,7 @@
  * non-streamed and the streamed paths share (what an answer costs, how it is settled and
  * logged, which headers every served answer carries).
  */
-import type { Hold } from "../../billing/port";
+import type { Hold, RequestLogFields } from "../../billing/port";
 import { textCostMicro, textPriceSnapshot } from "../../billing/text-cost";
 import type { CanonicalRequest, Usage } from "../canonical";
 import type { TrackedRoute } from "../health/trace";
@@ -12,9 +12,12 @@ import type { Admitted } from "../pipeline";
 import { estimatePromptTokens } from "../tokens";
 import { failoverOptions, TEXT_RETRY, type FailoverOptions } from "../upstreams/failover";
 import type { ApiError } from "../errors";
+import { GUARDRAILS_HEADER, type GuardSession } from "../guardrails/session";
+import { CACHE_HEADER, type CacheTicket } from "../response-cache/cache";
 import { rememberAffinity } from "./text-affinity";
+import { ContentCapture } from "./text-content-log";
 import type { Plan } from "./text-plan";
-import type { SettlementReason, TextCall, TextDeps, TextSettlement } from "./text-types";
+import type { SettlementReason, TextCall, TextDeps } from "./text-types";
 
 /** Names every hint the serving route dropped (docs/conversion-policy.md). */
 export const DROPPED_PARAMS_HEADER = "x-gateway-dropped-params";
@@ -42,9 +45,34 @@ export interface TextRunInit {
   affinity: string | null;
   /** Fields of every log row of this request (inbound protocol, stream). */
   base: { inboundProtocol: string; stream: boolean };
+  /** The request's guardrails (null: none apply). */
+  guard: GuardSession | null;
+  /** The response cache's ticket (null: not asked for). */
+  cache: CacheTicket | null;
 }
 
-export type RunSettlement = Omit<TextSettlement, "hold" | "inboundProtocol" | "stream" | "model" | "priceSnapshot" | "latencyMs">;
+/** What one settlement of the run says; the run adds the rest of the log row. */
+export interface RunSettlement {
+  /** The charge (already clamped to the hold). */
+  costMicroUsd: number;
+  reason: SettlementReason;
+  status: number;
+  errorCode?: string;
+  /** The entry that served (or failed last); null when none was reached. */
+  route: ModelRoute | null;
+  /** All prompt tokens and all output tokens; the classes below are parts of them (canonical Usage). */
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWrite5mTokens?: number;
+  cacheWrite1hTokens?: number;
+  reasoningTokens?: number;
+  imageOutputTokens?: number;
+  usageEstimated: boolean;
+  /** What was wrong with the upstream's usage (no content, field names only). */
+  usageNote?: string | null;
+  ttftMs: number | null;
+}
 
 export class TextRun {
   readonly tc: TextCall;
@@ -52,6 +80,10 @@ export class TextRun {
   readonly plans: Map<ModelRoute, Plan>;
   readonly usable: ModelRoute[];
   readonly retry: FailoverOptions<ModelRoute>;
+  readonly guard: GuardSession | null;
+  readonly cache: CacheTicket | null;
+  /** The content log being gathered; null unless the organisation logs prompts and answers. */
+  readonly capture: ContentCapture | null;
   /** The configured first entry: its price is the hold's base (the charge is the serving entry's). */
   private readonly first: ModelRoute;
 
@@ -61,11 +93,20 @@ export class TextRun {
     this.plans = i.plans;
     this.usable = i.usable;
     this.first = i.usable[0]!;
+    this.guard = i.guard;
+    this.cache = i.cache;
     this.retry = failoverOptions(i.deps.retry ?? TEXT_RETRY, i.routePlan.hooks, i.tc.signal);
+    this.capture = i.deps.contentLog ? new ContentCapture(i.deps.contentLog, i.req) : null;
   }
 
   plan(route: ModelRoute): Plan {
     return this.plans.get(route)!;
+  }
+
+  /** The entry's whole answer: its upstream call, or what a vendor batch already answered (decision 0070). */
+  complete(route: ModelRoute) {
+    const p = this.plan(route);
+    return this.i.deps.answered ? this.i.deps.answered(route, p.call, p.adapter) : p.adapter.complete(p.call, { signal: this.tc.signal, timeoutMs: this.timeoutOf(route) });
   }
 
   elapsed(): number {
@@ -87,25 +128,24 @@ export class TextRun {
   }
 
   /**
-   * Charges, releases the rest of the hold and the token reservation, writes the one log row.
-   * The settlement is written out field by field, not spread: spreading two objects and adding
-   * ten more fields made a dictionary-mode object of several KB on every request, and it lives
-   * on in the settlement queue past a young-generation collection (the bench's scavenge
-   * survivors were half that object).
+   * Charges, releases the rest of the hold and the token reservation, and writes the one log row
+   * through the billing port. The row is written out field by field, not spread: spreading two
+   * objects and adding ten more fields made a dictionary-mode object of several KB on every
+   * request, and it lives on in the settlement queue past a young-generation collection (the
+   * bench's scavenge survivors were half that object).
    */
   settle(s: RunSettlement, opts?: { early?: boolean }) {
     this.i.admitted.release(s.inputTokens + s.outputTokens);
     const route = s.route;
-    // Every field named (a new one in TextSettlement must be added here, optional or not).
-    const settlement: { [K in keyof Required<TextSettlement>]: TextSettlement[K] } = {
-      hold: this.i.admitted.hold,
-      costMicroUsd: s.costMicroUsd,
-      reason: s.reason,
-      status: s.status,
-      errorCode: s.errorCode,
+    // Every column named (a new one in RequestLogFields is added here, optional or not).
+    const log: { [K in keyof Required<RequestLogFields>]: RequestLogFields[K] } = {
       model: this.req.model,
-      route,
+      upstreamId: route?.upstream.id ?? null,
+      upstreamProtocol: route?.upstream.protocol ?? null,
+      upstreamModel: route?.upstreamModel ?? null,
       inboundProtocol: this.i.base.inboundProtocol,
+      status: s.status,
+      errorCode: s.errorCode ?? null,
       stream: this.i.base.stream,
       inputTokens: s.inputTokens,
       outputTokens: s.outputTokens,
@@ -113,18 +153,26 @@ export class TextRun {
       cacheWrite5mTokens: s.cacheWrite5mTokens,
       cacheWrite1hTokens: s.cacheWrite1hTokens,
       reasoningTokens: s.reasoningTokens,
-      usageEstimated: s.usageEstimated,
+      imageOutputTokens: s.imageOutputTokens,
       usageNote: s.usageNote,
       routing: this.routingOf(route),
+      settlement: s.usageEstimated && s.reason === "completed" ? "completed_estimated" : s.reason,
       priceSnapshot: textPriceSnapshot((route ?? this.first).price),
       latencyMs: this.elapsed(),
       ttftMs: s.ttftMs,
-      replayedItems: s.replayedItems,
+      replayedItems: null,
       droppedParams: (route && this.plans.get(route)?.dropped.join(", ")) || null,
       servedModel: route && route.modelId !== this.req.model ? route.modelId : null,
       routeTrace: this.i.routePlan.trace(),
+      guardrails: this.guard ? this.guard.label : null,
+      savedMicroUsd: null,
+      audioInputTokens: undefined,
+      audioOutputTokens: undefined,
+      audioMs: undefined,
+      inputCharacters: undefined,
     };
-    return this.i.deps.billing.settle(settlement, opts);
+    this.capture?.settled(this.i.base.stream, s.reason === "completed" ? undefined : (s.errorCode ?? s.reason));
+    return this.i.deps.billing.settle(this.i.admitted.hold, { costMicroUsd: s.costMicroUsd, log }, opts);
   }
 
   /** No answer reached the client: a client that left still cost us the prompt; an upstream failure costs nothing. */
@@ -142,6 +190,8 @@ export class TextRun {
     if (dropped.length) headers[DROPPED_PARAMS_HEADER] = dropped.join(", ");
     const enforced = this.plan(served).enforced;
     if (enforced.length) headers[ENFORCED_PARAMS_HEADER] = enforced.join(", ");
+    if (this.guard) headers[GUARDRAILS_HEADER] = this.guard.policy;
+    if (this.cache) headers[CACHE_HEADER] = this.cache.state;
     return headers;
   }
 
@@ -171,6 +221,7 @@ export function usageFields(reported: Usage | null, billed: Usage) {
     cacheWrite5mTokens: billed.cacheWrite5mTokens ?? 0,
     cacheWrite1hTokens: billed.cacheWrite1hTokens ?? 0,
     reasoningTokens: billed.reasoningTokens ?? 0,
+    imageOutputTokens: billed.imageOutputTokens ?? 0,
     usageEstimated: !!billed.estimated,
     usageNote: notes.length ? notes.join("; ") : null,
   };

@@ -13,7 +13,7 @@ import { OPENAI_FAKE_KEY, startFakeOpenAI } from "../../../tests/fakes/openai-up
 import type { FakeTextUpstream } from "../../../tests/fakes/text-fake-core";
 import type { UpstreamProtocol } from "../../../db/schema";
 import type { ModelRoute } from "../model-route";
-import { startTestHost, type TestHost } from "./text-test-server";
+import { startTestHost, type TestHost } from "../../../tests/fakes/text-test-host";
 import { defineTextMatrix } from "../../../tests/text-matrix-cases";
 
 const PRICE = { inputPerMTok: 1_000_000, outputPerMTok: 2_000_000 };
@@ -125,7 +125,7 @@ describe("errors and billing on the host", () => {
     const before = host.balance.available;
     await clients().openai.chat.completions.create({ model: "m-gemini", messages: [{ role: "user", content: "x" }] });
     const s = host.settlements[0]!;
-    expect(s.reason).toBe("completed");
+    expect(s.log.settlement).toBe("completed");
     expect(s.costMicroUsd).toBe(1000 * 1 + 333 * 2);
     expect(host.balance.available).toBe(before - s.costMicroUsd);
   });

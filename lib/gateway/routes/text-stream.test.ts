@@ -8,7 +8,7 @@ import { startFourTextFakes, type FourTextFakes } from "../../../tests/fakes/fou
 import { errors } from "../errors";
 import { chatCompletions } from "../protocols";
 import { handleText } from "./text-handler";
-import type { TextSettlement } from "./text-types";
+import type { Settlement } from "../../billing/port";
 
 let four: FourTextFakes;
 beforeAll(async () => {
@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 async function streamOnce(settleAfterReply: boolean) {
-  const settled: TextSettlement[] = [];
+  const settled: Settlement[] = [];
   const route = four.route("openai");
   four.fakes.openai.reset({ text: "Hello there" });
   const r = await handleText(
@@ -32,10 +32,10 @@ async function streamOnce(settleAfterReply: boolean) {
       settleAfterReply,
     },
     {
-      resolveRoutes: async (model) => (model === "m-openai" ? { ok: true, routes: [route] } : { ok: false, error: errors.modelNotFound(model) }),
+      resolveRoutes: async (model) => (model === "m-openai" ? { ok: true, value: { routes: [route] } } : { ok: false, error: errors.modelNotFound(model) }),
       billing: {
         reserve: async (amount) => ({ ok: true, hold: { kind: "row", holdId: "h", amountMicroUsd: amount } }),
-        settle: async (s) => {
+        settle: async (_hold, s) => {
           settled.push(s);
           return { chargedMicroUsd: s.costMicroUsd, balanceAfterMicroUsd: null };
         },
@@ -57,7 +57,7 @@ describe("a stream's settlement", () => {
     expect(s.text).toContain("[DONE]");
     expect(s.atEnd).toBe(0);
     expect(s.settled).toHaveLength(1);
-    expect(s.settled[0]).toMatchObject({ reason: "completed", status: 200, stream: true });
+    expect(s.settled[0]!.log).toMatchObject({ settlement: "completed", status: 200, stream: true });
     expect(s.cost).toBeGreaterThan(0);
     expect(s.settled[0]!.costMicroUsd).toBe(s.cost);
   });

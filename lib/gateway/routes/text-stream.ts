@@ -4,6 +4,7 @@
  * over and answered with a status. Then events are metered as they pass (a cut stream is billed
  * for the prompt and the output generated, never for error text) and settled once at the end.
  */
+import type { StreamEvent } from "../canonical";
 import { errorResponse, errors, type ApiError } from "../errors";
 import type { GatewayResponse } from "../http";
 import { SSE_HEADERS } from "../sse";
@@ -11,6 +12,7 @@ import { failover } from "../upstreams/failover";
 import { UpstreamStreamError } from "../upstreams/sse-reader";
 import type { UpstreamChunk } from "../upstreams/text-types";
 import type { ModelRoute } from "../model-route";
+import { StreamGate } from "../guardrails/stream-gate";
 import { StreamMeter } from "./text-meter";
 import type { Plan } from "./text-plan";
 import { usageFields, type TextRun } from "./text-run";
@@ -60,10 +62,16 @@ async function* relay(run: TextRun, route: ModelRoute, { it, first }: Opened): A
   let ttftMs: number | null = null;
   let failure: ApiError | null = null;
   let settling: Promise<unknown> | null = null;
+  // post_response guardrails hold the chunks until checked (docs/guardrails.md); a rewrite is re-encoded, never passed through.
+  const gate = run.guard?.post.length ? new StreamGate(run.guard) : null;
+  const reencode = !plan.call.passthrough || (gate !== null && run.guard!.rewrites);
+  let blocked = false;
+  // A cacheable stream keeps what the client was sent, to replay the same events (docs/guardrails.md).
+  const kept: string[] | null = run.cache?.state === "miss" ? [] : null;
 
   const finish = (why?: SettlementReason) => {
     settling ??= (async () => {
-      const reason: SettlementReason = why ?? (meter.final !== null ? "completed" : failure ? "upstream_error" : "client_disconnect");
+      const reason: SettlementReason = why ?? (blocked ? "guardrail_blocked" : meter.final !== null ? "completed" : failure ? "upstream_error" : "client_disconnect");
       const usage = meter.usage();
       // An upstream that died before producing anything costs the client nothing.
       const free = reason === "upstream_error" && !meter.sawOutput;
@@ -78,6 +86,7 @@ async function* relay(run: TextRun, route: ModelRoute, { it, first }: Opened): A
         // The stream's last bytes need no balance: they go before the commit, like a
         // non-streamed reply's (decision 0006; only where the process outlives the reply).
       }, { early: true });
+      if (kept && reason === "completed" && !failure) run.cache!.keep({ stream: true, contentType: SSE_HEADERS["content-type"], events: kept, costMicroUsd: run.costOf(usage, route), servedModel: route.modelId });
     })().catch(() => undefined);
     return settling;
   };
@@ -86,32 +95,59 @@ async function* relay(run: TextRun, route: ModelRoute, { it, first }: Opened): A
   };
   signal.addEventListener("abort", onAbort, { once: true });
 
-  const render = (chunk: UpstreamChunk): string[] => {
+  /** Meters a chunk as it arrives; the charge rides on its `done` event. */
+  const observe = (chunk: UpstreamChunk): number | undefined => {
     let cost: number | undefined;
-    for (const ev of chunk.events) {
+    const events = chunk.events;
+    for (let i = 0; i < events.length; i++) {
+      const ev = events[i]!;
       meter.observe(ev);
+      run.capture?.observe(ev);
       if (ev.type === "done") {
-        // The client sees the counts it is billed on (the upstream's gaps filled by our counts).
+        // The client sees the counts it is billed on (the upstream's gaps filled by our counts)
+        // and the cost, on a billed copy that takes the event's place: the decoder's own event
+        // is left as the upstream said it.
         const usage = meter.usage();
-        ev.usage = usage;
-        ev.costMicroUsd = cost = run.costOf(usage, route);
+        cost = run.costOf(usage, route);
+        events[i] = { type: "done", stopReason: ev.stopReason, stopSequence: ev.stopSequence, usage, costMicroUsd: cost } satisfies StreamEvent;
       }
     }
-    if (!plan.call.passthrough) return chunk.events.flatMap((ev) => encoder.encode(ev));
-    return plan.adapter.passthrough!.renderEvent(chunk, plan.call, cost);
+    return cost;
+  };
+  const encode = (chunk: UpstreamChunk, cost: number | undefined): string[] =>
+    reencode ? chunk.events.flatMap((ev) => encoder.encode(ev)) : plan.adapter.passthrough!.renderEvent(chunk, plan.call, cost);
+  const render = (chunk: UpstreamChunk): string[] => encode(chunk, observe(chunk));
+  /** Under guardrails: metered now, sent once checked (`null`: the stream ended, check the whole answer). */
+  const gated = async (chunk: UpstreamChunk | null): Promise<string[]> => {
+    if (chunk) {
+      observe(chunk);
+      gate!.push(chunk);
+    }
+    const g = await gate!.take(chunk === null, signal);
+    if (g.ok) return g.value.flatMap((c) => encode(c, costOf(c)));
+    // No [DONE] and no end event: the protocol's error event ends the stream.
+    blocked = true;
+    failure = g.error;
+    return encoder.error(g.error);
   };
 
   try {
-    let chunk: UpstreamChunk = first;
-    for (;;) {
-      for (const s of render(chunk)) {
+    let chunk: UpstreamChunk | null = first;
+    while (chunk) {
+      for (const s of gate ? await gated(chunk) : render(chunk)) {
         ttftMs ??= run.elapsed();
+        kept?.push(s);
         yield s;
       }
-      if (signal.aborted) break;
+      if (signal.aborted || blocked) break;
       const n = await it.next();
-      if (n.done) break;
-      chunk = n.value;
+      chunk = n.done ? null : n.value;
+      if (!chunk && gate)
+        for (const s of await gated(null)) {
+          ttftMs ??= run.elapsed();
+          kept?.push(s);
+          yield s;
+        }
     }
   } catch (e) {
     if (!signal.aborted) {
@@ -127,4 +163,10 @@ async function* relay(run: TextRun, route: ModelRoute, { it, first }: Opened): A
     if (tc.settleAfterReply) setImmediate(finish);
     else await finish();
   }
+}
+
+/** The charge a chunk's `done` event carries (passthrough puts it into the vendor's usage event). */
+function costOf(chunk: UpstreamChunk): number | undefined {
+  for (const ev of chunk.events) if (ev.type === "done") return ev.costMicroUsd;
+  return undefined;
 }

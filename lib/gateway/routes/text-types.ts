@@ -1,75 +1,28 @@
-/** What the text handler needs from the outside: the catalog's routes and the money. */
-import type { ModelPrice, RouteTraceEntry } from "../../../db/schema";
-import type { Hold } from "../../billing/port";
+/** What the text handler needs from the outside: the catalog's routes and the money (the billing port). */
+import type { BillingPort } from "../../billing/port";
 import type { ApiError } from "../errors";
 import type { RetryPolicy } from "../upstreams/failover";
 import type { ModelRoute } from "../model-route";
-import type { Alias } from "../aliases";
+import type { ResolvedModel } from "../catalog";
+import type { Result } from "../../result";
 import type { AdmitResult } from "../token-limits";
 import type { InboundProtocol, ParseOptions } from "../protocols/types";
 import type { ClientHeaders } from "../upstreams/text-types";
+import type { Guard } from "../guardrails/registry";
+import type { CacheScope } from "../response-cache/cache";
+import type { ContentLogTarget } from "../../content-logs/store";
+import type { Outcome } from "../errors";
+import type { CompleteResult, PreparedCall, TextAdapter } from "../upstreams/text-types";
 
-export type SettlementReason = "completed" | "client_disconnect" | "upstream_error" | "rejected" | "invalid_request";
-
-/** Everything the request-log row and the ledger need, written in one transaction. */
-export interface TextSettlement {
-  /** What `reserve` held; null for a request refused before any hold (only its log row). */
-  hold: Hold | null;
-  /** The charge (already clamped to the hold). */
-  costMicroUsd: number;
-  reason: SettlementReason;
-  status: number;
-  errorCode?: string;
-  model: string | null;
-  route: ModelRoute | null;
-  inboundProtocol: string;
-  stream: boolean;
-  /** All prompt tokens and all output tokens; the classes below are parts of them (canonical Usage). */
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens?: number;
-  cacheWrite5mTokens?: number;
-  cacheWrite1hTokens?: number;
-  reasoningTokens?: number;
-  usageEstimated: boolean;
-  /** What was wrong with the upstream's usage, for the log row (no content, field names only). */
-  usageNote?: string | null;
-  /** How the serving upstream entry was chosen (`sticky` or `order`). */
-  routing?: string | null;
-  priceSnapshot: ModelPrice | null;
-  latencyMs: number;
-  ttftMs: number | null;
-  /** Responses API: stored items replayed into the prompt (set by the responses route). */
-  replayedItems?: number;
-  /** Hints dropped for the serving upstream (x-gateway-dropped-params), comma-separated. */
-  droppedParams?: string | null;
-  /** The model that served when it is not the one asked for (an alias's target). */
-  servedModel?: string | null;
-  /** Which entries served, failed or were skipped (request_logs.route_trace). */
-  routeTrace?: RouteTraceEntry[] | null;
-}
-
-export type ReserveOutcome =
-  | { ok: true; hold: Hold }
-  /** A 402 for the balance says what was available, so the answer can say what would fit. */
-  | { ok: false; error: ApiError; availableMicroUsd?: number };
-
-export interface TextBilling {
-  /** Holds the worst case; a refusal (402) must leave no trace but the log row. */
-  reserve(amountMicroUsd: number): Promise<ReserveOutcome>;
-  /**
-   * Charges and releases the hold (when there is one) and writes the log row, atomically. With
-   * `early`, it may answer before the settlement commits when the charge and the balance after
-   * it are already known (see lib/billing/balance-view.ts).
-   */
-  settle(s: TextSettlement, opts?: { early?: boolean }): Promise<{ chargedMicroUsd: number; balanceAfterMicroUsd: number | null }>;
-}
+/** `guardrail_blocked`: a post_response guardrail blocked the answer (charged what the upstream did); `cache_hit`: served from the response cache ($0). */
+export type SettlementReason = "completed" | "client_disconnect" | "upstream_error" | "rejected" | "invalid_request" | "guardrail_blocked" | "cache_hit";
 
 export interface TextDeps {
-  resolveRoutes(model: string): Promise<{ ok: true; routes: ModelRoute[]; alias?: Alias } | { ok: false; error: ApiError }>;
+  resolveRoutes(model: string): Promise<Result<ResolvedModel, ApiError>>;
   /** Tokens-per-minute and concurrency admission (lib/gateway/token-limits.ts); none = unlimited. */
   admitTokens?(tokens: number): Promise<AdmitResult>;
-  billing: TextBilling;
+  /** The money: the billing port itself (text-run.ts builds the log row). */
+  billing: BillingPort;
   retry?: RetryPolicy;
   /** Whose prompt-cache affinity this request shares (the API key, or the user in the playground); none = no affinity. */
   affinityScope?: string;
@@ -77,6 +30,16 @@ export interface TextDeps {
   caller?: string;
   /** Default upstream timeout when the route sets none. */
   defaultTimeoutMs?: number;
+  /** The organisation's guardrails (lib/gateway/guardrails); absent = none configured, nothing checked. */
+  guardrails?: readonly Guard[] | null;
+  /** The exact response cache, when the request or its key asks for it (lib/gateway/response-cache); absent = off. */
+  cache?: CacheScope | null;
+  /** The caller's gateway files the body names, inline (lib/gateway/files/inline-refs.ts; decision 0074); null = it names none. */
+  inlineFiles?(body: unknown): Promise<Result<{ body: unknown; addedBytes: number } | null, ApiError>>;
+  /** Set only when the organisation logs prompts and answers (docs/content-logs.md): whose log it is. */
+  contentLog?: ContentLogTarget;
+  /** The answer a vendor's batch API already gave for this request (decision 0070): it replaces the upstream call. */
+  answered?: (route: ModelRoute, call: PreparedCall, adapter: TextAdapter) => Promise<Outcome<CompleteResult>>;
 }
 
 export interface TextCall {

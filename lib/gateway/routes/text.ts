@@ -14,6 +14,7 @@ import type { InboundProtocol, ParseOptions } from "../protocols/types";
 import { estimatePromptTokens } from "../tokens";
 import type { RouteContext, RouteDef } from "../types";
 import { createResponse } from "../stored-responses/create";
+import { inlineFileRefs } from "../files/inline-refs";
 import { textCall } from "./text-call";
 import { compactHandler } from "../stored-responses/compact";
 import { storedResponseRoutes } from "../stored-responses/routes";
@@ -61,7 +62,10 @@ export const textRoutes: RouteDef[] = [
     async handler(ctx) {
       const body = await ctx.readJson();
       if (!body.ok) return ctx.error(body.error);
-      const b = body.value as Record<string, unknown>;
+      // Documents and images named by file id count as their bytes (decision 0074).
+      const inlined = await inlineFileRefs(await getDb(), ctx.principal, "messages", body.value);
+      if (!inlined.ok) return ctx.error(inlined.error);
+      const b = (inlined.value?.body ?? body.value) as Record<string, unknown>;
       const parsed = messages.parseRequest({ max_tokens: 1, ...(b && typeof b === "object" ? b : {}) });
       if (!parsed.ok) return ctx.error(parsed.error);
       const resolved = await resolveModel(ctx.principal, parsed.value.model, ["text"], ctx.observe);

@@ -20,12 +20,14 @@ import { afterReply } from "../../after-reply";
 import { logger } from "../../logger";
 import { sleep } from "../../sleep";
 import { errors, type ApiError } from "../errors";
+import type { Result } from "../../result";
 import { json, type GatewayResponse } from "../http";
 import { protocolId, nowSeconds } from "../protocols/ids";
 import { SSE_HEADERS } from "../sse";
 import type { Principal, RouteContext } from "../types";
 import { renderUsage } from "../protocols/responses/render";
-import type { TextSettlement } from "../routes/text-types";
+import type { RequestLogFields, Settlement } from "../../billing/port";
+import type { Usage } from "../canonical";
 import { partialOutput } from "./partial";
 import { runResponse } from "./run-response";
 import type { Expanded } from "./history";
@@ -138,7 +140,7 @@ interface RunOutcome {
   upstreamOf: () => string | null;
   failure: ApiError | null;
   /** What the run was charged (set once it settled). */
-  settled: TextSettlement | null;
+  settled: Settlement | null;
 }
 
 /** Claims and runs one queued background response (a no-op when another runner has it). */
@@ -254,7 +256,7 @@ async function seal(db: DB, id: string, content: Sealed, l: Live, o: RunOutcome,
   let response: Record<string, unknown>;
   if (cancelled) {
     status = "cancelled";
-    const shown = o.final ?? { output: partialOutput(l.events), usage: o.settled ? renderUsage(o.settled, o.settled.costMicroUsd) : null };
+    const shown = o.final ?? { output: partialOutput(l.events), usage: o.settled ? renderUsage(loggedUsage(o.settled.log), o.settled.costMicroUsd) : null };
     response = { ...content.response, ...shown, id, status };
   } else if (o.final) {
     status = o.final.status as StoredResponseStatus;
@@ -323,7 +325,7 @@ export async function* follow(db: DB, who: Viewer, id: string, startingAfter: nu
 }
 
 /** POST /v1/responses/{id}/cancel. */
-export async function cancelBackground(db: DB, who: Viewer, id: string): Promise<{ ok: true; response: Record<string, unknown> } | { ok: false; error: ApiError }> {
+export async function cancelBackground(db: DB, who: Viewer, id: string): Promise<Result<Record<string, unknown>, ApiError>> {
   const r = await getStoredResponse(db, who, id);
   if (!r) return { ok: false, error: { status: 404, type: "invalid_request", code: "response_not_found", message: `Response with id '${id.slice(0, 200)}' not found.`, param: "response_id" } };
   if (!r.background) return { ok: false, error: errors.invalidRequest(`Response '${id}' was not created in background mode; only background responses can be cancelled.`, "response_id") };
@@ -339,7 +341,7 @@ export async function cancelBackground(db: DB, who: Viewer, id: string): Promise
     for (let i = 0; l && !l.done && i < 40; i++) await sleep(50);
   }
   const after = await getStoredResponse(db, who, id);
-  return { ok: true, response: { ...(after ?? r).response, status: after?.status ?? "cancelled" } };
+  return { ok: true, value: { ...(after ?? r).response, status: after?.status ?? "cancelled" } };
 }
 
 /**
@@ -366,4 +368,9 @@ export async function sweepBackgroundResponses(db: DB, now = Date.now(), until =
     .where(and(eq(storedResponses.background, true), eq(storedResponses.status, "in_progress"), lt(storedResponses.updatedAt, stale)))
     .returning({ id: storedResponses.id });
   return queued.length + dead.length;
+}
+
+/** The usage a settlement's log row records, as the canonical usage the renderers take. */
+function loggedUsage(l: RequestLogFields): Usage {
+  return { inputTokens: l.inputTokens ?? 0, outputTokens: l.outputTokens ?? 0, cacheReadTokens: l.cacheReadTokens, cacheWrite5mTokens: l.cacheWrite5mTokens, cacheWrite1hTokens: l.cacheWrite1hTokens, reasoningTokens: l.reasoningTokens };
 }

@@ -29,7 +29,7 @@ function carriedHeaders(h: Record<string, string>): Record<string, string> {
 export async function compactConversation(db: DB, ctx: RouteContext, path: string, body: Record<string, unknown>, mode: "trigger" | "endpoint"): Promise<GatewayResponse | null> {
   const resolved = await resolveModel(ctx.principal, body.model, ["text"]);
   if (!resolved.ok) return ctx.error(resolved.error);
-  const upstreamCompacts = resolved.routes.length > 0 && resolved.routes.every((r) => r.upstream.protocol === "openai-responses");
+  const upstreamCompacts = resolved.value.routes.length > 0 && resolved.value.routes.every((r) => r.upstream.protocol === "openai-responses");
   if (mode === "trigger" && upstreamCompacts) return null;
 
   let input = typeof body.input === "string" ? [{ type: "message", role: "user", content: body.input }] : body.input;

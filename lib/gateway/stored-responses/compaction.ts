@@ -16,6 +16,7 @@ import { json, type GatewayResponse } from "../http";
 import { nowSeconds, protocolId } from "../protocols/ids";
 import { SSE_HEADERS, sseEvent } from "../sse";
 import type { Item } from "./store";
+import type { Result } from "../../result";
 
 /** Marks an item the gateway made; anything else in `encrypted_content` is an upstream's own. */
 const SEALED_PREFIX = "gwc1.";
@@ -36,23 +37,23 @@ export function sealSummary(accountId: string, summary: string): string {
   return SEALED_PREFIX + encryptSecret(JSON.stringify({ a: accountId, s: summary }));
 }
 
-/** The summary in one of our items, null when the item is not ours (an upstream's, or damaged). */
-function openSummary(accountId: string, sealed: string): { ok: true; summary: string } | { ok: false; foreign: boolean } {
-  if (!sealed.startsWith(SEALED_PREFIX)) return { ok: false, foreign: true };
+/** The summary in one of our items; "foreign": an upstream's item, "unreadable": another account's or damaged. */
+function openSummary(accountId: string, sealed: string): Result<string, "foreign" | "unreadable"> {
+  if (!sealed.startsWith(SEALED_PREFIX)) return { ok: false, error: "foreign" };
   try {
     const v = JSON.parse(decryptSecret(sealed.slice(SEALED_PREFIX.length))) as { a?: unknown; s?: unknown };
-    if (v.a === accountId && typeof v.s === "string") return { ok: true, summary: v.s };
+    if (v.a === accountId && typeof v.s === "string") return { ok: true, value: v.s };
   } catch {
     // tampered or sealed under another key: refused below like another account's
   }
-  return { ok: false, foreign: false };
+  return { ok: false, error: "unreadable" };
 }
 
 /**
  * The input with each of our compaction items replaced by the summary it carries, as a user
  * message. An upstream's own item (OpenAI's) is left for a Responses upstream to read.
  */
-export function expandCompactions(input: unknown, accountId: string): { ok: true; value: unknown } | { ok: false; error: ApiError } {
+export function expandCompactions(input: unknown, accountId: string): Result<unknown, ApiError> {
   if (!Array.isArray(input) || !input.some((it) => (it as Item | null)?.type === "compaction")) return { ok: true, value: input };
   const out: unknown[] = [];
   for (let i = 0; i < input.length; i++) {
@@ -63,9 +64,9 @@ export function expandCompactions(input: unknown, accountId: string): { ok: true
       continue;
     }
     const opened = openSummary(accountId, sealed);
-    if (!opened.ok && opened.foreign) out.push(it);
+    if (!opened.ok && opened.error === "foreign") out.push(it);
     else if (!opened.ok) return { ok: false, error: errors.invalidRequest(`input[${i}].encrypted_content: not a compaction item this key's account can read.`, `input[${i}].encrypted_content`) };
-    else out.push({ type: "message", role: "user", content: [{ type: "input_text", text: SUMMARY_HEADER + opened.summary }] });
+    else out.push({ type: "message", role: "user", content: [{ type: "input_text", text: SUMMARY_HEADER + opened.value }] });
   }
   return { ok: true, value: out };
 }

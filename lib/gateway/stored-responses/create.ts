@@ -22,8 +22,14 @@ export async function createResponse(ctx: RouteContext, path: string): Promise<G
   if (!parsed.ok) return ctx.error(parsed.error);
   const raw = await ctx.readBody();
   if (!raw.ok) return ctx.error(raw.error);
-  let body = parsed.value as Record<string, unknown>;
+  const body = parsed.value as Record<string, unknown>;
   if (!body || typeof body !== "object" || Array.isArray(body)) return ctx.error(errors.invalidRequest("Request body must be a JSON object."));
+  return createFromBody(ctx, path, body, raw.value.length);
+}
+
+/** The same, for a body already read (Google's Interactions API translates its own into this one). */
+export async function createFromBody(ctx: RouteContext, path: string, parsedBody: Record<string, unknown>, rawBytes: number): Promise<GatewayResponse> {
+  let body = parsedBody;
   // An over-long id is refused before any lookup (a previous response, a stored row); the text
   // handler refuses the other bad models with their log row.
   if (typeof body.model === "string" && !isModelId(body.model)) return ctx.error(modelIdError(body.model));
@@ -50,7 +56,7 @@ export async function createResponse(ctx: RouteContext, path: string): Promise<G
   const input = body.input;
   const hasRefs = Array.isArray(input) && input.some((it) => it && typeof it === "object" && (it as Item).type === "item_reference");
   let expanded: Expanded | null = null;
-  let bodyBytes = raw.value.length;
+  let bodyBytes = rawBytes;
   if ((typeof input === "string" || Array.isArray(input)) && (previousId !== null || hasRefs || store)) {
     if (previousId !== null || hasRefs) {
       const r = await expandInput(db, ctx.principal, input as string | Item[], previousId);

@@ -11,24 +11,11 @@ import type { DB } from "../../../db/client";
 import { errors, type ApiError } from "../errors";
 import type { Viewer } from "../../keys/visibility";
 import { findStoredItems, getStoredResponse, type Item } from "./store";
+import { withOrigin } from "../upstreams/replay-origin";
+import type { Result } from "../../result";
 
 /** Replayed history larger than this (JSON bytes) is refused: the text routes' body limit. */
 export const maxHistoryBytes = () => env().TEXT_BODY_LIMIT_MB * 1024 * 1024;
-
-const ORIGIN = Symbol.for("gateway.storedResponses.origin");
-type WithOrigin = Item & { [ORIGIN]?: string | null };
-
-/** The upstream that produced a replayed item (undefined for items the client sent itself). */
-export function replayOrigin(item: unknown): string | null | undefined {
-  return item && typeof item === "object" ? (item as WithOrigin)[ORIGIN] : undefined;
-}
-
-function withOrigin(item: Item, upstreamId: string | null): Item {
-  const copy: WithOrigin = { ...item };
-  // A symbol key: never serialised, so nothing of ours reaches an upstream.
-  Object.defineProperty(copy, ORIGIN, { value: upstreamId, enumerable: false });
-  return copy;
-}
 
 const INPUT_ROLES = new Set(["user", "system", "developer"]);
 
@@ -71,7 +58,7 @@ export interface Expanded {
   replayed: number;
 }
 
-export type ExpandResult = { ok: true; value: Expanded } | { ok: false; error: ApiError };
+export type ExpandResult = Result<Expanded, ApiError>;
 
 function notFoundPrevious(id: string): ApiError {
   return { status: 404, type: "invalid_request", code: "previous_response_not_found", message: `Previous response with id '${id}' not found.`, param: "previous_response_id" };

@@ -11,6 +11,7 @@ import type { RouteContext, RouteDef } from "../types";
 import { SSE_HEADERS } from "../sse";
 import { cancelBackground, follow } from "./background";
 import { deleteStoredResponse, getStoredResponse, type Item } from "./store";
+import type { Result } from "../../result";
 
 function notFound(id: string): ApiError {
   return { status: 404, type: "invalid_request", code: "response_not_found", message: `Response with id '${id.slice(0, 200)}' not found.`, param: "response_id" };
@@ -36,7 +37,7 @@ async function retrieve(ctx: RouteContext) {
 async function cancel(ctx: RouteContext) {
   const r = await cancelBackground(await getDb(), ctx.principal, ctx.params.id!);
   if (!r.ok) return ctx.error(r.error);
-  return json(200, r.response);
+  return json(200, r.value);
 }
 
 async function remove(ctx: RouteContext) {
@@ -46,7 +47,7 @@ async function remove(ctx: RouteContext) {
   return json(200, { id, object: "response", deleted: true });
 }
 
-export function pageItems(items: Item[], q: URLSearchParams): { ok: true; value: Record<string, unknown> } | { ok: false; error: ApiError } {
+export function pageItems(items: Item[], q: URLSearchParams): Result<Record<string, unknown>, ApiError> {
   const order = q.get("order") ?? "desc";
   if (order !== "asc" && order !== "desc") return { ok: false, error: errors.invalidRequest("order: must be asc or desc.", "order") };
   const limitRaw = q.get("limit");

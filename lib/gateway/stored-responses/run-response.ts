@@ -9,7 +9,7 @@ import type { GatewayResponse } from "../http";
 import { responses } from "../protocols";
 import { protocolId } from "../protocols/ids";
 import { textCall } from "../routes/text-call";
-import type { TextBilling, TextSettlement } from "../routes/text-types";
+import type { BillingPort, Settlement } from "../../billing/port";
 import type { RouteContext } from "../types";
 import type { Expanded } from "./history";
 import { queueStoredResponse, type Item, type NewStoredResponse } from "./store";
@@ -34,7 +34,7 @@ export interface RunInput {
   /** Background runs keep the terminal response themselves; the upstream is known once the stream has ended. */
   onTerminal?: (response: Record<string, unknown>, upstreamId: () => string | null) => void;
   /** Background runs: what was charged (a cancelled run shows it, having no terminal response). */
-  onSettled?: (s: TextSettlement) => void;
+  onSettled?: (s: Settlement) => void;
 }
 
 /** Runs one stateless Responses request through the text handler, shows and keeps what came back. */
@@ -43,13 +43,14 @@ export async function runResponse(r: RunInput): Promise<GatewayResponse> {
   let upstreamId: string | null = null;
   let settledNow!: () => void;
   const settled = new Promise<void>((r) => (settledNow = r));
-  const wrapBilling = (base: TextBilling): TextBilling => ({
-    reserve: (a) => base.reserve(a),
-    settle: (s, o) => {
-      if (s.route) upstreamId = s.route.upstream.id;
+  const wrapBilling = (base: BillingPort): BillingPort => ({
+    reserve: (a, o) => base.reserve(a, o),
+    settle: (hold, s, o) => {
+      if (s.log.upstreamId) upstreamId = s.log.upstreamId;
       r.onSettled?.(s);
       settledNow();
-      return base.settle(expanded && r.replayedCounted ? { ...s, replayedItems: expanded.replayed } : s, o);
+      if (expanded && r.replayedCounted) s.log.replayedItems = expanded.replayed;
+      return base.settle(hold, s, o);
     },
   });
   const res = await textCall(ctx, db, path, { protocol: responses, body, bodyBytes, signal: r.signal, wrapBilling, requestBody: () => JSON.stringify(body) });

@@ -19,7 +19,7 @@ function imageBlock(p: ImagePart): Record<string, unknown> | Inexpressible {
   const src = p.source;
   if (src.kind === "url") return { type: "image", source: { type: "url", url: src.url } };
   if (!IMAGE_TYPES.has(src.mediaType))
-    return { ok: false, field: p.path ?? "image", message: `image type ${src.mediaType} is not supported by this model (jpeg, png, gif, webp are)` };
+    return { ok: false, error: { field: p.path ?? "image", message: `image type ${src.mediaType} is not supported by this model (jpeg, png, gif, webp are)` } };
   return { type: "image", source: { type: "base64", media_type: src.mediaType, data: src.data } };
 }
 
@@ -30,7 +30,7 @@ function documentBlock(p: DocumentPart): Record<string, unknown> | Inexpressible
   if (src.kind === "text") return { type: "document", source: { type: "text", media_type: "text/plain", data: src.text }, ...title };
   if (src.kind === "url") return { type: "document", source: { type: "url", url: src.url }, ...title };
   if (src.mediaType !== "application/pdf")
-    return { ok: false, field: p.path ?? "messages", message: `documents of type ${src.mediaType} are not supported by this model (PDF and plain text are)` };
+    return { ok: false, error: { field: p.path ?? "messages", message: `documents of type ${src.mediaType} are not supported by this model (PDF and plain text are)` } };
   return { type: "document", source: { type: "base64", media_type: src.mediaType, data: src.data }, ...title };
 }
 
@@ -52,8 +52,8 @@ export function takesPrefill(upstreamModel: string): boolean {
 
 export function toAnthropicBody(req: CanonicalRequest, upstreamModel: string): Built | Inexpressible {
   if (req.temperature !== undefined && req.temperature > 1)
-    return { ok: false, field: "temperature", message: `must be between 0 and 1 for this model, got ${req.temperature}` };
-  if (req.maxOutputTokens === undefined) return { ok: false, field: "max_tokens", message: "required by this model" };
+    return { ok: false, error: { field: "temperature", message: `must be between 0 and 1 for this model, got ${req.temperature}` } };
+  if (req.maxOutputTokens === undefined) return { ok: false, error: { field: "max_tokens", message: "required by this model" } };
   const noLogprobs = logprobsRefusal(req);
   if (noLogprobs) return noLogprobs;
 

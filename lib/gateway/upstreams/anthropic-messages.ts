@@ -2,7 +2,7 @@
 import { createAnthropicDecoder, fromAnthropicResponse } from "./anthropic-messages-response";
 import { toAnthropicBody } from "./anthropic-messages-request";
 import { ANTHROPIC_TOOL_NAMES, forTarget, restoreNames, restoringDecoder } from "./tool-names";
-import { httpComplete, httpStream, type ChunkDecoder, type HttpTarget } from "./text-http-call";
+import { decodeAnswer, httpComplete, httpStream, type ChunkDecoder, type HttpTarget } from "./text-http-call";
 import { joinUrl, vendorHeaders } from "./http";
 import { costIntoUsage, sameProtocol } from "./passthrough";
 import type { CompleteResult, PreparedCall, TextAdapter, UpstreamChunk } from "./text-types";
@@ -28,9 +28,17 @@ const anthropicApiTarget: AnthropicTarget = (route, _stream, call) => {
   return { url: joinUrl(route.upstream.baseUrl, "v1/messages"), headers };
 };
 
+/** How a prepared call goes over the wire: JSON and SSE here; Bedrock signs and frames it its own way (bedrock-invoke.ts). */
+export interface AnthropicTransport {
+  complete: typeof httpComplete;
+  stream: typeof httpStream;
+}
+
+const HTTP: AnthropicTransport = { complete: httpComplete, stream: httpStream };
+
 export const anthropicMessages = createAnthropicAdapter(anthropicApiTarget);
 
-export function createAnthropicAdapter(target: AnthropicTarget): TextAdapter {
+export function createAnthropicAdapter(target: AnthropicTarget, transport: AnthropicTransport = HTTP): TextAdapter {
   return {
     passthrough: sameProtocol("messages", (json, cost) => costIntoUsage(json.usage, cost)),
     capabilities: { hints: new Set(["top_k", "top_p", "temperature", "parallel_tool_calls", "cache_control"]), hostedTools: new Set(["web_search"]) },
@@ -46,13 +54,18 @@ export function createAnthropicAdapter(target: AnthropicTarget): TextAdapter {
       return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: body.dropped, prefill: body.prefill, toolNames: named.toolNames } };
     },
     complete(call, opts) {
-      return withPrefill(call, restoreNames(call, httpComplete(call, opts, target(call.route, false, call), fromAnthropicResponse, (j) => {
+      return withPrefill(call, restoreNames(call, transport.complete(call, opts, target(call.route, false, call), fromAnthropicResponse, (j) => {
         j.model = call.publicModel;
       })));
     },
+    decode(call, json) {
+      return withPrefill(call, restoreNames(call, Promise.resolve(decodeAnswer(json, fromAnthropicResponse, (j) => {
+        j.model = call.publicModel;
+      }))));
+    },
     stream(call, opts) {
       const d = createAnthropicDecoder(call.publicModel);
-      return httpStream(call, opts, target(call.route, true, call), prefillDecoder(call, restoringDecoder(call, d)));
+      return transport.stream(call, opts, target(call.route, true, call), prefillDecoder(call, restoringDecoder(call, d)));
     },
   };
 }

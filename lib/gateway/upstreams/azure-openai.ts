@@ -6,23 +6,25 @@
  *   deployment in the body's `model`;
  * - a dated version ("2024-10-21"): {baseUrl}/openai/deployments/{deployment}/{path}?api-version=…
  *   (Responses: {baseUrl}/openai/responses?api-version=…);
- * - an `api-key` header, or an Entra ID bearer token (azure-entra-token.ts).
+ * - an `api-key` header, or an Entra ID bearer token (azure-entra-token.ts), or with neither a
+ *   managed identity's token (azure-managed-identity.ts).
  * The model's `upstreamModel` is the deployment name. Azure's content-filter annotations
  * (`prompt_filter_results`, `content_filter_results`) pass through to same-protocol clients;
  * a prompt it refuses (`code: "content_filter"`) is each client protocol's 400 (errors.ts).
  */
-import type { EmbeddingRequest } from "../embeddings/embedding-request";
-import type { EmbeddingResult } from "../embeddings/embedding-result";
+import type { EmbeddingRequest } from "../media/embedding-request";
+import type { EmbeddingResult } from "../media/embedding-result";
 import type { Outcome } from "../errors";
-import type { ImagePlan } from "../images/image-plan";
-import type { ImageRequest } from "../images/image-request";
-import type { ImageResult } from "../images/image-result";
+import type { ImagePlan } from "../media/image-plan";
+import type { ImageRequest } from "../media/image-request";
+import type { ImageResult, ImageStream } from "../media/image-result";
 import type { ModelRoute, UpstreamInfo } from "../model-route";
 import { entraToken, usesEntra } from "./azure-entra-token";
+import { managedIdentityToken } from "./azure-managed-identity";
 import { createOpenAIChatAdapter } from "./openai-chat";
 import { openaiEmbed, type EmbedCallOptions } from "./openai-embed";
 import type { OpenAIEndpoint } from "./openai-endpoint";
-import { openaiImage, type ImageCallOptions } from "./openai-image";
+import { openaiImage, openaiImageStream, type ImageCallOptions } from "./openai-image";
 import { createOpenAIResponsesAdapter } from "./openai-responses";
 import type { TextAdapter } from "./text-types";
 import { authenticated } from "./authenticated";
@@ -46,10 +48,13 @@ export function azureModelsUrl(u: UpstreamInfo): string {
   return version === "v1" ? `${base}/openai/v1/models` : `${base}/openai/models?api-version=${encodeURIComponent(version)}`;
 }
 
-/** The auth header: the key as `api-key`, or a fresh Entra ID token as a bearer. */
+/**
+ * The auth header: the key as `api-key`; or a bearer token, from Entra ID with the app
+ * registration's secret, or, with neither, from the deployment's managed identity.
+ */
 export async function azureAuth(u: UpstreamInfo, signal?: AbortSignal): Promise<Outcome<Record<string, string>>> {
-  if (!usesEntra(u)) return { ok: true, value: u.apiKey ? { "api-key": u.apiKey } : {} };
-  const token = await entraToken(u, signal);
+  if (u.apiKey) return { ok: true, value: { "api-key": u.apiKey } };
+  const token = usesEntra(u) ? await entraToken(u, signal) : await managedIdentityToken(u, signal);
   return token.ok ? { ok: true, value: { authorization: `Bearer ${token.value}` } } : token;
 }
 
@@ -77,4 +82,9 @@ export async function azureEmbed(route: ModelRoute, req: EmbeddingRequest, opts:
 export async function azureImage(route: ModelRoute, req: ImageRequest, plan: ImagePlan, opts: ImageCallOptions): Promise<Outcome<ImageResult>> {
   const auth = await azureAuth(route.upstream, opts.signal);
   return auth.ok ? openaiImage(route, req, plan, opts, endpointWith(auth.value)) : auth;
+}
+
+export async function azureImageStream(route: ModelRoute, req: ImageRequest, plan: ImagePlan, opts: ImageCallOptions): Promise<Outcome<ImageStream>> {
+  const auth = await azureAuth(route.upstream, opts.signal);
+  return auth.ok ? openaiImageStream(route, req, plan, opts, endpointWith(auth.value)) : auth;
 }

@@ -4,6 +4,7 @@
  * `additionalModelRequestFields` (Anthropic's own `thinking`), the only model-specific field.
  */
 import { partsText, type CanonicalRequest, type ContentPart, type ImagePart } from "../canonical";
+import { logprobsRefusal } from "../conversion/policy";
 import { anthropicThinking } from "../conversion/reasoning";
 import { bareToolId } from "../conversion/signatures";
 import { functionOf } from "./openai-chat-request";
@@ -13,7 +14,7 @@ const IMAGE_FORMATS: Record<string, string> = { "image/png": "png", "image/jpeg"
 
 function image(p: ImagePart, field: string): Record<string, unknown> | Inexpressible {
   const format = p.source.kind === "base64" ? IMAGE_FORMATS[p.source.mediaType] : undefined;
-  if (p.source.kind !== "base64" || !format) return { ok: false, field: p.path ?? field, message: "only PNG, JPEG, GIF and WebP images sent inline are supported by this model" };
+  if (p.source.kind !== "base64" || !format) return { ok: false, error: { field: p.path ?? field, message: "only PNG, JPEG, GIF and WebP images sent inline are supported by this model" } };
   return { image: { format, source: { bytes: p.source.data } } };
 }
 
@@ -32,7 +33,7 @@ function block(p: ContentPart, n: number): Record<string, unknown> | Inexpressib
     case "document":
       if (p.source.kind === "text") return { text: p.source.text };
       if (p.source.kind !== "base64" || p.source.mediaType !== "application/pdf")
-        return { ok: false, field: p.path ?? "messages", message: "only PDF documents sent inline (or plain text) are supported by this model" };
+        return { ok: false, error: { field: p.path ?? "messages", message: "only PDF documents sent inline (or plain text) are supported by this model" } };
       return { document: { format: "pdf", name: documentName(p.filename, n), source: { bytes: p.source.data } } };
     case "tool_call": {
       let input: unknown;
@@ -63,8 +64,11 @@ function block(p: ContentPart, n: number): Record<string, unknown> | Inexpressib
 }
 
 export function toConverseBody(req: CanonicalRequest, upstreamModel: string): Built | Inexpressible {
+  // Converse returns no token log-probabilities: data the client asked for, so refused.
+  const noLogprobs = logprobsRefusal(req);
+  if (noLogprobs) return noLogprobs;
   if (req.responseFormat && req.responseFormat.type !== "text")
-    return { ok: false, field: "response_format", message: "structured output is not supported by this model's upstream" };
+    return { ok: false, error: { field: "response_format", message: "structured output is not supported by this model's upstream" } };
   const messages: Record<string, unknown>[] = [];
   let docs = 0;
   let toolBlocks = false;
@@ -97,7 +101,7 @@ export function toConverseBody(req: CanonicalRequest, upstreamModel: string): Bu
       });
       const toolConfig: Record<string, unknown> = { tools };
       const tc = req.toolChoice;
-      if (tc?.type === "none") return { ok: false, field: "tool_choice", message: "\"none\" with tool calls in the history is not supported by this model's upstream" };
+      if (tc?.type === "none") return { ok: false, error: { field: "tool_choice", message: "\"none\" with tool calls in the history is not supported by this model's upstream" } };
       if (tc?.type === "required") toolConfig.toolChoice = { any: {} };
       else if (tc?.type === "tool") toolConfig.toolChoice = { tool: { name: tc.name } };
       body.toolConfig = toolConfig;

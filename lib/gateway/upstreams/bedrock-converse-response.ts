@@ -4,9 +4,9 @@
  * taken out of AWS's binary event-stream framing by the SDK's codec (bedrock-converse.ts).
  */
 import type { CanonicalResponse, OutputPart, StopReason, StreamEvent, Usage } from "../canonical";
-import { errors } from "../errors";
 import { makeUsage } from "../usage";
-import { invalidUpstreamEvent, UpstreamStreamError } from "./sse-reader";
+import { bedrockStreamException } from "./bedrock-event-stream";
+import { invalidUpstreamEvent } from "./sse-reader";
 import type { UpstreamChunk } from "./text-types";
 
 export function stopFromConverse(reason: unknown): StopReason {
@@ -111,10 +111,7 @@ export function createConverseDecoder(publicModel: string, requestId: string) {
       return { events };
     },
     /** An exception event of the stream (throttling, validation, model errors). */
-    fail(exceptionType: string, payload: Record<string, unknown>): never {
-      const retryable = /throttling|serviceUnavailable|internalServer|modelStreamError/i.test(exceptionType);
-      throw new UpstreamStreamError(errors.upstream(`The upstream failed mid-stream: ${exceptionType}: ${String(payload.message ?? "no message")}`), retryable);
-    },
+    fail: bedrockStreamException,
     end(): UpstreamChunk | null {
       if (finished) return null;
       if (finish === null) throw invalidUpstreamEvent("the stream ended early");

@@ -7,7 +7,7 @@ import { partsText, type CanonicalRequest, type CanonicalResponse, type Canonica
 import { randomBase62 } from "../../ids";
 import { sleep } from "../../sleep";
 import { estimatePromptTokens } from "../tokens";
-import { clientGone } from "../errors";
+import { clientGone, errors, type UpstreamFailure } from "../errors";
 import type { TextAdapter, UpstreamChunk } from "./text-types";
 import { logprobsRefusal } from "../conversion/policy";
 
@@ -101,6 +101,13 @@ function callTokens(call: { name: string; arguments: string }): number {
   return Math.max(1, Math.ceil((call.name.length + call.arguments.length) / 4));
 }
 
+/** A last message containing `[fail]` is answered with an upstream error (like the demo video's): failures offline, e.g. in a batch. */
+function demoFailure(req: CanonicalRequest): UpstreamFailure | null {
+  const last = req.messages[req.messages.length - 1];
+  if (!last || !partsText(last.parts).includes("[fail]")) return null;
+  return { ok: false, error: errors.upstream("The demo upstream failed this request, as asked ([fail] in the prompt)."), retryable: false };
+}
+
 export const demoChat: TextAdapter = {
   // The demo model answers from the prompt alone: every knob is accepted and has no effect.
   capabilities: {
@@ -114,6 +121,8 @@ export const demoChat: TextAdapter = {
   },
   async complete(call) {
     const req = call.request;
+    const failed = demoFailure(req);
+    if (failed) return failed;
     const plan = planDemoReply(req);
     const content: OutputPart[] = [];
     if (plan.words.length) content.push({ type: "text", text: plan.words.join("") });
@@ -131,6 +140,8 @@ export const demoChat: TextAdapter = {
   async stream(call, opts) {
     if (opts.signal.aborted) return clientGone();
     const req = call.request;
+    const failed = demoFailure(req);
+    if (failed) return failed;
     return { ok: true, value: demoStream(planDemoReply(req), estimatePromptTokens(req), call.publicModel, opts.signal) };
   },
 };

@@ -4,9 +4,9 @@
  * unit length, so texts that share words or spellings get a high cosine similarity and the
  * same text always gets the same vector. No network, no model weights.
  */
-import type { EmbeddingRequest } from "../embeddings/embedding-request";
+import type { EmbeddingRequest } from "../media/embedding-request";
 import type { Outcome } from "../errors";
-import type { EmbeddingResult } from "../embeddings/embedding-result";
+import type { EmbeddingResult } from "../media/embedding-result";
 
 export const DEMO_EMBEDDING_DIMENSIONS = 256;
 

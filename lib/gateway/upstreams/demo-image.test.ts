@@ -1,6 +1,6 @@
 import { PNG } from "pngjs";
 import { describe, expect, it } from "vitest";
-import { planImage } from "../images/image-plan";
+import { planImage } from "../media/image-plan";
 import { demoImage, renderDemoPng } from "./demo-image";
 
 const price = { perImage: { "*": 10_000 } };

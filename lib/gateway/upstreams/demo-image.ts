@@ -6,11 +6,11 @@
  */
 import { createHash } from "node:crypto";
 import { PNG } from "pngjs";
-import { autoSize, type ImagePlan } from "../images/image-plan";
-import type { ImageRequest } from "../images/image-request";
-import type { ImageResult } from "../images/image-result";
+import { autoSize, type ImagePlan } from "../media/image-plan";
+import type { ImageRequest } from "../media/image-request";
+import type { ImageResult, ImageStream, ImageStreamEvent } from "../media/image-result";
 import { errors, type Outcome } from "../errors";
-import { parseSize, type ImageSize } from "../images/image-size";
+import { parseSize, type ImageSize } from "../media/image-size";
 
 /** Output pixels per side = listed size / SCALE (1024x1024 → 256x256). */
 export const DEMO_IMAGE_SCALE = 4;
@@ -105,4 +105,22 @@ function seeded(hash: Buffer): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * The streamed form, in OpenAI's events: `partial_images` previews (the finished picture, as the
+ * demo draws it at once), then the image with the usage a GPT image model would report.
+ */
+export function demoImageStream(req: ImageRequest, plan: ImagePlan): Outcome<ImageStream> {
+  const made = demoImage(req, plan);
+  if (!made.ok) return made;
+  const image = made.value;
+  const common = { created_at: Math.floor(Date.now() / 1000), background: "opaque", output_format: "png", quality: plan.quality ?? "auto", size: image.reportedSize ?? `${image.width * DEMO_IMAGE_SCALE}x${image.height * DEMO_IMAGE_SCALE}` };
+  const usage = { input_tokens: Math.ceil(req.prompt.length / 4), input_tokens_details: { text_tokens: Math.ceil(req.prompt.length / 4), image_tokens: 0 }, output_tokens: 1056, total_tokens: Math.ceil(req.prompt.length / 4) + 1056 };
+  const prefix = req.edit ? "image_edit" : "image_generation";
+  async function* events(): AsyncGenerator<ImageStreamEvent> {
+    for (let i = 0; i < (req.partialImages ?? 0); i++) yield { type: "partial", raw: { type: `${prefix}.partial_image`, b64_json: image.b64, partial_image_index: i, ...common } };
+    yield { type: "completed", raw: { type: `${prefix}.completed`, b64_json: image.b64, ...common, usage }, image: { ...image, usage: { textInputTokens: usage.input_tokens, imageInputTokens: 0, imageOutputTokens: 1056, textOutputTokens: 0 } } };
+  }
+  return { ok: true, value: { events: events() } };
 }

@@ -17,6 +17,7 @@ import { processSingleton } from "../../process-singleton";
 import { sleep } from "../../sleep";
 import type { Outcome, UpstreamFailure } from "../errors";
 import { errors } from "../errors";
+import type { Ok } from "../../result";
 
 export interface RetryPolicy {
   /** Extra attempts on the same entry after the first (text 2, embeddings/images/video 0). */
@@ -67,7 +68,7 @@ export function failoverOptions<R>(policy: RetryPolicy, hooks: FailoverHooks<R>,
   return Object.assign({}, policy, signal ? { signal } : null, hooks);
 }
 
-export type FailoverResult<T, R> = ({ ok: true; value: T } | UpstreamFailure) & {
+export type FailoverResult<T, R> = (Ok<T> | UpstreamFailure) & {
   /** The entry that answered last (the serving one on success); null when none was tried. */
   route: R | null;
   attempts: number;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FAKE_GEMINI_KEY, startFakeGeminiEmbed, type FakeGeminiEmbed } from "../../../tests/fakes/gemini-embed-upstream";
-import type { EmbeddingRequest } from "../embeddings/embedding-request";
+import type { EmbeddingRequest } from "../media/embedding-request";
 import type { ModelRoute } from "../model-route";
 import { GEMINI_BATCH_LIMIT, geminiEmbed } from "./gemini-embed";
 

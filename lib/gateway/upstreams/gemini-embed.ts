@@ -5,8 +5,8 @@
  * Wire names are those of @google/genai's converters (embedContentParametersPrivateToMldev).
  */
 import { z } from "zod";
-import type { EmbeddingRequest } from "../embeddings/embedding-request";
-import type { EmbeddingResult } from "../embeddings/embedding-result";
+import type { EmbeddingRequest } from "../media/embedding-request";
+import type { EmbeddingResult } from "../media/embedding-result";
 import { badAnswer, errors, type Outcome } from "../errors";
 import type { ModelRoute } from "../model-route";
 import { joinUrl, postJson } from "./http";

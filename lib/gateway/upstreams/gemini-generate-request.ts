@@ -13,11 +13,11 @@ function mediaPart(p: ImagePart | DocumentPart): Record<string, unknown> | Inexp
   const src = p.source;
   if (src.kind === "url")
     return p.type === "image"
-      ? { ok: false, field: p.path ?? "image", message: "image URLs other than http(s) are not supported by this model; send the image inline as base64" }
-      : { ok: false, field: p.path ?? "messages", message: "document URLs are not supported by this model; send the file inline as base64" };
+      ? { ok: false, error: { field: p.path ?? "image", message: "image URLs other than http(s) are not supported by this model; send the image inline as base64" } }
+      : { ok: false, error: { field: p.path ?? "messages", message: "document URLs are not supported by this model; send the file inline as base64" } };
   if (src.kind === "text") return { text: src.text };
   if (p.type === "document" && src.mediaType !== "application/pdf" && !src.mediaType.startsWith("text/"))
-    return { ok: false, field: p.path ?? "messages", message: `documents of type ${src.mediaType} are not supported by this model (PDF and text are)` };
+    return { ok: false, error: { field: p.path ?? "messages", message: `documents of type ${src.mediaType} are not supported by this model (PDF and text are)` } };
   return { inlineData: { mimeType: src.mediaType, data: src.data } };
 }
 
@@ -32,7 +32,7 @@ function functionResponseMedia(part: Record<string, unknown>): boolean {
 export function toGeminiBody(req: CanonicalRequest, upstreamModel = ""): Built | Inexpressible {
   const gemini3 = isGemini3(upstreamModel);
   if (req.stop && req.stop.length > GEMINI_MAX_STOP)
-    return { ok: false, field: "stop", message: `at most ${GEMINI_MAX_STOP} stop sequences are accepted by this model` };
+    return { ok: false, error: { field: "stop", message: `at most ${GEMINI_MAX_STOP} stop sequences are accepted by this model` } };
 
   // GC's functionResponse needs the function name; the other protocols only carry the call id.
   const names = new Map<string, string>();
@@ -59,7 +59,7 @@ export function toGeminiBody(req: CanonicalRequest, upstreamModel = ""): Built |
         parts.push(part);
       } else {
         const name = p.name ?? names.get(p.callId);
-        if (!name) return { ok: false, field: "messages", message: `a tool result answers call "${p.callId}", which no earlier turn made` };
+        if (!name) return { ok: false, error: { field: "messages", message: `a tool result answers call "${p.callId}", which no earlier turn made` } };
         const text = partsText(p.content);
         const response = { name, response: p.isError ? { error: text } : { output: text } };
         // What the tool read: Gemini 3 takes it inside the function response (multimodal function

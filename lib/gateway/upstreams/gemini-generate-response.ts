@@ -43,6 +43,7 @@ export function usageFromGemini(u: GcUsage | undefined): Usage | null {
       // proto3 JSON omits zero counts: with a prompt count present, no candidates count is 0.
       outputVisible: u.candidatesTokenCount ?? (prompt !== undefined ? 0 : undefined),
       reasoning: u.thoughtsTokenCount,
+      imageOutput: imageTokens(u.candidatesTokensDetails),
     },
     u,
   );
@@ -50,7 +51,26 @@ export function usageFromGemini(u: GcUsage | undefined): Usage | null {
   return usage;
 }
 
-type GcPart = { text?: string; thought?: boolean; thoughtSignature?: string; functionCall?: { name?: string; args?: unknown; id?: string } };
+/** The IMAGE modality's count in candidatesTokensDetails (image models report their drawing there). */
+function imageTokens(details: unknown): unknown {
+  if (!Array.isArray(details)) return undefined;
+  return (details as Array<{ modality?: string; tokenCount?: unknown }>).find((d) => d?.modality === "IMAGE")?.tokenCount;
+}
+
+type GcPart = {
+  text?: string;
+  thought?: boolean;
+  thoughtSignature?: string;
+  functionCall?: { name?: string; args?: unknown; id?: string };
+  inlineData?: { mimeType?: string; data?: string };
+};
+
+/** A drawn image (not a thought's interim image: Gemini 3 Pro Image thinks in pictures it does not bill as output). */
+function drawnImage(p: GcPart): { mediaType: string; data: string } | null {
+  const d = p.inlineData;
+  if (p.thought || !d || typeof d.data !== "string" || !d.mimeType?.startsWith("image/")) return null;
+  return { mediaType: d.mimeType, data: d.data };
+}
 
 /** The id clients see: Gemini's (or ours) carrying the call's thoughtSignature (conversion/signatures.ts). */
 function callId(p: GcPart): string {
@@ -88,7 +108,9 @@ export function fromGeminiResponse(json: Record<string, unknown>): CanonicalResp
       }
       continue;
     }
-    if (typeof p.text === "string" && p.text !== "") content.push({ type: "text", text: p.text });
+    const image = drawnImage(p);
+    if (image) content.push({ type: "image", source: { kind: "base64", ...image } });
+    else if (typeof p.text === "string" && p.text !== "") content.push({ type: "text", text: p.text });
     else if (p.functionCall) {
       hasCalls = true;
       content.push({ type: "tool_call", id: callId(p), signature: p.thoughtSignature, name: p.functionCall.name ?? "", arguments: JSON.stringify(p.functionCall.args ?? {}) });
@@ -154,7 +176,11 @@ export function createGeminiDecoder(publicModel: string) {
           }
           continue;
         }
-        if (typeof p.text === "string" && p.text !== "") {
+        const image = drawnImage(p);
+        if (image) {
+          endThinking(events);
+          events.push({ type: "image", ...image });
+        } else if (typeof p.text === "string" && p.text !== "") {
           endThinking(events);
           events.push({ type: "text_delta", text: p.text });
         } else if (p.functionCall) {

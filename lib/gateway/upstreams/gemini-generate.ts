@@ -1,7 +1,7 @@
 /** The `gemini` text upstream: POST {baseUrl}/v1beta/models/{m}:generateContent (or :streamGenerateContent?alt=sse). */
 import { createGeminiDecoder, fromGeminiResponse } from "./gemini-generate-response";
 import { toGeminiBody } from "./gemini-generate-request";
-import { httpComplete, httpStream, type HttpTarget } from "./text-http-call";
+import { decodeAnswer, httpComplete, httpStream, type HttpTarget } from "./text-http-call";
 import { joinUrl } from "./http";
 import { firstCallDecoder, firstCallOnly, oneCallEnforced } from "./first-call-only";
 import { forTarget, GEMINI_TOOL_NAMES, restoreNames, restoringDecoder } from "./tool-names";
@@ -51,6 +51,11 @@ export function createGeminiAdapter(target: GeminiTarget): TextAdapter {
       return firstCallOnly(call, restoreNames(call, httpComplete(call, opts, target(call.route, false, call), fromGeminiResponse, (j) => {
         j.modelVersion = call.publicModel;
       })));
+    },
+    decode(call, json) {
+      return firstCallOnly(call, restoreNames(call, Promise.resolve(decodeAnswer(json, fromGeminiResponse, (j) => {
+        j.modelVersion = call.publicModel;
+      }))));
     },
     stream(call, opts) {
       const d = createGeminiDecoder(call.publicModel);

@@ -7,8 +7,9 @@ import { createHash, createSign } from "node:crypto";
 import { errors, type Outcome } from "../errors";
 import type { UpstreamInfo } from "../model-route";
 import { cachedToken, postForToken, type FetchedToken } from "./token-cache";
+import { externalAccountToken, GOOGLE_CLOUD_SCOPE, isExternalAccount, metadataToken, type ExternalAccount } from "./google-workload-token";
 
-export const GOOGLE_CLOUD_SCOPE = "https://www.googleapis.com/auth/cloud-platform";
+export { GOOGLE_CLOUD_SCOPE };
 const DEFAULT_TOKEN_URI = "https://oauth2.googleapis.com/token";
 
 interface ServiceAccountKey {
@@ -27,6 +28,15 @@ function keyOf(u: UpstreamInfo): ServiceAccountKey | null {
   }
 }
 
+function externalAccountOf(u: UpstreamInfo): ExternalAccount | null {
+  try {
+    const v = JSON.parse(u.credentials?.serviceAccount ?? "") as unknown;
+    return isExternalAccount(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
 const b64url = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
 
 /** The signed assertion: iss = the service account, aud = the token endpoint, one hour. */
@@ -37,7 +47,14 @@ export function serviceAccountAssertion(key: ServiceAccountKey, aud: string, now
   return `${head}.${claims}.${signature}`;
 }
 
+/**
+ * The upstream's Google token: from its service-account key; or with an external-account file
+ * (workload identity federation) or no file at all, google-workload-token.ts.
+ */
 export async function googleToken(u: UpstreamInfo, signal?: AbortSignal, now = Date.now()): Promise<Outcome<string>> {
+  if (!u.credentials?.serviceAccount) return metadataToken(u, signal, now);
+  const external = externalAccountOf(u);
+  if (external) return externalAccountToken(u, external, signal, now);
   const key = keyOf(u);
   if (!key) return { ok: false, error: errors.upstream("The upstream's service account key is missing or not a key file."), retryable: false, failover: true };
   const url = u.settings?.tokenUrl ?? key.token_uri ?? DEFAULT_TOKEN_URI;

@@ -55,16 +55,35 @@ export async function callUpstream(call: UpstreamCall): Promise<Outcome<Upstream
   return r;
 }
 
+/**
+ * An upstream URL's origin and path, parsed once: a route's URLs repeat on every request. Bounded
+ * (a URL with a per-request part, such as a signed query, must not grow it without end).
+ */
+const targets = processSingleton("gateway.upstreamTargets", () => new Map<string, { origin: string; path: string }>());
+const MAX_TARGETS = 1024;
+
+function targetOf(href: string): { origin: string; path: string } {
+  const known = targets();
+  let t = known.get(href);
+  if (!t) {
+    const url = new URL(href);
+    t = { origin: url.origin, path: url.pathname + url.search };
+    if (known.size >= MAX_TARGETS) known.clear();
+    known.set(href, t);
+  }
+  return t;
+}
+
 async function exchange(call: UpstreamCall): Promise<Outcome<UpstreamResponse>> {
   if (call.signal?.aborted) return clientGone();
   let res: Dispatcher.ResponseData;
   try {
     // The agent's own request, not undici's request(url, opts): that copies opts as
     // `{ ...opts, origin, path }`, and such a copy gets a hidden class of its own (decision 0033).
-    const url = new URL(call.url);
+    const target = targetOf(call.url);
     res = await agent().request({
-      origin: url.origin,
-      path: url.pathname + url.search,
+      origin: target.origin,
+      path: target.path,
       method: call.method ?? "POST",
       headers: call.headers,
       body: call.body,
@@ -102,7 +121,7 @@ export async function postJson(call: Omit<UpstreamCall, "body" | "method"> & { b
   return opened.ok ? readJson(opened.value, call.signal, call.maxBytes) : opened;
 }
 
-async function readText(res: Pick<UpstreamResponse, "headers" | "body">, max: number, signal: AbortSignal | undefined, over: "truncate" | "refuse"): Promise<Outcome<string>> {
+export async function readText(res: Pick<UpstreamResponse, "headers" | "body">, max: number, signal: AbortSignal | undefined, over: "truncate" | "refuse"): Promise<Outcome<string>> {
   const body = res.body;
   const length = Number(res.headers["content-length"] ?? NaN);
   if (length <= max) {

@@ -14,6 +14,7 @@ import { processSingleton } from "../../process-singleton";
 import { createGuardedAgent, SsrfBlockedError } from "../../tasks/guarded-dispatcher";
 import { checkWebhookUrlShape, makePolicy, type WebhookUrlPolicy } from "../../tasks/ssrf";
 import type { InlineMediaSpec, Inexpressible } from "./text-types";
+import type { Ok, Result } from "../../result";
 
 /** Time for the whole download. */
 export const MEDIA_URL_TIMEOUT_MS = 15_000;
@@ -49,7 +50,8 @@ export function setMediaFetcher(opts: { allowHosts: string[]; maxBytes: number }
   slot().current = { policy, dispatcher: createGuardedAgent({ policy }), maxBytes: opts.maxBytes };
 }
 
-type Fetched = { ok: true; mediaType: string; data: string; bytes: number } | { ok: false; reason: string };
+/** A downloaded file (base64), or why it could not be (the client's 400 quotes it). */
+type Fetched = Result<{ mediaType: string; data: string; bytes: number }, string>;
 
 /** Per request (keyed by the parsed source object, shared by every entry's copy of the request). */
 const inflight = new WeakMap<object, Promise<Fetched>>();
@@ -58,10 +60,10 @@ const inflight = new WeakMap<object, Promise<Fetched>>();
 async function download(url: string, kind: "image" | "document", maxBytes: number, limit: string): Promise<Fetched> {
   const f = fetcher();
   const shape = checkWebhookUrlShape(url, f.policy);
-  if (!shape.ok) return { ok: false, reason: `the URL ${shape.reason}` };
+  if (!shape.ok) return { ok: false, error: `the URL ${shape.error}` };
   let res: Dispatcher.ResponseData;
   try {
-    res = await request(shape.url, {
+    res = await request(shape.value.url, {
       method: "GET",
       dispatcher: f.dispatcher,
       signal: AbortSignal.timeout(MEDIA_URL_TIMEOUT_MS),
@@ -71,12 +73,12 @@ async function download(url: string, kind: "image" | "document", maxBytes: numbe
     });
   } catch (err) {
     if (err instanceof SsrfBlockedError || (err as { cause?: unknown }).cause instanceof SsrfBlockedError)
-      return { ok: false, reason: "the URL points at a non-public address" };
-    return { ok: false, reason: "the URL could not be fetched" };
+      return { ok: false, error: "the URL points at a non-public address" };
+    return { ok: false, error: "the URL could not be fetched" };
   }
   // Dropping the body early must not surface as an unhandled stream error.
   res.body.on("error", () => {});
-  const drop = (reason: string): Fetched => (res.body.destroy(), { ok: false, reason });
+  const drop = (reason: string): Fetched => (res.body.destroy(), { ok: false, error: reason });
   if (res.statusCode !== 200) return drop(`the URL answered ${res.statusCode}${res.statusCode >= 300 && res.statusCode < 400 ? " (redirects are not followed)" : ""}`);
   const type = String(res.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   const allowed = kind === "image" ? IMAGE_TYPES : DOCUMENT_TYPES;
@@ -94,10 +96,19 @@ async function download(url: string, kind: "image" | "document", maxBytes: numbe
       chunks.push(c as Buffer);
     }
   } catch {
-    return { ok: false, reason: "the URL could not be fetched" };
+    return { ok: false, error: "the URL could not be fetched" };
   }
-  return { ok: true, mediaType: type, data: Buffer.concat(chunks).toString("base64"), bytes: size };
+  return { ok: true, value: { mediaType: type, data: Buffer.concat(chunks).toString("base64"), bytes: size } };
 }
+
+/** One image URL through the same guard and caps (POST /v1/images/edits' JSON form), after admission. */
+export async function downloadImageUrl(url: string, maxBytes: number, limit: string): Promise<Result<Buffer, string>> {
+  const got = await download(url, "image", maxBytes, limit);
+  return got.ok ? { ok: true, value: Buffer.from(got.value.data, "base64") } : got;
+}
+
+/** The most one downloaded file may be (MEDIA_URL_MAX_MB): what a hold counts a URL image as. */
+export const mediaUrlMaxBytes = () => fetcher().maxBytes;
 
 function fetchOnce(source: ImageSource | DocumentSource, url: string, kind: "image" | "document", maxBytes: number, limit: string): Promise<Fetched> {
   let p = inflight.get(source);
@@ -138,21 +149,22 @@ export function tooManyMediaUrls(count: number): string {
  * MEDIA_URLS_PER_REQUEST URLs, and no more bytes in all than the target takes inline (a
  * download stops at the allowance left).
  */
-export async function inlineUrls(req: CanonicalRequest, spec: InlineMediaSpec): Promise<{ ok: true; value: CanonicalRequest } | Inexpressible> {
+export async function inlineUrls(req: CanonicalRequest, spec: InlineMediaSpec): Promise<Ok<CanonicalRequest> | Inexpressible> {
   const media = wants(spec);
   const count = mediaUrlCount(req, spec);
   if (count === 0) return { ok: true, value: req };
-  if (count > MEDIA_URLS_PER_REQUEST) return { ok: false, field: "messages", message: tooManyMediaUrls(count) };
+  if (count > MEDIA_URLS_PER_REQUEST) return { ok: false, error: { field: "messages", message: tooManyMediaUrls(count) } };
   let left = spec.maxInlineBytes;
   /** The part with its bytes in place of the URL, or why it could not be fetched. */
   const inlined = async (p: UrlMedia): Promise<Media | Inexpressible> => {
     const got = await fetchOnce(p.source, p.source.url, p.type, left, spec.limitName);
-    if (!got.ok) return { ok: false, field: p.path ?? (p.type === "image" ? "image" : "messages"), message: `${got.reason}; this model needs the ${p.type} inline, so the gateway downloads it` };
-    left -= got.bytes;
-    if (left < 0) return { ok: false, field: p.path ?? "messages", message: `the files of this request are larger than ${spec.limitName} allows` };
-    if (p.type === "image") return { ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } };
-    if (got.mediaType === "text/plain") return { ...p, source: { kind: "text", text: Buffer.from(got.data, "base64").toString("utf8") } };
-    return { ...p, source: { kind: "base64", mediaType: got.mediaType, data: got.data } };
+    if (!got.ok) return { ok: false, error: { field: p.path ?? (p.type === "image" ? "image" : "messages"), message: `${got.error}; this model needs the ${p.type} inline, so the gateway downloads it` } };
+    left -= got.value.bytes;
+    if (left < 0) return { ok: false, error: { field: p.path ?? "messages", message: `the files of this request are larger than ${spec.limitName} allows` } };
+    const { mediaType, data } = got.value;
+    if (p.type === "image") return { ...p, source: { kind: "base64", mediaType, data } };
+    if (mediaType === "text/plain") return { ...p, source: { kind: "text", text: Buffer.from(data, "base64").toString("utf8") } };
+    return { ...p, source: { kind: "base64", mediaType, data } };
   };
   const wanted = (p: ContentPart) => media(p) || (p.type === "tool_result" && p.content.some(media));
   const messages = [];

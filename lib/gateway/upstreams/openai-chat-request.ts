@@ -32,7 +32,7 @@ export function chatFilePart(p: DocumentPart): Record<string, unknown> | Inexpre
   const src = p.source;
   if (src.kind === "text") return { type: "text", text: src.text };
   if (src.kind === "url")
-    return { ok: false, field: p.path ?? "messages", message: "document URLs are not supported by this model; send the file inline as base64" };
+    return { ok: false, error: { field: p.path ?? "messages", message: "document URLs are not supported by this model; send the file inline as base64" } };
   return { type: "file", file: { filename: documentFilename(p), file_data: `data:${src.mediaType};base64,${src.data}` } };
 }
 
@@ -53,7 +53,7 @@ export const OPENAI_MAX_STOP = 4;
 
 export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): Built | Inexpressible {
   if (req.stop && req.stop.length > OPENAI_MAX_STOP)
-    return { ok: false, field: "stop", message: `at most ${OPENAI_MAX_STOP} stop sequences are accepted by this model` };
+    return { ok: false, error: { field: "stop", message: `at most ${OPENAI_MAX_STOP} stop sequences are accepted by this model` } };
 
   const messages: Record<string, unknown>[] = [];
   if (req.system) messages.push({ role: "system", content: req.system });
@@ -67,7 +67,7 @@ export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): 
         else if (p.type === "tool_call")
           toolCalls.push({ id: bareToolId(p.id), type: "function", function: { name: p.name, arguments: p.arguments } });
         else if (p.type === "reasoning") continue; // another vendor's reasoning is never replayed
-        else return { ok: false, field: "messages", message: `a ${p.type} part cannot appear in an assistant turn` };
+        else return { ok: false, error: { field: "messages", message: `a ${p.type} part cannot appear in an assistant turn` } };
       }
       const msg: Record<string, unknown> = { role: "assistant", content: text === "" && toolCalls.length ? null : text };
       if (toolCalls.length) msg.tool_calls = toolCalls;
@@ -100,7 +100,7 @@ export function toOpenAIChatBody(req: CanonicalRequest, upstreamModel: string): 
         if (isInexpressible(part)) return part;
         content.push(part);
       } else if (p.type === "reasoning") continue;
-      else return { ok: false, field: "messages", message: "a tool call cannot appear in a user turn" };
+      else return { ok: false, error: { field: "messages", message: "a tool call cannot appear in a user turn" } };
     }
     content.unshift(...attachments);
     if (content.length) {

@@ -4,7 +4,7 @@
  */
 import { fromOpenAIChatResponse, createOpenAIChatDecoder } from "./openai-chat-response";
 import { toOpenAIChatBody } from "./openai-chat-request";
-import { httpComplete, httpStream } from "./text-http-call";
+import { decodeAnswer, httpComplete, httpStream } from "./text-http-call";
 import { vendorHeaders } from "./http";
 import { jsonTarget, openaiEndpoint, type OpenAIEndpoint } from "./openai-endpoint";
 import { forTarget, OPENAI_TOOL_NAMES, restoreNames, restoringDecoder } from "./tool-names";
@@ -41,7 +41,7 @@ export function createOpenAIChatAdapter(endpoint: OpenAIEndpoint): TextAdapter {
         const vendor = toVendorBody(vendorProfile(route.upstream.settings?.vendor), body, req, route.upstreamModel);
         if (!vendor.ok) return vendor;
         const call: PreparedCall = { route, publicModel: req.model, stream: req.stream, body, request: req, passthrough: true, hideUsageChunk: !so?.include_usage, headers: vendorHeaders(clientHeaders, VENDOR_HEADERS) };
-        if (vendor.dropped.length) call.dropped = vendor.dropped;
+        if (vendor.value.length) call.dropped = vendor.value;
         return { ok: true, value: call };
       }
       const named = forTarget(req, OPENAI_TOOL_NAMES);
@@ -49,7 +49,7 @@ export function createOpenAIChatAdapter(endpoint: OpenAIEndpoint): TextAdapter {
       if (!body.ok) return body;
       const vendor = toVendorBody(vendorProfile(route.upstream.settings?.vendor), body.value, named.request, route.upstreamModel);
       if (!vendor.ok) return vendor;
-      const dropped = [...(body.dropped ?? []), ...vendor.dropped];
+      const dropped = [...(body.dropped ?? []), ...vendor.value];
       return { ok: true, value: { route, publicModel: req.model, stream: req.stream, body: body.value, request: req, passthrough: false, dropped: dropped.length ? dropped : undefined, toolNames: named.toolNames } };
     },
     complete(call, opts) {
@@ -57,6 +57,12 @@ export function createOpenAIChatAdapter(endpoint: OpenAIEndpoint): TextAdapter {
       return restoreNames(call, httpComplete(call, opts, target(call.route, call), (j) => fromOpenAIChatResponse(j, vendor), (j) => {
         j.model = call.publicModel;
       }));
+    },
+    decode(call, json) {
+      const vendor = vendorProfile(call.route.upstream.settings?.vendor);
+      return restoreNames(call, Promise.resolve(decodeAnswer(json, (j) => fromOpenAIChatResponse(j, vendor), (j) => {
+        j.model = call.publicModel;
+      })));
     },
     stream(call, opts) {
       const d = createOpenAIChatDecoder(call.publicModel, vendorProfile(call.route.upstream.settings?.vendor));

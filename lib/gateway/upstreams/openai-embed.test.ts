@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FAKE_API_KEY, startFakeOpenAIMedia, type FakeOpenAIMedia } from "../../../tests/fakes/openai-media-upstream";
-import type { EmbeddingRequest } from "../embeddings/embedding-request";
+import type { EmbeddingRequest } from "../media/embedding-request";
 import type { ModelRoute } from "../model-route";
 import { openaiEmbed } from "./openai-embed";
 

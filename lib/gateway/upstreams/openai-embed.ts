@@ -3,9 +3,9 @@
  * @see OpenAI's Embeddings API reference
  */
 import { z } from "zod";
-import { decodeFloat32Base64 } from "../embeddings/float32-base64";
-import type { EmbeddingRequest } from "../embeddings/embedding-request";
-import type { EmbeddingResult } from "../embeddings/embedding-result";
+import { decodeFloat32Base64 } from "../media/float32-base64";
+import type { EmbeddingRequest } from "../media/embedding-request";
+import type { EmbeddingResult } from "../media/embedding-result";
 import { badAnswer, type Outcome } from "../errors";
 import type { ModelRoute } from "../model-route";
 import { postJson } from "./http";

@@ -1,7 +1,7 @@
 import { PNG } from "pngjs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { FAKE_API_KEY, startFakeOpenAIMedia, type FakeOpenAIMedia } from "../../../tests/fakes/openai-media-upstream";
-import { planImage } from "../images/image-plan";
+import { planImage } from "../media/image-plan";
 import type { ModelRoute } from "../model-route";
 import { imageTimeoutMs } from "./image-upstream";
 import { openaiImage } from "./openai-image";

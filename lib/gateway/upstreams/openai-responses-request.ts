@@ -5,6 +5,7 @@ import { openaiReasoningEffort } from "../conversion/reasoning";
 import { bareToolId } from "../conversion/signatures";
 import { functionOf } from "./openai-chat-request";
 import type { Inexpressible } from "./text-types";
+import type { Ok } from "../../result";
 
 /** A user or tool-output content part as Responses input content. */
 function inputPart(p: ToolResultContent): Record<string, unknown> {
@@ -16,13 +17,13 @@ function inputPart(p: ToolResultContent): Record<string, unknown> {
   return { type: "input_file", filename: documentFilename(p), file_data: `data:${src.mediaType};base64,${src.data}` };
 }
 
-export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: string): { ok: true; value: Record<string, unknown> } | Inexpressible {
+export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: string): Ok<Record<string, unknown>> | Inexpressible {
   // Responses has no stop sequences, top_k, seed or penalties: refused, never dropped.
-  if (req.stop?.length) return { ok: false, field: "stop", message: "stop sequences are not supported by this model's upstream" };
-  if (req.topK !== undefined) return { ok: false, field: "top_k", message: "not supported by this model" };
-  if (req.seed !== undefined) return { ok: false, field: "seed", message: "not supported by this model" };
-  if (req.presencePenalty !== undefined) return { ok: false, field: "presence_penalty", message: "not supported by this model" };
-  if (req.frequencyPenalty !== undefined) return { ok: false, field: "frequency_penalty", message: "not supported by this model" };
+  if (req.stop?.length) return { ok: false, error: { field: "stop", message: "stop sequences are not supported by this model's upstream" } };
+  if (req.topK !== undefined) return { ok: false, error: { field: "top_k", message: "not supported by this model" } };
+  if (req.seed !== undefined) return { ok: false, error: { field: "seed", message: "not supported by this model" } };
+  if (req.presencePenalty !== undefined) return { ok: false, error: { field: "presence_penalty", message: "not supported by this model" } };
+  if (req.frequencyPenalty !== undefined) return { ok: false, error: { field: "frequency_penalty", message: "not supported by this model" } };
   const noLogprobs = logprobsRefusal(req);
   if (noLogprobs) return noLogprobs;
 
@@ -40,7 +41,7 @@ export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: stri
           flush();
           input.push({ type: "function_call", call_id: bareToolId(p.id), name: p.name, arguments: p.arguments });
         } else if (p.type === "reasoning") continue; // another vendor's reasoning is never replayed
-        else return { ok: false, field: "messages", message: `a ${p.type} part cannot appear in an assistant turn` };
+        else return { ok: false, error: { field: "messages", message: `a ${p.type} part cannot appear in an assistant turn` } };
       }
       flush();
       continue;
@@ -63,7 +64,7 @@ export function toOpenAIResponsesBody(req: CanonicalRequest, upstreamModel: stri
             : text;
         input.push({ type: "function_call_output", call_id: bareToolId(p.callId), output });
       } else if (p.type === "reasoning") continue;
-      else return { ok: false, field: "messages", message: "a tool call cannot appear in a user turn" };
+      else return { ok: false, error: { field: "messages", message: "a tool call cannot appear in a user turn" } };
     }
     flush();
   }

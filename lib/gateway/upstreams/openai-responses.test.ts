@@ -37,7 +37,7 @@ describe("openai-responses adapter", () => {
       tool_choice: { type: "function", name: "f" },
     });
     const stop = toOpenAIResponsesBody({ model: "m", stream: false, messages: [], stop: ["x"] }, "up");
-    expect(!stop.ok && stop.field).toBe("stop");
+    expect(!stop.ok && stop.error.field).toBe("stop");
   });
 
   it("decodes responses and streams, incomplete and tool calls included", () => {

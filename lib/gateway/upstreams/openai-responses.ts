@@ -5,7 +5,7 @@
  * only to the upstream that produced it (replayed from the store, or sent back by the client:
  * openai-responses-reasoning.ts): its encrypted content means nothing to another one.
  */
-import { replayOrigin } from "../stored-responses/history";
+import { replayOrigin } from "./replay-origin";
 import { reasoningFor, wrapReasoning } from "./openai-responses-reasoning";
 import { createOpenAIResponsesDecoder, fromOpenAIResponsesResponse } from "./openai-responses-response";
 import { toOpenAIResponsesBody } from "./openai-responses-request";

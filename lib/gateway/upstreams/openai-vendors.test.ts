@@ -11,7 +11,7 @@ describe("vendor profiles: the request in each vendor's dialect", () => {
     expect(vendorProfile(undefined)).toBe(VENDOR_PROFILES.openai);
     expect(vendorProfile("acme")).toBe(VENDOR_PROFILES.openai);
     const b = body();
-    expect(toVendorBody(VENDOR_PROFILES.openai, b, req({ enabled: true, effort: "high" }), "gpt-5")).toEqual({ ok: true, dropped: [] });
+    expect(toVendorBody(VENDOR_PROFILES.openai, b, req({ enabled: true, effort: "high" }), "gpt-5")).toEqual({ ok: true, value: [] });
     expect(b).toEqual(body());
   });
 
@@ -36,17 +36,17 @@ describe("vendor profiles: the request in each vendor's dialect", () => {
 
   it("renames the cap and Mistral's seed, drops stream_options where refused, names dropped hints", () => {
     const m = body();
-    expect(toVendorBody(VENDOR_PROFILES.mistral, m, req(), "mistral-small")).toEqual({ ok: true, dropped: [] });
+    expect(toVendorBody(VENDOR_PROFILES.mistral, m, req(), "mistral-small")).toEqual({ ok: true, value: [] });
     expect(m).toMatchObject({ max_tokens: 500, random_seed: 7 });
     expect(m).not.toHaveProperty("max_completion_tokens");
     expect(m).not.toHaveProperty("stream_options");
     const z = body();
-    expect(toVendorBody(VENDOR_PROFILES.zhipu, z, req(), "glm-4.6")).toEqual({ ok: true, dropped: ["presence_penalty"] });
+    expect(toVendorBody(VENDOR_PROFILES.zhipu, z, req(), "glm-4.6")).toEqual({ ok: true, value: ["presence_penalty"] });
     expect(z).not.toHaveProperty("presence_penalty");
   });
 
   it("a semantic field the vendor refuses is a 400 naming it (xAI reasoning models and stop)", () => {
-    expect(toVendorBody(VENDOR_PROFILES.xai, { stop: ["x"] }, req(), "grok-4")).toMatchObject({ ok: false, field: "stop" });
+    expect(toVendorBody(VENDOR_PROFILES.xai, { stop: ["x"] }, req(), "grok-4")).toMatchObject({ ok: false, error: { field: "stop" } });
     expect(toVendorBody(VENDOR_PROFILES.xai, { stop: ["x"] }, req(), "grok-4-fast-non-reasoning")).toMatchObject({ ok: true });
   });
 });

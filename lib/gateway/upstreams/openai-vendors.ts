@@ -10,6 +10,7 @@ import type { OpenAIVendor } from "../../../db/schema";
 import type { CanonicalRequest, ReasoningControl, ReasoningEffort } from "../canonical";
 import { budgetOf, effortOf } from "../conversion/reasoning";
 import type { Inexpressible } from "./text-types";
+import type { Ok } from "../../result";
 
 /** How a vendor is told to think, and how hard. */
 type Thinking =
@@ -179,12 +180,12 @@ function thinkingFields(t: Thinking, rc: ReasoningControl, model: string): Recor
  * (hints, returned for x-gateway-dropped-params) or refused (a 400 naming the field). Mutates
  * `body`; the OpenAI profile leaves it as it is.
  */
-export function toVendorBody(p: VendorProfile, body: Record<string, unknown>, req: CanonicalRequest, model: string): { ok: true; dropped: string[] } | Inexpressible {
+export function toVendorBody(p: VendorProfile, body: Record<string, unknown>, req: CanonicalRequest, model: string): Ok<string[]> | Inexpressible {
   const dropped: string[] = [];
-  if (p === VENDOR_PROFILES.openai) return { ok: true, dropped };
+  if (p === VENDOR_PROFILES.openai) return { ok: true, value: dropped };
   const has = (f: string) => body[f] !== undefined && body[f] !== null;
   const applies = (rule?: { models?: RegExp }) => rule && (!rule.models || rule.models.test(model));
-  if (applies(p.refuses)) for (const f of p.refuses!.fields) if (has(f)) return { ok: false, field: f, message: "is not supported by this model's upstream" };
+  if (applies(p.refuses)) for (const f of p.refuses!.fields) if (has(f)) return { ok: false, error: { field: f, message: "is not supported by this model's upstream" } };
   if (p.thinking && (req.reasoning || has("reasoning_effort"))) {
     delete body.reasoning_effort; // OpenAI's word for it, set for OpenAI's models
     if (req.reasoning) Object.assign(body, thinkingFields(p.thinking, req.reasoning, model));
@@ -205,7 +206,7 @@ export function toVendorBody(p: VendorProfile, body: Record<string, unknown>, re
         dropped.push(f);
       }
   if (!p.streamOptions) delete body.stream_options;
-  return { ok: true, dropped };
+  return { ok: true, value: dropped };
 }
 
 /**

@@ -15,6 +15,7 @@ import { badAnswer, type Outcome } from "../errors";
 import type { ModelRoute } from "../model-route";
 import { bearer, callUpstream, joinUrl, readJson, type UpstreamCall } from "./http";
 import type { UpstreamVideo, VideoJob, VideoUpstream } from "./video-types";
+import { refuse } from "./video-framing";
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** Downloading the finished MP4 may take longer than an API call. */
@@ -71,6 +72,10 @@ function createForm(route: ModelRoute, job: VideoJob): FormData {
   if (job.size !== null) form.append("size", job.size);
   if (job.aspectRatio !== null) form.append("aspect_ratio", job.aspectRatio);
   if (job.videoUrl !== null) form.append("video_url", job.videoUrl);
+  // The other families' knobs travel as extra fields, as aspect_ratio does.
+  if (job.size === null && job.resolution) form.append("resolution", job.resolution);
+  if (job.negativePrompt) form.append("negative_prompt", job.negativePrompt);
+  if (job.audio != null) form.append("generate_audio", String(job.audio));
   const field = job.images.length === 1 ? "input_reference" : "images[]";
   for (const img of job.images) {
     if (img.kind === "url") form.append(job.images.length === 1 ? "input_reference[image_url]" : "images[]", img.url);
@@ -85,6 +90,13 @@ function timeoutOf(route: ModelRoute): number {
 
 export const openaiVideo: VideoUpstream = {
   pollIntervalMs: null,
+
+  /** The Videos API has one image field: a last frame or reference images cannot be told apart in it. */
+  prepare(_route, job) {
+    const other = job.images.find((i) => i.role === "last_frame" || i.role === "reference");
+    if (other) return refuse(other.role === "last_frame" ? "last_frame" : "reference_images", "This model's upstream takes no last frame or reference images.");
+    return { ok: true, value: job };
+  },
 
   async create(route, job, signal) {
     return readVideo(await call(route, { method: "POST", path: "videos", accept: "application/json", body: createForm(route, job), signal }), signal);

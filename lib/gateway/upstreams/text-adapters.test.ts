@@ -42,7 +42,7 @@ describe("canonical → openai chat", () => {
     expect(b).toMatchObject({ max_completion_tokens: 100, tool_choice: "required", stream: true, stream_options: { include_usage: true } });
   });
   it("more than 4 stop sequences cannot be expressed (top_k is a hint the policy drops first)", () => {
-    expect(toOpenAIChatBody({ ...base, stop: ["a", "b", "c", "d", "e"] }, "m")).toMatchObject({ ok: false, field: "stop" });
+    expect(toOpenAIChatBody({ ...base, stop: ["a", "b", "c", "d", "e"] }, "m")).toMatchObject({ ok: false, error: { field: "stop" } });
   });
 });
 
@@ -71,7 +71,7 @@ describe("canonical → anthropic messages", () => {
     [{ temperature: 1.2 }, "temperature"],
     [{ maxOutputTokens: undefined }, "max_tokens"],
   ])("%j cannot be expressed", (extra, field) => {
-    expect(toAnthropicBody({ ...base, ...extra }, "m")).toMatchObject({ ok: false, field });
+    expect(toAnthropicBody({ ...base, ...extra }, "m")).toMatchObject({ ok: false, error: { field } });
   });
 });
 
@@ -92,9 +92,9 @@ describe("canonical → gemini", () => {
   });
   it("image URLs and orphan tool results cannot be expressed", () => {
     const url: CanonicalRequest = { ...base, messages: [{ role: "user", parts: [{ type: "image", source: { kind: "url", url: "https://x/y.png" } }] }] };
-    expect(toGeminiBody(url)).toMatchObject({ ok: false, field: "image" });
+    expect(toGeminiBody(url)).toMatchObject({ ok: false, error: { field: "image" } });
     const orphan: CanonicalRequest = { ...base, messages: [{ role: "user", parts: [{ type: "tool_result", callId: "nope", content: [] }] }] };
-    expect(toGeminiBody(orphan)).toMatchObject({ ok: false, field: "messages" });
+    expect(toGeminiBody(orphan)).toMatchObject({ ok: false, error: { field: "messages" } });
   });
 });
 
@@ -285,8 +285,8 @@ describe("JSON mode and log-probabilities toward Claude and Gemini", () => {
   it("logprobs: Gemini's responseLogprobs and logprobs; a refusal naming the field toward Claude and Responses", () => {
     const lp = { ...ask, responseFormat: undefined, logprobs: true, topLogprobs: 3 };
     expect((toGeminiBody(lp, "gemini-2.5-flash") as { ok: true; value: { generationConfig: unknown } }).value.generationConfig).toMatchObject({ responseLogprobs: true, logprobs: 3 });
-    expect(toAnthropicBody(lp, "claude-sonnet-4-5")).toMatchObject({ ok: false, field: "logprobs" });
-    expect(toOpenAIResponsesBody({ ...lp, logprobs: undefined }, "gpt-5")).toMatchObject({ ok: false, field: "top_logprobs" });
+    expect(toAnthropicBody(lp, "claude-sonnet-4-5")).toMatchObject({ ok: false, error: { field: "logprobs" } });
+    expect(toOpenAIResponsesBody({ ...lp, logprobs: undefined }, "gpt-5")).toMatchObject({ ok: false, error: { field: "top_logprobs" } });
   });
 
   it("Gemini's logprobsResult becomes chat's per-token list, plain and per streamed chunk", () => {

@@ -1,29 +1,9 @@
-/** Text adapters by upstream protocol. The route never says `if (provider === …)` beyond this table. */
-import { anthropicMessages } from "./anthropic-messages";
-import { azureTextAdapter } from "./azure-openai";
-import { bedrockConverse } from "./bedrock-converse";
-import { vertexTextAdapter } from "./vertex";
-import { demoChat } from "./demo-chat";
-import { geminiGenerate } from "./gemini-generate";
-import { openaiChat } from "./openai-chat";
-import { openaiResponses } from "./openai-responses";
-import type { TextAdapter } from "./text-types";
+/** Text adapters by upstream protocol (the provider registry, registry.ts). */
 import type { ModelRoute } from "../model-route";
-
-const ADAPTERS: Record<string, TextAdapter | ((route: ModelRoute) => TextAdapter)> = {
-  openai: openaiChat,
-  "openai-responses": openaiResponses,
-  anthropic: anthropicMessages,
-  gemini: geminiGenerate,
-  // Chat Completions or the Responses API, as the upstream is set.
-  "azure-openai": (r) => azureTextAdapter(r.upstream),
-  bedrock: bedrockConverse,
-  // Gemini or Claude, by the model's publisher.
-  vertex: vertexTextAdapter,
-  demo: demoChat,
-};
+import { implementation } from "./registry";
+import type { TextAdapter } from "./text-types";
 
 export function textAdapterFor(route: ModelRoute): TextAdapter | undefined {
-  const a = ADAPTERS[route.upstream.protocol];
+  const a = implementation(route.upstream.protocol, "text");
   return typeof a === "function" ? a(route) : a;
 }

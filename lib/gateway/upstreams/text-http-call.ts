@@ -2,7 +2,7 @@
 import type { CanonicalResponse } from "../canonical";
 import { badAnswer, type Outcome } from "../errors";
 import { toJson } from "../raw-json";
-import { readSse } from "./sse-reader";
+import { readSseAs } from "./sse-reader";
 import { callUpstream, readJson, type UpstreamResponse } from "./http";
 import type { CallOptions, CompleteResult, PreparedCall, UpstreamChunk } from "./text-types";
 
@@ -29,10 +29,15 @@ export async function httpComplete(
   if (!opened.ok) return opened;
   const json = await readJson(opened.value, opts.signal);
   if (!json.ok) return json;
-  const response = parse(json.value);
+  return decodeAnswer(json.value, parse, rewriteModel);
+}
+
+/** An upstream's whole answer (read over HTTP, or a vendor batch's result line) → the canonical response and the raw JSON. */
+export function decodeAnswer(json: Record<string, unknown>, parse: (json: Record<string, unknown>) => CanonicalResponse | null, rewriteModel: (json: Record<string, unknown>) => void): Outcome<CompleteResult> {
+  const response = parse(json);
   if (!response) return badAnswer("The upstream answered with an unexpected shape.");
-  rewriteModel(json.value);
-  return { ok: true, value: { response, raw: json.value } };
+  rewriteModel(json);
+  return { ok: true, value: { response, raw: json } };
 }
 
 export async function httpStream(
@@ -54,17 +59,10 @@ export async function httpStream(
 }
 
 /**
- * A module-level generator, not one declared per call: a generator function made per request
- * gets a hidden class (map) of its own, in the old generation, whose link back to the function
- * kept the request's whole closure alive through every young collection (decision 0033).
+ * The upstream's events as decoded chunks: each SSE message through the decoder inside the one
+ * generator that reads the body (sse-reader.ts `readSseAs`, which also destroys the body when
+ * the client stops early).
  */
-async function* chunks(body: UpstreamResponse["body"], signal: AbortSignal, decoder: ChunkDecoder): AsyncGenerator<UpstreamChunk> {
-  try {
-    for await (const msg of readSse(body, signal)) yield decoder.push(msg.data, msg.event);
-    const last = decoder.end();
-    if (last) yield last;
-  } finally {
-    // Stopping early (client gone, error) must release the upstream socket at once.
-    if (!body.destroyed) body.destroy();
-  }
+function chunks(body: UpstreamResponse["body"], signal: AbortSignal, decoder: ChunkDecoder): AsyncGenerator<UpstreamChunk> {
+  return readSseAs(body, signal, (msg) => decoder.push(msg.data, msg.event), () => decoder.end());
 }

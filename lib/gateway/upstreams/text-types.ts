@@ -3,25 +3,19 @@
  * gemini, their cloud variants, bedrock, demo). An adapter first `prepare`s a call (where a target that cannot express a field
  * says so, before any money moves), then `complete`s or `stream`s it.
  */
-import type { TargetCapabilities } from "../conversion/policy";
-import type { CanonicalField, CanonicalRequest, CanonicalResponse, StreamEvent } from "../canonical";
+import type { Inexpressible, TargetCapabilities } from "../conversion/policy";
+import type { CanonicalRequest, CanonicalResponse, StreamEvent } from "../canonical";
 import type { Outcome } from "../errors";
 import type { ModelRoute } from "../model-route";
+import type { Ok } from "../../result";
 
-/** A field the target cannot take: the route renders it as a 400 in the client's own words. */
+export type { FieldRefusal, Inexpressible } from "../conversion/policy";
+
 /** A request builder's body, and what it dropped beyond the generic hints (named in x-gateway-dropped-params). */
-export interface Built {
-  ok: true;
-  value: Record<string, unknown>;
+export interface Built extends Ok<Record<string, unknown>> {
   dropped?: string[];
   /** The assistant text the body ends with (a prefill): the answer continues it, and is shown with it. */
   prefill?: string;
-}
-
-export interface Inexpressible {
-  ok: false;
-  field: CanonicalField | string;
-  message: string;
 }
 
 /** A request builder's part or a refusal (parts are plain records, so `"ok" in x` cannot tell). */
@@ -99,10 +93,16 @@ export interface TextAdapter {
    * URLs it cannot take, downloaded and inlined by inline-media.ts), and how many bytes it takes inline.
    */
   inlineMedia?: InlineMediaSpec;
-  prepare(route: ModelRoute, req: CanonicalRequest, raw?: Record<string, unknown>, headers?: ClientHeaders): { ok: true; value: PreparedCall } | Inexpressible;
+  /** `raw`: the client's own JSON, on a passthrough only. `headers`: the client's, on every call. */
+  prepare(route: ModelRoute, req: CanonicalRequest, raw?: Record<string, unknown>, headers?: ClientHeaders): Ok<PreparedCall> | Inexpressible;
   /** Hints and hosted tools the target takes (the conversion policy drops the rest). */
   capabilities: TargetCapabilities;
   complete(call: PreparedCall, opts: CallOptions): Promise<Outcome<CompleteResult>>;
+  /**
+   * A whole answer the upstream gave another way (a line of its batch API's results, decision
+   * 0070) → what `complete` gives for it. Absent: the protocol's answers come only from `complete`.
+   */
+  decode?(call: PreparedCall, json: Record<string, unknown>): Promise<Outcome<CompleteResult>>;
   /** Resolves once the upstream accepted (2xx head); the iterator then yields its events. */
   stream(call: PreparedCall, opts: CallOptions): Promise<Outcome<AsyncIterable<UpstreamChunk>>>;
   /** The inbound protocol that may pass through to this adapter unchanged, and how its events are rendered. */

@@ -8,8 +8,17 @@ import type { ModelRoute } from "../model-route";
 
 export type { ImageInput, UpstreamVideo, VideoContent, VideoJob };
 
+import type { PreparedJob } from "./video-framing";
+export type { PreparedJob };
+
 /** One upstream protocol's video API. */
 export interface VideoUpstream {
+  /**
+   * The vendor's own rules beyond the family's (resolutions, sound, image roles), checked before
+   * any money moves, and its defaults (the resolution it renders when none is asked) so the hold
+   * and the charge price what it will make. Absent: the job goes as it is.
+   */
+  prepare?(route: ModelRoute, job: VideoJob): PreparedJob;
   create(route: ModelRoute, job: VideoJob, signal?: AbortSignal): Promise<Outcome<UpstreamVideo>>;
   get(route: ModelRoute, upstreamTaskId: string, signal?: AbortSignal): Promise<Outcome<UpstreamVideo>>;
   content(route: ModelRoute, upstreamTaskId: string, signal?: AbortSignal): Promise<Outcome<VideoContent>>;

@@ -1,10 +1,7 @@
-/** The video adapter for an upstream protocol. */
-import { demoVideo } from "./demo-video";
-import { openaiVideo } from "./openai-video";
+/** The video adapter for an upstream protocol (the provider registry, registry.ts). */
+import { implementation } from "./registry";
 import type { VideoUpstream } from "./video-types";
 
 export function videoUpstreamFor(protocol: string): VideoUpstream | null {
-  if (protocol === "openai-video") return openaiVideo;
-  if (protocol === "demo") return demoVideo;
-  return null;
+  return implementation(protocol, "video") ?? null;
 }

@@ -5,7 +5,7 @@
  */
 import { eq } from "drizzle-orm";
 import type { DbOrTx } from "../../../db/client";
-import { models, upstreams } from "../../../db/schema";
+import { models, upstreams, type UpstreamCredentials } from "../../../db/schema";
 import { decryptSecret } from "../../crypto";
 import type { TaskRow } from "../../tasks/task-render";
 import type { TaskUpstream } from "../../tasks/task-upstream";
@@ -18,12 +18,12 @@ async function loadTaskRoute(db: DbOrTx, t: TaskRow): Promise<ModelRoute | null>
   if (!u) return null;
   const [m] = t.modelRowId ? await db.select().from(models).where(eq(models.id, t.modelRowId)) : [];
   let apiKey: string | null = null;
-  if (u.apiKeyEncrypted) {
-    try {
-      apiKey = decryptSecret(u.apiKeyEncrypted);
-    } catch {
-      return null;
-    }
+  let credentials: UpstreamCredentials | undefined;
+  try {
+    if (u.apiKeyEncrypted) apiKey = decryptSecret(u.apiKeyEncrypted);
+    if (u.credentialsEncrypted) credentials = JSON.parse(decryptSecret(u.credentialsEncrypted)) as UpstreamCredentials;
+  } catch {
+    return null;
   }
   return {
     rowId: m?.id ?? t.modelRowId ?? "",
@@ -37,7 +37,7 @@ async function loadTaskRoute(db: DbOrTx, t: TaskRow): Promise<ModelRoute | null>
     strict: false,
     priority: 0,
     weight: 1,
-    upstream: { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey, timeoutMs: u.timeoutMs },
+    upstream: { id: u.id, protocol: u.protocol, baseUrl: u.baseUrl, apiKey, timeoutMs: u.timeoutMs, settings: u.settings, credentials },
   };
 }
 

@@ -8,6 +8,7 @@ import { getDb, type DB } from "../../../db/client";
 import { tasks } from "../../../db/schema";
 import { env } from "../../env";
 import { errors, type ApiError } from "../errors";
+import type { Result } from "../../result";
 import { header, json, type GatewayResponse } from "../http";
 import type { RouteContext } from "../types";
 import { getMediaStorage } from "../../storage/get-media-storage";
@@ -26,24 +27,24 @@ async function visibleTask(db: DB, id: string, who: Viewer): Promise<TaskRow | n
 }
 
 /** The task of the path's `{id}` for this caller, or the 404 to answer. */
-async function ownTask(ctx: RouteContext): Promise<{ ok: true; task: TaskRow } | { ok: false; res: GatewayResponse }> {
+async function ownTask(ctx: RouteContext): Promise<Result<TaskRow, ApiError>> {
   const id = ctx.params.id ?? "";
-  if (!TASK_ID.test(id)) return { ok: false, res: ctx.error(notFound(id)) };
+  if (!TASK_ID.test(id)) return { ok: false, error: notFound(id) };
   const t = await visibleTask(await getDb(), id, ctx.principal);
   // The spec's `model` query parameter must name the task's model when given.
   const model = ctx.req.url.searchParams.get("model");
-  if (!t || (model !== null && model !== t.model)) return { ok: false, res: ctx.error(notFound(id)) };
-  return { ok: true, task: t };
+  if (!t || (model !== null && model !== t.model)) return { ok: false, error: notFound(id) };
+  return { ok: true, value: t };
 }
 
 export async function handleGetVideo(ctx: RouteContext): Promise<GatewayResponse> {
   const r = await ownTask(ctx);
-  return r.ok ? json(200, renderVideo(r.task)) : r.res;
+  return r.ok ? json(200, renderVideo(r.value)) : ctx.error(r.error);
 }
 
 export async function handleGetTask(ctx: RouteContext): Promise<GatewayResponse> {
   const r = await ownTask(ctx);
-  return r.ok ? json(200, renderTask(r.task, { publicBaseUrl: env().publicBaseUrl })) : r.res;
+  return r.ok ? json(200, renderTask(r.value, { publicBaseUrl: env().publicBaseUrl })) : ctx.error(r.error);
 }
 
 export async function handleListVideos(ctx: RouteContext): Promise<GatewayResponse> {
@@ -85,8 +86,8 @@ export async function handleListVideos(ctx: RouteContext): Promise<GatewayRespon
 
 export async function handleDeleteVideo(ctx: RouteContext): Promise<GatewayResponse> {
   const r = await ownTask(ctx);
-  if (!r.ok) return r.res;
-  const t = r.task;
+  if (!r.ok) return ctx.error(r.error);
+  const t = r.value;
   if (t.status === "queued" || t.status === "in_progress") {
     return ctx.error(errors.taskNotReady("Only a completed or failed video can be deleted; this one is still running."));
   }
@@ -104,14 +105,15 @@ function mediaUnavailable(t: TaskRow, now = new Date()): ApiError | null {
 
 export async function handleVideoContent(ctx: RouteContext): Promise<GatewayResponse> {
   const r = await ownTask(ctx);
-  if (!r.ok) return r.res;
+  if (!r.ok) return ctx.error(r.error);
+  const t = r.value;
   const variant = ctx.req.url.searchParams.get("variant");
   if (variant !== null && variant !== "video") return ctx.error(errors.invalidRequest("Only `variant=video` is available.", "variant"));
-  const why = mediaUnavailable(r.task);
+  const why = mediaUnavailable(t);
   if (why) return ctx.error(why);
-  return serveStoredMedia(getMediaStorage(), r.task.mediaKeys![0]!, {
+  return serveStoredMedia(getMediaStorage(), t.mediaKeys![0]!, {
     range: header(ctx.req, "range"),
-    filename: `${r.task.id}.mp4`,
+    filename: `${t.id}.mp4`,
     missing: errors.mediaExpired(),
   });
 }
@@ -121,12 +123,12 @@ export async function handleSignedMedia(ctx: RouteContext): Promise<GatewayRespo
   const id = ctx.params.id ?? "";
   const q = ctx.req.url.searchParams;
   const check = verifyMediaUrl(id, ctx.params.file ?? "", q.get("expires"), q.get("signature"));
-  if (!check.ok) return ctx.error(check.reason === "expired" ? errors.mediaExpired() : errors.notFound("Unknown or invalid media link."));
+  if (!check.ok) return ctx.error(check.error === "expired" ? errors.mediaExpired() : errors.notFound("Unknown or invalid media link."));
   const [t] = await (await getDb()).select().from(tasks).where(eq(tasks.id, id));
   if (!t) return ctx.error(errors.notFound("Unknown or invalid media link."));
   const why = mediaUnavailable(t);
   if (why) return ctx.error(why.status === 410 ? why : errors.notFound("Unknown or invalid media link."));
-  const key = t.mediaKeys![check.index];
+  const key = t.mediaKeys![check.value];
   if (!key) return ctx.error(errors.notFound("Unknown or invalid media link."));
   return serveStoredMedia(getMediaStorage(), key, { range: header(ctx.req, "range"), filename: `${t.id}.mp4`, missing: errors.mediaExpired() });
 }

@@ -1,33 +1,19 @@
 /** The request-log row of a video route call (never the prompt). */
 import { eq } from "drizzle-orm";
 import type { DB, DbOrTx } from "../../../db/client";
-import { tasks, type ModelPrice, type RouteTraceEntry } from "../../../db/schema";
+import { tasks } from "../../../db/schema";
+import type { RequestLogFields } from "../../billing/port";
 import { insertRequestLog, requestLogRow } from "../../billing/request-log";
 import { billingRequest } from "../billing";
 import type { RouteContext } from "../types";
 
-export interface VideoLogFields {
-  route: string;
-  /** What the client asked for (an alias, or a shut-down model its successor serves). */
-  model: string | null;
-  /** The model that served, when not `model` (decision 0022). */
-  servedModel?: string | null;
-  upstreamId?: string | null;
-  upstreamProtocol?: string | null;
-  status: number;
-  errorCode?: string | null;
-  costMicroUsd?: number;
-  /** task_submitted | rejected | upstream_error | invalid */
-  settlement: string;
-  price?: ModelPrice | null;
-  /** Which entries served, failed or were skipped, and why (lib/gateway/health/trace.ts). */
-  routeTrace?: RouteTraceEntry[] | null;
-}
+/** The public route of every video submission (the log row's `route`). */
+export const VIDEO_ROUTE = "/v1/videos";
 
-export async function logVideoRequest(db: DbOrTx, ctx: RouteContext, log: VideoLogFields): Promise<void> {
-  const { route, price, costMicroUsd, ...fields } = log;
+/** The row as every capability's: the billing port's RequestLogFields, and what was charged. */
+export async function logVideoRequest(db: DbOrTx, ctx: RouteContext, log: RequestLogFields, costMicroUsd = 0): Promise<void> {
   const model = log.model === null ? null : storable(log.model).slice(0, 200);
-  await insertRequestLog(db, requestLogRow(billingRequest(ctx, route), { ...fields, model, priceSnapshot: price ?? null }, costMicroUsd ?? 0));
+  await insertRequestLog(db, requestLogRow(billingRequest(ctx, VIDEO_ROUTE), Object.assign({}, log, { model }), costMicroUsd));
 }
 
 /** A client-chosen string as PostgreSQL text can hold it (no NUL, no lone surrogates). */
@@ -41,12 +27,12 @@ function storable(s: string): string {
  * the task, and its own update of this row could not have seen a row not yet written. Answers
  * that cost.
  */
-export async function logVideoSubmitted(db: DB, ctx: RouteContext, taskId: string, log: VideoLogFields): Promise<number> {
+export async function logVideoSubmitted(db: DB, ctx: RouteContext, taskId: string, log: RequestLogFields, heldMicroUsd: number): Promise<number> {
   return db.transaction(async (tx) => {
     const [t] = await tx.select({ cost: tasks.costMicroUsd, status: tasks.status }).from(tasks).where(eq(tasks.id, taskId)).for("update");
     const refunded = t?.status === "failed";
-    const costMicroUsd = t ? t.cost : (log.costMicroUsd ?? 0);
-    await logVideoRequest(tx, ctx, { ...log, costMicroUsd, settlement: refunded ? "refunded" : log.settlement });
+    const costMicroUsd = t ? t.cost : heldMicroUsd;
+    await logVideoRequest(tx, ctx, refunded ? Object.assign({}, log, { settlement: "refunded" }) : log, costMicroUsd);
     return costMicroUsd;
   });
 }

@@ -6,6 +6,7 @@
 import { findUnstorableText, unstorableMessage } from "../../validate/text";
 import { errors, type ApiError } from "../errors";
 import type { ImageInput } from "../../values";
+import type { Result } from "../../result";
 
 export interface SubmissionFields {
   /** Text fields and JSON values, as sent. */
@@ -21,7 +22,7 @@ export interface ImageFile {
   bytes: Buffer;
 }
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+export type Parsed<T> = Result<T, ApiError>;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -74,7 +75,7 @@ async function parseMultipart(body: Buffer, contentType: string): Promise<Parsed
       const obj = (typeof fields[base] === "object" && fields[base] !== null && !Array.isArray(fields[base]) ? fields[base] : {}) as Record<string, unknown>;
       obj[sub] = value;
       fields[base] = obj;
-    } else if (array || base === "images") {
+    } else if (array || base === "images" || base === "reference_images") {
       const prev = fields[base];
       fields[base] = Array.isArray(prev) ? [...prev, value] : [value];
     } else {
@@ -124,19 +125,29 @@ export function collectImages(sub: SubmissionFields): Parsed<ImageInput[]> {
     out.push({ kind: "url", url: u.toString() });
     return null;
   };
-  for (const field of ["input_reference", "images", "image_urls"]) {
+  for (const field of ["input_reference", "images", "image_urls", "last_frame", "reference_images"]) {
+    const from = out.length;
     const e = addValue(sub.fields[field], field);
     if (e) return { ok: false, error: e };
+    tagRoles(out, from, field);
   }
   for (const [field, list] of Object.entries(sub.files)) {
+    const from = out.length;
     for (const f of list) {
-      if (!["input_reference", "images", "image"].includes(field)) {
-        return { ok: false, error: errors.invalidRequest(`Unexpected file field \`${field}\`; send images as \`images\` or \`input_reference\`.`, field) };
+      if (!["input_reference", "images", "image", "last_frame", "reference_images"].includes(field)) {
+        return { ok: false, error: errors.invalidRequest(`Unexpected file field \`${field}\`; send images as \`images\`, \`input_reference\`, \`last_frame\` or \`reference_images\`.`, field) };
       }
       if (f.size > MAX_IMAGE_BYTES) return { ok: false, error: errors.invalidRequest(`Each image must be at most 5 MiB (\`${f.filename}\` is ${f.size} bytes).`, field) };
       if (!f.mimeType.startsWith("image/")) return { ok: false, error: errors.invalidRequest(`\`${field}\` files must be images.`, field) };
       out.push({ kind: "bytes", base64: f.bytes.toString("base64"), mimeType: f.mimeType, filename: f.filename });
     }
+    tagRoles(out, from, field);
   }
   return { ok: true, value: out };
+}
+
+/** `last_frame` and `reference_images` say what their images are for; the other fields are first frames (or the family's images). */
+function tagRoles(images: ImageInput[], from: number, field: string): void {
+  const role = field === "last_frame" ? "last_frame" : field === "reference_images" ? "reference" : null;
+  if (role) for (let i = from; i < images.length; i++) images[i]!.role = role;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { VideoFamily } from "../../../db/schema";
 import { parseSubmission, type SubmissionFields } from "./video-submission";
 import { validateSubmission } from "./video-validate";
-import { finalCostMicroUsd, holdMicroUsd } from "../../billing/video-price";
+import { finalCost, finalCostMicroUsd, holdMicroUsd, videoPriceProblem } from "../../billing/video-price";
 
 const sub = (fields: Record<string, unknown>, files: SubmissionFields["files"] = {}): SubmissionFields => ({ fields, files });
 const base = { model: "m", prompt: "a cat", seconds: "10" };
@@ -44,7 +44,19 @@ describe("validateSubmission", () => {
     ["video_url elsewhere", "t2v", { ...base, video_url: "https://example.com/v.mp4" }, "invalid_request:video_url"],
     ["second 15 s", "second", { ...base, seconds: "15", aspect_ratio: "9:16" }, "ok"],
     ["second 8 s", "second", { ...base, seconds: "8" }, "invalid_request:seconds"],
-    ["second with size", "second", { ...base, size: "1280x720" }, "invalid_request:size"],
+    ["second with a size naming a framing", "second", { ...base, size: "1920x1080" }, "ok"],
+    ["second with an unknown size", "second", { ...base, size: "1792x1024" }, "invalid_request:size"],
+    ["size contradicting aspect_ratio", "second", { ...base, size: "1280x720", aspect_ratio: "9:16" }, "invalid_request:size"],
+    ["size contradicting resolution", "third", { model: "m", prompt: "p", size: "1280x720", resolution: "1080p" }, "invalid_request:size"],
+    ["third resolution", "third", { model: "m", prompt: "p", resolution: "1080p" }, "ok"],
+    ["unknown resolution", "third", { model: "m", prompt: "p", resolution: "900p" }, "invalid_request:resolution"],
+    ["resolution on t2v", "t2v", { ...base, resolution: "720p" }, "invalid_request:resolution"],
+    ["generate_audio as a form string", "third", { model: "m", prompt: "p", generate_audio: "false" }, "ok"],
+    ["generate_audio not a boolean", "third", { model: "m", prompt: "p", generate_audio: "loud" }, "invalid_request:generate_audio"],
+    ["negative_prompt not a string", "third", { model: "m", prompt: "p", negative_prompt: 3 }, "invalid_request:negative_prompt"],
+    ["first and last frame", "third", { model: "m", prompt: "p", input_reference: url, last_frame: url }, "ok"],
+    ["two last frames", "third", { model: "m", prompt: "p", last_frame: [url, url] }, "invalid_request:last_frame"],
+    ["references beside the family's images", "third", { model: "m", prompt: "p", reference_images: [url, url, url] }, "ok"],
     ["second bad ratio", "second", { ...base, aspect_ratio: "4:5" }, "invalid_request:aspect_ratio"],
     ["third default 8 s", "third", { model: "m", prompt: "p" }, "ok"],
     ["third 10 s", "third", base, "invalid_request:seconds"],
@@ -72,7 +84,7 @@ describe("validateSubmission", () => {
       ok: true,
       value: {
         model: "m",
-        job: { prompt: "a cat", seconds: "10", size: "720x1280", aspectRatio: null, images: [], videoUrl: null },
+        job: { prompt: "a cat", seconds: "10", size: "720x1280", aspectRatio: null, images: [], videoUrl: null, resolution: "720p", negativePrompt: null, audio: null },
         webhook: "https://example.com/h",
         webhookSecret: "s3cret-123",
       },
@@ -110,5 +122,21 @@ describe("prices", () => {
     expect(finalCostMicroUsd({ perSecond: 25_000 }, 500_000, "12")).toBe(300_000);
     expect(finalCostMicroUsd({ perSecond: 25_000 }, 500_000, "40")).toBe(500_000);
     expect(finalCostMicroUsd({ perVideo: 250_000 }, 250_000, "4")).toBe(250_000);
+  });
+
+  it("prices per second by resolution and sound: the hold is the worst case, the charge what was made", () => {
+    const veo = { perSecond: { "720p": 100_000, "720p:audio": 150_000, "1080p": 200_000, "1080p:audio": 400_000 } };
+    // Sound unsaid is the model's default (with sound, where that is priced); no resolution: the dearest.
+    expect(holdMicroUsd(veo, 8, { resolution: "1080p" })).toBe(3_200_000);
+    expect(holdMicroUsd(veo, 8, { resolution: "1080p", audio: false })).toBe(1_600_000);
+    expect(holdMicroUsd(veo, 8, {})).toBe(3_200_000);
+    // A 1080p request that came back 720p is billed as 720p, and says so.
+    expect(finalCost(veo, 3_200_000, { seconds: "8", resolution: "720p" }, { resolution: "1080p" })).toEqual({ costMicroUsd: 1_200_000, pricedAs: "720p:audio" });
+    // Nothing reported: what was asked; a longer video than held never costs more than the hold.
+    expect(finalCost(veo, 3_200_000, { seconds: null }, { resolution: "1080p" })).toEqual({ costMicroUsd: 3_200_000, pricedAs: "1080p:audio" });
+    expect(finalCost(veo, 1_200_000, { seconds: "10", resolution: "720p" }, { resolution: "720p" }).costMicroUsd).toBe(1_200_000);
+    expect(videoPriceProblem(veo, { resolution: "4k" })).toMatchObject({ param: "resolution" });
+    expect(videoPriceProblem({ perSecond: { "720p": 1 } }, { resolution: "720p", audio: true })).toMatchObject({ param: "generate_audio" });
+    expect(videoPriceProblem({ perSecond: 5 }, { resolution: "4k" })).toBeNull();
   });
 });

@@ -6,16 +6,27 @@
  *   t2v (and no family): seconds "10"; size one of the four route sizes (square included)
  *   i2v / r2v:           seconds "10"; 16:9 or 9:16 at 720p/1080p; 1–2 / 1–5 images
  *   extend:              seconds omitted; one video_url; up to 5 images
- *   second:              seconds "5" | "10" | "15"; aspect_ratio instead of size
- *   third:               seconds "8" (or omitted); aspect_ratio instead of size
+ *   second:              seconds "5" | "10" | "15"; aspect_ratio (+ resolution) instead of size
+ *   third:               seconds "8" (or omitted); aspect_ratio (+ resolution) instead of size
+ *
+ * The second and third families also take a `size` the OpenAI SDK sends (`1280x720`): it names
+ * an aspect ratio and a resolution, and may not contradict `aspect_ratio` or `resolution`. Every
+ * family takes `negative_prompt`, `generate_audio`, a `last_frame` image and `reference_images`;
+ * what a vendor cannot honour its adapter refuses (VideoUpstream.prepare), before any hold.
  */
 import type { VideoFamily, VideoJob } from "../../values";
 import { errors, type ApiError } from "../errors";
+import { SIZE_FRAMING } from "../upstreams/video-framing";
 import { collectImages, type SubmissionFields } from "./video-submission";
+import type { Result } from "../../result";
 
 export const T2V_SIZES = ["1280x720", "1920x1080", "720x1280", "1024x1024"];
 export const FIRST_FAMILY_SIZES = ["1280x720", "1920x1080", "720x1280", "1080x1920"];
 export const ASPECT_RATIOS = ["16:9", "9:16", "1:1"];
+export const RESOLUTIONS = ["480p", "720p", "1080p", "4k"];
+/** Images beyond the first frame(s): one last frame, a few references. */
+const MAX_LAST_FRAMES = 1;
+const MAX_REFERENCES = 5;
 export const DEFAULT_SIZE = "1280x720";
 export const MAX_PROMPT_CHARS = 32_000;
 /** An extend task's duration is the source video's; the hold assumes this many seconds at most. */
@@ -28,9 +39,9 @@ export interface ValidSubmission {
   webhookSecret: string | null;
 }
 
-type Result = { ok: true; value: ValidSubmission } | { ok: false; error: ApiError };
+type Validated = Result<ValidSubmission, ApiError>;
 
-const bad = (message: string, param?: string): Result => ({ ok: false, error: errors.invalidRequest(message, param) });
+const bad = (message: string, param?: string): Validated => ({ ok: false, error: errors.invalidRequest(message, param) });
 
 const IMAGE_LIMITS: Record<string, [number, number]> = {
   t2v: [0, 0],
@@ -43,16 +54,16 @@ const IMAGE_LIMITS: Record<string, [number, number]> = {
 };
 
 /** Fields checked before the model is known: the ones every family shares. */
-export function checkCommonFields(sub: SubmissionFields): { ok: true; model: string } | { ok: false; error: ApiError } {
+export function checkCommonFields(sub: SubmissionFields): Result<string, ApiError> {
   const f = sub.fields;
   if ("familySlug" in f || "family_slug" in f) {
     return { ok: false, error: errors.invalidRequest("`familySlug` is not part of the public API; choose the model instead.", "familySlug") };
   }
   if (typeof f.model !== "string" || f.model === "") return { ok: false, error: errors.invalidRequest("`model` is required and must be a string.", "model") };
-  return { ok: true, model: f.model };
+  return { ok: true, value: f.model };
 }
 
-export function validateSubmission(sub: SubmissionFields, family: VideoFamily | null): Result {
+export function validateSubmission(sub: SubmissionFields, family: VideoFamily | null): Validated {
   const common = checkCommonFields(sub);
   if (!common.ok) return common;
   const f = sub.fields;
@@ -93,25 +104,58 @@ export function validateSubmission(sub: SubmissionFields, family: VideoFamily | 
   // Framing.
   let size: string | null = null;
   let aspectRatio: string | null = null;
+  let resolution: string | null = null;
+  if (f.resolution !== undefined && (typeof f.resolution !== "string" || !RESOLUTIONS.includes(f.resolution))) {
+    return bad(`\`resolution\` must be one of ${RESOLUTIONS.join(", ")}.`, "resolution");
+  }
   if (firstFamily) {
     if (f.aspect_ratio !== undefined) return bad("`aspect_ratio` is not accepted by this model; use `size`.", "aspect_ratio");
+    if (f.resolution !== undefined) return bad("`resolution` is not accepted by this model; use `size`.", "resolution");
     const allowed = fam === "t2v" || fam === "none" ? T2V_SIZES : FIRST_FAMILY_SIZES;
     if (f.size === undefined) size = DEFAULT_SIZE;
     else if (typeof f.size !== "string" || !allowed.includes(f.size)) return bad(`\`size\` must be one of ${allowed.join(", ")}.`, "size");
     else size = f.size;
+    resolution = SIZE_FRAMING[size]?.resolution ?? null;
   } else {
-    if (f.size !== undefined) return bad("`size` is not accepted by this model; use `aspect_ratio`.", "size");
-    if (f.aspect_ratio === undefined) aspectRatio = "16:9";
-    else if (typeof f.aspect_ratio !== "string" || !ASPECT_RATIOS.includes(f.aspect_ratio)) {
+    if (f.aspect_ratio !== undefined && (typeof f.aspect_ratio !== "string" || !ASPECT_RATIOS.includes(f.aspect_ratio))) {
       return bad(`\`aspect_ratio\` must be one of ${ASPECT_RATIOS.join(", ")}.`, "aspect_ratio");
-    } else aspectRatio = f.aspect_ratio;
+    }
+    aspectRatio = (f.aspect_ratio as string | undefined) ?? null;
+    resolution = (f.resolution as string | undefined) ?? null;
+    if (f.size !== undefined) {
+      const framing = typeof f.size === "string" ? SIZE_FRAMING[f.size] : undefined;
+      if (!framing) return bad(`\`size\` must be one of ${Object.keys(SIZE_FRAMING).join(", ")} (or use \`aspect_ratio\` and \`resolution\`).`, "size");
+      if ((aspectRatio && aspectRatio !== framing.aspectRatio) || (resolution && framing.resolution && resolution !== framing.resolution)) {
+        return bad("`size` contradicts `aspect_ratio` or `resolution`; send one framing.", "size");
+      }
+      aspectRatio = framing.aspectRatio;
+      resolution ??= framing.resolution;
+    }
+    aspectRatio ??= "16:9";
   }
+  let negativePrompt: string | null = null;
+  if (f.negative_prompt !== undefined && f.negative_prompt !== null) {
+    if (typeof f.negative_prompt !== "string" || f.negative_prompt.length > MAX_PROMPT_CHARS || !isStorableText(f.negative_prompt)) {
+      return bad(`\`negative_prompt\` must be a string of at most ${MAX_PROMPT_CHARS} characters.`, "negative_prompt");
+    }
+    negativePrompt = f.negative_prompt;
+  }
+  // JSON booleans, or the strings a multipart form carries.
+  const rawAudio = f.generate_audio;
+  let audio: boolean | null = null;
+  if (rawAudio === true || rawAudio === "true") audio = true;
+  else if (rawAudio === false || rawAudio === "false") audio = false;
+  else if (rawAudio !== undefined && rawAudio !== null) return bad("`generate_audio` must be true or false.", "generate_audio");
 
   // Inputs.
   const images = collectImages(sub);
   if (!images.ok) return images;
   const [min, max] = IMAGE_LIMITS[fam]!;
-  const n = images.value.length;
+  const n = images.value.filter((i) => !i.role || i.role === "first_frame").length;
+  const lastFrames = images.value.filter((i) => i.role === "last_frame").length;
+  const references = images.value.filter((i) => i.role === "reference").length;
+  if (lastFrames > MAX_LAST_FRAMES) return bad("`last_frame` takes one image.", "last_frame");
+  if (references > MAX_REFERENCES) return bad(`\`reference_images\` takes at most ${MAX_REFERENCES} images.`, "reference_images");
   if (n < min || n > max) {
     const what = max === 0 ? "takes no image inputs" : min === max ? `takes exactly ${min} image(s)` : `takes ${min}–${max} images`;
     return bad(`This model ${what}; ${n} given.`, "images");
@@ -143,8 +187,8 @@ export function validateSubmission(sub: SubmissionFields, family: VideoFamily | 
   return {
     ok: true,
     value: {
-      model: common.model,
-      job: { prompt: f.prompt, seconds, size, aspectRatio, images: images.value, videoUrl },
+      model: common.value,
+      job: { prompt: f.prompt, seconds, size, aspectRatio, images: images.value, videoUrl, resolution, negativePrompt, audio },
       webhook,
       webhookSecret,
     },

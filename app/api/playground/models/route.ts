@@ -11,5 +11,5 @@ export const dynamic = "force-dynamic";
 export const GET = consoleRoute(async ({ user }) => {
   const who = await playgroundPrincipal(user);
   if (!who.ok) throw new AppError("forbidden", "This account is disabled.");
-  return { items: await playgroundModels(who.principal), publicBaseUrl: env().publicBaseUrl };
+  return { items: await playgroundModels(who.value), publicBaseUrl: env().publicBaseUrl };
 });

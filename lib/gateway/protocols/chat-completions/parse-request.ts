@@ -15,11 +15,12 @@ import { readCacheControl, systemBlocksOf } from "../../cache-control";
 import { type ReasoningControl } from "../../canonical";
 import { parseEffort } from "../../conversion/reasoning";
 import { splitToolId } from "../../conversion/signatures";
-import type { Result } from "../types";
+import type { Result } from "../../../result";
+import type { ApiError } from "../../errors";
 import { bad, toStringList, zodError } from "../validate";
 import { ccRequest, type CcMessage } from "./schema";
 
-export function parseChatRequest(body: unknown): Result<CanonicalRequest> {
+export function parseChatRequest(body: unknown): Result<CanonicalRequest, ApiError> {
   const parsed = ccRequest.safeParse(body);
   if (!parsed.success) return { ok: false, error: zodError(parsed.error) };
   const b = parsed.data;
@@ -149,7 +150,7 @@ function contentParts(
   allowImages: boolean,
   /** User turns only: documents are taken, and what only OpenAI can serve is listed here. */
   unconvertible?: string[],
-): Result<Array<TextPart | ImagePart | DocumentPart>> {
+): Result<Array<TextPart | ImagePart | DocumentPart>, ApiError> {
   if (content == null) return { ok: true, value: [] };
   if (typeof content === "string") return { ok: true, value: [{ type: "text", text: content }] };
   const out: Array<TextPart | ImagePart | DocumentPart> = [];
@@ -162,7 +163,7 @@ function contentParts(
     else if (p.type === "image_url" && allowImages && p.image_url)
       out.push({ type: "image", source: imageFromUrl(p.image_url.url), path: `${where}.content[${j}]`, ...cache });
     else if (p.type === "file" && unconvertible && p.file) {
-      // A file_id points into OpenAI's own file store, which no other upstream can read.
+      // A file_id the files step left (it inlines the caller's own: decision 0074) cannot be converted.
       if (typeof p.file.file_data !== "string") {
         unconvertible.push(`${where}.content[${j}].file.file_id`);
         continue;

@@ -35,7 +35,7 @@ export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unk
     completion_tokens: u.outputTokens,
     total_tokens: u.inputTokens + u.outputTokens,
     prompt_tokens_details: promptDetails(u),
-    completion_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0 },
+    completion_tokens_details: u.imageOutputTokens ? { reasoning_tokens: u.reasoningTokens ?? 0, image_tokens: u.imageOutputTokens } : { reasoning_tokens: u.reasoningTokens ?? 0 },
   };
   const cost = costUsd(costMicroUsd);
   if (cost !== undefined) out.cost_usd = cost;
@@ -52,13 +52,23 @@ function renderLogprobs(list: TokenLogprob[] | undefined): Record<string, unknow
   };
 }
 
+/**
+ * A drawn image as OpenRouter carries it (`message.images[]`, `delta.images[]`): chat has no image
+ * output of its own, and this is the form OpenAI-compatible clients already read (decision 0073).
+ */
+function imageEntry(mediaType: string, data: string, index: number): Record<string, unknown> {
+  return { type: "image_url", image_url: { url: `data:${mediaType};base64,${data}` }, index };
+}
+
 export function renderChatResponse(resp: CanonicalResponse, ctx: RenderContext): Record<string, unknown> {
   let text = "";
   let reasoning = "";
   const toolCalls: unknown[] = [];
+  const images: unknown[] = [];
   for (const p of resp.content) {
     if (p.type === "text") text += p.text;
     else if (p.type === "reasoning") reasoning += p.text;
+    else if (p.type === "image") images.push(imageEntry(p.source.mediaType, p.source.data, images.length));
     else toolCalls.push({ id: p.id, type: "function", function: { name: p.name, arguments: p.arguments } });
   }
   const message: Record<string, unknown> = {
@@ -67,6 +77,7 @@ export function renderChatResponse(resp: CanonicalResponse, ctx: RenderContext):
     refusal: null,
   };
   if (toolCalls.length) message.tool_calls = toolCalls;
+  if (images.length) message.images = images;
   // The de-facto field of OpenAI-compatible servers (DeepSeek, vLLM) for the reasoning text.
   if (reasoning) message.reasoning_content = reasoning;
   return {
@@ -84,6 +95,7 @@ export function createChatStreamEncoder(ctx: RenderContext): StreamEncoder {
   const created = nowSeconds();
   const withUsage = ctx.request.includeUsage === true;
   let started = false;
+  let images = 0;
 
   const chunk = (delta: Record<string, unknown>, finish: string | null = null, logprobs?: TokenLogprob[]): string => {
     const c: Record<string, unknown> = {
@@ -113,6 +125,8 @@ export function createChatStreamEncoder(ctx: RenderContext): StreamEncoder {
           return [...start(), chunk({ reasoning_content: ev.text })];
         case "reasoning_end":
           return [];
+        case "image":
+          return [...start(), chunk({ images: [imageEntry(ev.mediaType, ev.data, images++)] })];
         case "tool_call_start":
           return [
             ...start(),

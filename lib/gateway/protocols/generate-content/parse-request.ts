@@ -2,12 +2,14 @@
 import type { CanonicalMessage, CanonicalRequest, CanonicalTool, ContentPart, DocumentPart, HostedTool, ImagePart, ReasoningControl, ResponseFormat, ToolChoice, ToolResultContent } from "../../canonical";
 import { parseEffort } from "../../conversion/reasoning";
 import { idWithSignature } from "../../conversion/signatures";
-import type { ParseOptions, Result } from "../types";
+import type { ParseOptions } from "../types";
+import type { Result } from "../../../result";
+import type { ApiError } from "../../errors";
 import { bad, zodError } from "../validate";
 import { camelKeys, toJsonSchema } from "./camel";
 import { gcRequest } from "./schema";
 
-export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = {}): Result<CanonicalRequest> {
+export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = {}): Result<CanonicalRequest, ApiError> {
   const parsed = gcRequest.safeParse(camelKeys(body));
   if (!parsed.success) return { ok: false, error: zodError(parsed.error) };
   const b = parsed.data;
@@ -155,7 +157,7 @@ export function parseGenerateContentRequest(body: unknown, opts: ParseOptions = 
 }
 
 /** An `inlineData` / `fileData` part (in contents or in a function response) as an image or a document. */
-function media(p: { inlineData?: { mimeType: string; data: string }; fileData?: { mimeType?: string; fileUri: string } }, where: string): Result<ImagePart | DocumentPart> {
+function media(p: { inlineData?: { mimeType: string; data: string }; fileData?: { mimeType?: string; fileUri: string } }, where: string): Result<ImagePart | DocumentPart, ApiError> {
   if (p.inlineData) {
     const { mimeType, data } = p.inlineData;
     if (mimeType.startsWith("image/")) return { ok: true, value: { type: "image", source: { kind: "base64", mediaType: mimeType, data }, path: where } };

@@ -20,6 +20,11 @@ export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unk
     totalTokenCount: u.inputTokens + u.outputTokens,
   };
   if (reasoning) out.thoughtsTokenCount = reasoning;
+  const image = u.imageOutputTokens ?? 0;
+  if (image) {
+    const text = Math.max(0, u.outputTokens - reasoning - image);
+    out.candidatesTokensDetails = [...(text ? [{ modality: "TEXT", tokenCount: text }] : []), { modality: "IMAGE", tokenCount: image }];
+  }
   if (u.cacheReadTokens) out.cachedContentTokenCount = u.cacheReadTokens;
   const cost = costUsd(costMicroUsd);
   if (cost !== undefined) out.costUsd = cost;
@@ -33,7 +38,13 @@ function callPart(id: string, name: string, args: string) {
 
 export function renderGenerateContentResponse(resp: CanonicalResponse, ctx: RenderContext): Record<string, unknown> {
   const parts = resp.content.map((p) =>
-    p.type === "text" ? { text: p.text } : p.type === "reasoning" ? { text: p.text, thought: true } : callPart(p.id, p.name, p.arguments),
+    p.type === "text"
+      ? { text: p.text }
+      : p.type === "reasoning"
+        ? { text: p.text, thought: true }
+        : p.type === "image"
+          ? { inlineData: { mimeType: p.source.mediaType, data: p.source.data } }
+          : callPart(p.id, p.name, p.arguments),
   );
   return {
     candidates: [{ content: { role: "model", parts: parts.length ? parts : [{ text: "" }] }, finishReason: finishReason(resp.stopReason), index: 0 }],
@@ -80,6 +91,8 @@ export function createGenerateContentStreamEncoder(ctx: RenderContext): StreamEn
           return [...flushCall(), chunk([{ text: e.text, thought: true }])];
         case "reasoning_end":
           return [];
+        case "image":
+          return [...flushCall(), chunk([{ inlineData: { mimeType: e.mediaType, data: e.data } }])];
         case "tool_call_start": {
           const out = flushCall();
           call = { id: e.id, name: e.name, args: "" };

@@ -3,7 +3,8 @@ import type { CanonicalMessage, CanonicalRequest, ContentPart, DocumentPart, Hos
 import { parseEffort } from "../../conversion/reasoning";
 import { splitToolId } from "../../conversion/signatures";
 import { hostedFromAnthropicType } from "../tools";
-import type { Result } from "../types";
+import type { Result } from "../../../result";
+import type { ApiError } from "../../errors";
 import { bad, zodError } from "../validate";
 
 /** Our own marker in signatures we render for another vendor's reasoning (never Anthropic's). */
@@ -12,7 +13,7 @@ import { amRequest } from "./schema";
 
 type Block = { type: string; [k: string]: unknown };
 
-export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
+export function parseMessagesRequest(body: unknown): Result<CanonicalRequest, ApiError> {
   const parsed = amRequest.safeParse(body);
   if (!parsed.success) return { ok: false, error: zodError(parsed.error) };
   const b = parsed.data;
@@ -122,7 +123,7 @@ export function parseMessagesRequest(body: unknown): Result<CanonicalRequest> {
 /** A block only a passthrough can carry (search results, server-tool records): converted routes 400. */
 const UNCONVERTIBLE = Symbol("unconvertible");
 
-function block(bl: Block, where: string, role: "user" | "assistant", unconvertible: string[]): Result<ContentPart | null | typeof UNCONVERTIBLE> {
+function block(bl: Block, where: string, role: "user" | "assistant", unconvertible: string[]): Result<ContentPart | null | typeof UNCONVERTIBLE, ApiError> {
   switch (bl.type) {
     case "text":
       if (typeof bl.text !== "string") return { ok: false, error: bad(`${where}.text`, "must be a string") };
@@ -195,7 +196,7 @@ function block(bl: Block, where: string, role: "user" | "assistant", unconvertib
  * A `document` block: base64 (PDF), text and URL sources convert; a `file` (Anthropic's file
  * store), `content` blocks or citations only Anthropic can serve (the passthrough keeps them).
  */
-function document(bl: Block, where: string): Result<DocumentPart | typeof UNCONVERTIBLE> {
+function document(bl: Block, where: string): Result<DocumentPart | typeof UNCONVERTIBLE, ApiError> {
   const src = bl.source as { type?: string; media_type?: string; data?: unknown; url?: unknown } | undefined;
   const citations = bl.citations as { enabled?: unknown } | undefined;
   if (citations?.enabled === true) return { ok: true, value: UNCONVERTIBLE };
@@ -208,7 +209,7 @@ function document(bl: Block, where: string): Result<DocumentPart | typeof UNCONV
   return { ok: false, error: bad(`${where}.source`, "a document source is base64, text, url, content or file") };
 }
 
-function image(bl: Block, where: string): Result<ImagePart> {
+function image(bl: Block, where: string): Result<ImagePart, ApiError> {
   const src = bl.source as { type?: string; media_type?: string; data?: string; url?: string } | undefined;
   if (src?.type === "base64" && src.media_type && typeof src.data === "string")
     return { ok: true, value: { type: "image", source: { kind: "base64", mediaType: src.media_type, data: src.data }, path: where } };

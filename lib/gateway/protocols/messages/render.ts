@@ -42,6 +42,14 @@ export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unk
   return out;
 }
 
+/**
+ * Messages has no image output block. A model priced as one that draws is refused on /v1/messages
+ * before the call (decision 0073); an image from any other model is said in words, not dropped.
+ */
+export function imageOmitted(mediaType: string): string {
+  return `[The model drew an image (${mediaType}) here; the Messages API cannot carry images in an answer.]`;
+}
+
 export function renderMessagesResponse(resp: CanonicalResponse, ctx: RenderContext): Record<string, unknown> {
   return {
     id: protocolId.message(),
@@ -51,6 +59,8 @@ export function renderMessagesResponse(resp: CanonicalResponse, ctx: RenderConte
     content: resp.content.map((p) =>
       p.type === "text"
         ? { type: "text", text: p.text }
+        : p.type === "image"
+          ? { type: "text", text: imageOmitted(p.source.mediaType) }
         : p.type === "reasoning"
           ? { type: "thinking", thinking: p.text, signature: `${FOREIGN_SIGNATURE_PREFIX}${p.origin}` }
           : { type: "tool_use", id: p.id, name: p.name, input: argumentsToObject(p.arguments) },
@@ -109,14 +119,16 @@ export function createMessagesStreamEncoder(ctx: RenderContext): StreamEncoder {
       switch (e.type) {
         case "start":
           return start(protocolId.message(), e.inputTokens, e.cacheReadTokens);
-        case "text_delta": {
+        case "text_delta":
+        case "image": {
           const out = start();
           if (!open || open.kind !== "text") {
             out.push(...close());
             open = { index: blockCount++, kind: "text" };
             out.push(sseEvent("content_block_start", { type: "content_block_start", index: open.index, content_block: { type: "text", text: "" } }));
           }
-          out.push(sseEvent("content_block_delta", { type: "content_block_delta", index: open.index, delta: { type: "text_delta", text: e.text } }));
+          const text = e.type === "image" ? imageOmitted(e.mediaType) : e.text;
+          out.push(sseEvent("content_block_delta", { type: "content_block_delta", index: open.index, delta: { type: "text_delta", text } }));
           return out;
         }
         case "reasoning_delta": {

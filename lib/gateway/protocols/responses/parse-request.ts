@@ -5,11 +5,12 @@ import { readCacheControl, systemBlocksOf } from "../../cache-control";
 import { parseEffort } from "../../conversion/reasoning";
 import { reasoningFromCarrier, splitToolId } from "../../conversion/signatures";
 import { hostedFromOpenAIType, namespacedName } from "../tools";
-import type { Result } from "../types";
+import type { Result } from "../../../result";
+import type { ApiError } from "../../errors";
 import { bad, zodError } from "../validate";
 import { rsRequest } from "./schema";
 
-export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
+export function parseResponsesRequest(body: unknown): Result<CanonicalRequest, ApiError> {
   const parsed = rsRequest.safeParse(body);
   if (!parsed.success) return { ok: false, error: zodError(parsed.error) };
   const b = parsed.data;
@@ -26,7 +27,7 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
   const unconvertible: string[] = [];
   const tools: CanonicalTool[] = [];
   const hostedTools: HostedTool[] = [];
-  const addTools = (list: unknown[], where: string): Result<null> => {
+  const addTools = (list: unknown[], where: string): Result<null, ApiError> => {
     for (let i = 0; i < list.length; i++) {
       const r = tool(list[i] as Record<string, unknown>, `${where}[${i}]`, tools, hostedTools, unconvertible);
       if (!r.ok) return r;
@@ -64,6 +65,10 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
       const r = it as { summary?: Array<{ text?: string }>; encrypted_content?: string | null };
       const summary = (r.summary ?? []).map((x) => x.text ?? "").join("\n");
       push(messages, "assistant", [r.encrypted_content ? reasoningFromCarrier(r.encrypted_content, summary) : { type: "reasoning", origin: "other", text: summary }]);
+    } else if (type === "image_generation_call" && typeof (it as { result?: unknown }).result === "string") {
+      // An image the model drew earlier (a chained turn): the model sees its own picture again.
+      const g = it as { result: string; output_format?: string };
+      push(messages, "assistant", [{ type: "image", source: { kind: "base64", mediaType: `image/${g.output_format ?? "png"}`, data: g.result } }]);
     } else if (type === "additional_tools") {
       // Tools announced inside the input (Codex does this for its default model).
       const r = addTools(((it as { tools?: unknown[] }).tools ?? []) as unknown[], `${where}.tools`);
@@ -139,7 +144,7 @@ export function parseResponsesRequest(body: unknown): Result<CanonicalRequest> {
  * One Responses tool into the canonical lists: functions; custom tools (free text); namespace
  * members flattened to `<namespace>__<member>`; hosted tools by type (mapped or dropped as hints).
  */
-function tool(t: Record<string, unknown>, where: string, tools: CanonicalTool[], hosted: HostedTool[], unconvertible: string[]): Result<null> {
+function tool(t: Record<string, unknown>, where: string, tools: CanonicalTool[], hosted: HostedTool[], unconvertible: string[]): Result<null, ApiError> {
   const type = String(t.type ?? "");
   const str = (v: unknown) => (typeof v === "string" ? v : undefined);
   const cc = readCacheControl(t.cache_control, where);
@@ -181,7 +186,7 @@ function push(messages: CanonicalMessage[], role: "user" | "assistant", p: Conte
  * `where` names the content itself (`input[2].content`, `input[3].output`). `unconvertible` is
  * given where files are taken (user messages, tool outputs); what only OpenAI can serve is listed there.
  */
-function parts(content: unknown, where: string, allowImages: boolean, unconvertible?: string[]): Result<Array<TextPart | ImagePart | DocumentPart>> {
+function parts(content: unknown, where: string, allowImages: boolean, unconvertible?: string[]): Result<Array<TextPart | ImagePart | DocumentPart>, ApiError> {
   if (content == null) return { ok: true, value: [] };
   if (typeof content === "string") return { ok: true, value: [{ type: "text", text: content }] };
   if (!Array.isArray(content)) return { ok: false, error: bad(where, "must be a string or an array") };
@@ -201,7 +206,7 @@ function parts(content: unknown, where: string, allowImages: boolean, unconverti
       const path = `${where}[${j}]`;
       if (typeof p.file_data === "string") out.push({ type: "document", source: documentFromData(p.file_data), ...filename, path, ...cache });
       else if (typeof p.file_url === "string") out.push({ type: "document", source: { kind: "url", url: p.file_url }, ...filename, path, ...cache });
-      // A file_id points into OpenAI's own file store, which no other upstream can read.
+      // A file_id the files step left (it inlines the caller's own: decision 0074) cannot be converted.
       else unconvertible.push(`${path}.file_id`);
     } else return { ok: false, error: bad(`${where}[${j}].type`, `content type "${p.type}" is not supported here`) };
   }

@@ -13,7 +13,7 @@ export function renderUsage(u: Usage, costMicroUsd?: number): Record<string, unk
     input_tokens: u.inputTokens,
     input_tokens_details: promptDetails(u),
     output_tokens: u.outputTokens,
-    output_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0 },
+    output_tokens_details: u.imageOutputTokens ? { reasoning_tokens: u.reasoningTokens ?? 0, image_tokens: u.imageOutputTokens } : { reasoning_tokens: u.reasoningTokens ?? 0 },
     total_tokens: u.inputTokens + u.outputTokens,
   };
   const cost = costUsd(costMicroUsd);
@@ -68,6 +68,14 @@ function functionItem(id: string, callId: string, name: string, args: string, st
   return { id, type: "function_call", status, call_id: callId, name, arguments: args };
 }
 
+/**
+ * A drawn image as OpenAI's image generation tool answers it (decision 0073): the base64 in
+ * `result`, which the openai SDK and the Vercel AI SDK read. `ig_` ids like OpenAI's.
+ */
+function imageItem(id: string, mediaType: string, data: string): OutputItem {
+  return { id, type: "image_generation_call", status: "completed", result: data, output_format: mediaType.replace(/^image\//, "") };
+}
+
 /** A custom tool's raw input: other upstreams call it as a function with one `input` string. */
 function customInput(args: string): string {
   const o = argumentsToObject(args);
@@ -100,7 +108,7 @@ export function renderResponsesResponse(resp: CanonicalResponse, ctx: RenderCont
     else if (p.type === "text") {
       if (textAt < 0) textAt = output.length;
       text += p.text;
-    }
+    } else if (p.type === "image") output.push(imageItem(`ig_${randomBase62(24)}`, p.source.mediaType, p.source.data));
   }
   if (text !== "") output.splice(textAt, 0, messageItem(`msg_${protocolId.response().slice(5)}`, text, "completed"));
   for (const p of resp.content) if (p.type === "tool_call") output.push(toolItem(ctx, p.id, p.name, p.arguments, "completed"));
@@ -229,6 +237,21 @@ export function createResponsesStreamEncoder(ctx: RenderContext): StreamEncoder 
           output.push({ id: itemId, type: "reasoning", summary: [] });
           out.push(ev("response.output_item.added", { output_index: open.index, item: { id: itemId, type: "reasoning", summary: [] } }));
           return [...out, ...close(e)];
+        }
+        case "image": {
+          // Sent whole, as the vendor sends it: added in progress, completed, done with the result.
+          const out = [...start(), ...close()];
+          const itemId = `ig_${randomBase62(24)}`;
+          const index = output.length;
+          const item = imageItem(itemId, e.mediaType, e.data);
+          output.push(item);
+          out.push(
+            ev("response.output_item.added", { output_index: index, item: { id: itemId, type: "image_generation_call", status: "in_progress", result: null } }),
+            ev("response.image_generation_call.in_progress", { output_index: index, item_id: itemId }),
+            ev("response.image_generation_call.completed", { output_index: index, item_id: itemId }),
+            ev("response.output_item.done", { output_index: index, item }),
+          );
+          return out;
         }
         case "tool_call_start": {
           const out = [...start(), ...close()];

@@ -1,0 +1,26 @@
+// Preloaded into the gateway process by `npm run bench -- --profile streams|p99` (node --import):
+// event-loop delay and garbage-collection pauses measured inside the process, one JSON line a
+// second to BENCH_PROBE_FILE. Nothing in the product loads it.
+import fs from "node:fs";
+import { monitorEventLoopDelay, performance, PerformanceObserver } from "node:perf_hooks";
+
+const file = process.env.BENCH_PROBE_FILE;
+if (file) {
+  // The histogram records the interval between timer callbacks: resolution + delay.
+  const resolution = 5;
+  const h = monitorEventLoopDelay({ resolution });
+  h.enable();
+  let gc = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gc.push([+(performance.timeOrigin + e.startTime).toFixed(3), +e.duration.toFixed(3), e.detail?.kind ?? 0]);
+  }).observe({ entryTypes: ["gc"] });
+  const ms = (ns) => +Math.max(0, ns / 1e6 - resolution).toFixed(2);
+  setInterval(() => {
+    const m = process.memoryUsage();
+    const mb = (b) => Math.round(b / 1048576);
+    const line = { t: Date.now(), p50: ms(h.percentile(50)), p99: ms(h.percentile(99)), max: ms(h.max), samples: h.count, gc, mem: { rss: mb(m.rss), heapUsed: mb(m.heapUsed), heapTotal: mb(m.heapTotal), external: mb(m.external) } };
+    fs.appendFileSync(file, JSON.stringify(line) + "\n");
+    h.reset();
+    gc = [];
+  }, 1000).unref();
+}
