@@ -189,13 +189,25 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
     if (e.WEBHOOK_ALLOW_HOSTS.length) {
       logger().warn({ hosts: e.WEBHOOK_ALLOW_HOSTS }, "WEBHOOK_ALLOW_HOSTS exempts these hosts from the private-address rule (tests only)");
     }
-    const { default: next } = await import("next");
     // Next hooks WebSocket upgrades (dev's HMR) on the server it first serves, and ends every
     // socket it does not route; it gets this emitter instead, and only the upgrades off the API.
     const nextUpgrades = new EventEmitter() as http.Server;
-    const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: opts.hostname ?? "localhost", port: opts.port ?? e.PORT, httpServer: nextUpgrades });
-    await app.prepare();
-    const nextHandler = app.getRequestHandler();
+    // The console (Next) loads on the first request that needs it, so that an instance serving
+    // only the API never pays its memory (~100 MB) or its start (decision 0077); dev loads it now.
+    let nextApp: { close?: () => Promise<void> } | null = null;
+    let nextLoad: Promise<(req: IncomingMessage, res: ServerResponse) => Promise<void>> | null = null;
+    const consoleHandler = () =>
+      (nextLoad ??= (async () => {
+        const { default: next } = await import("next");
+        const app = next({ dev: opts.dev ?? false, dir: process.cwd(), hostname: opts.hostname ?? "localhost", port: opts.port ?? e.PORT, httpServer: nextUpgrades });
+        await app.prepare();
+        nextApp = app as { close?: () => Promise<void> };
+        return app.getRequestHandler();
+      })().catch((err) => {
+        nextLoad = null; // the next console request tries again
+        throw err;
+      }));
+    if (opts.dev) await consoleHandler();
 
     const server = http.createServer({ keepAliveTimeout: 65_000, noDelay: true }, (req, res) => {
       const url = req.url ?? "/";
@@ -217,11 +229,16 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
       if (isScimPath(url)) return void done(serveScim(req, res));
       if (!decodablePath(url)) return void badPath(res);
       stampPeer(req); // Next's handlers see headers only; sign-in limits need the peer (lib/net)
-      void done(nextHandler(req, res));
+      void done(consoleHandler().then((handle) => handle(req, res)));
     });
     const sockets = new WebSocketServer({ noServer: true, maxPayload: e.TEXT_BODY_LIMIT_MB * 1024 * 1024 + 1024 });
     server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
-      if (!isApiPath(req.url ?? "/")) return void nextUpgrades.emit("upgrade", req, socket, head);
+      if (!isApiPath(req.url ?? "/")) {
+        return void consoleHandler().then(
+          () => nextUpgrades.emit("upgrade", req, socket, head),
+          () => socket.destroy(),
+        );
+      }
       socket.on("error", () => socket.destroy());
       const failed = (err: unknown) => {
         logger().error({ err }, "upgrade request failed");
@@ -256,7 +273,7 @@ export async function startServer(opts: { port?: number; hostname?: string; dev?
           await jobs?.stop();
           sharedHealth()?.stop();
           await closeRateLimiter();
-          await app.close?.();
+          await nextApp?.close?.();
           await stopTracing(); // flushes the last spans
           await closeDb();
           unmark();

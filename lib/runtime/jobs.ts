@@ -13,9 +13,13 @@ import { runBatchPass } from "../gateway/batches/runner";
 import { deleteExpiredFiles } from "../gateway/files/store";
 import { logger } from "../logger";
 import { startWorker } from "../tasks/worker";
+import { onWake } from "../tasks/wake";
 import { deleteExpiredRequestLogs } from "./request-log-retention";
 import { deleteExpiredCacheEntries } from "../gateway/response-cache/store";
 import { deleteExpiredContentLogs } from "../content-logs/store";
+
+/** The batch job's longest gap while it finds nothing (batches made on another instance wait this long at most). */
+const IDLE_MAX_MS = 5_000;
 
 /** How often expired holds and leases are returned: the lease expiry plus this stays under a minute. */
 const HOLD_SWEEP_MS = 10_000;
@@ -24,16 +28,29 @@ export interface Jobs {
   stop(): Promise<void>;
 }
 
-function every(ms: number, name: string, fn: () => Promise<unknown>): () => Promise<void> {
+/**
+ * Runs `fn` every `ms`, one run at a time. With `idleMaxMs`, runs that report no work (0) widen
+ * the gap, doubling up to idleMaxMs; work found, or wakeWorkers() (new work in this process),
+ * brings it back to `ms`. An idle gateway then does not query the database twice a second.
+ */
+function every(ms: number, name: string, fn: () => Promise<number | void>, idleMaxMs = ms): () => Promise<void> {
   let running: Promise<unknown> | null = null;
+  let gap = ms;
+  let next = 0;
+  const off = onWake(() => ((gap = ms), (next = 0)));
   const timer = setInterval(() => {
-    if (running) return;
+    if (running || Date.now() < next) return;
     running = fn()
+      .then((work) => {
+        gap = work === 0 ? Math.min(idleMaxMs, gap * 2) : ms;
+        next = gap > ms ? Date.now() + gap - ms : 0;
+      })
       .catch((err) => logger().error({ err, job: name }, "background job failed"))
       .finally(() => (running = null));
   }, ms);
   timer.unref();
   return async () => {
+    off();
     clearInterval(timer);
     await running;
   };
@@ -52,7 +69,12 @@ export async function startJobs(): Promise<Jobs> {
   // Background responses whose instance stopped: queued ones are run here, running ones failed.
   stops.push(every(10_000, "background-responses", async () => sweepBackgroundResponses(await getDb())));
   // Batch lines (at most BATCH_CONCURRENCY at once; short passes, so a stop waits for one wave) and finished batches; files past their expiry.
-  stops.push(every(500, "batches", async () => runBatchPass(await getDb(), { until: Date.now() + 5_000 })));
+  stops.push(
+    every(500, "batches", async () => {
+      const p = await runBatchPass(await getDb(), { until: Date.now() + 5_000 });
+      return p.lines + p.finalized + p.vendor;
+    }, IDLE_MAX_MS),
+  );
   stops.push(every(10 * 60_000, "files-retention", async () => deleteExpiredFiles(await getDb())));
   const ac = new AbortController();
   const worker = startWorker({ signal: ac.signal, upstreamFor: loadTaskUpstream });

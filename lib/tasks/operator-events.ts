@@ -9,7 +9,7 @@ import { checkWebhookUrl, type UrlVerdict } from "./ssrf";
 import { attemptDelivery, type AttemptOutcome } from "./webhook-client";
 import { webhookPolicy } from "./webhook-policy";
 import { enqueueOperatorEvent } from "./webhook-queue";
-import { wakeWorkers } from "./worker";
+import { wakeWorkers } from "./wake";
 
 export function checkOperatorWebhookUrl(url: string): Promise<UrlVerdict> {
   return checkWebhookUrl(url, webhookPolicy().policy);

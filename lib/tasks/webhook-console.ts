@@ -14,7 +14,7 @@ import { newId, randomBase62 } from "../ids";
 import { checkWebhookUrl, type WebhookUrlPolicy } from "./ssrf";
 import { webhookPolicy } from "./webhook-policy";
 import { runDelivery, type DeliveryRow } from "./webhook-queue";
-import { wakeWorkers } from "./worker";
+import { wakeWorkers } from "./wake";
 import type { WebhookAttemptView, WebhookDeliveryView, WebhookTestEvent } from "../views";
 import type { Result } from "../result";
 export type { WebhookAttemptView, WebhookDeliveryView };

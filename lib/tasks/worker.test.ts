@@ -57,7 +57,7 @@ beforeAll(async () => {
   ]);
   const policy = makePolicy({ publicBaseUrl: "https://gw.example.com", allowHosts: [receiver.hostPort] });
   const dispatcher = createGuardedAgent({ policy, baseConnect: loopbackOnlyConnector() });
-  worker = startWorker({ signal: ac.signal, upstreamFor: loadTaskUpstream, db, storage, policy, dispatcher, tickMs: 50 });
+  worker = startWorker({ signal: ac.signal, upstreamFor: loadTaskUpstream, db, storage, policy, dispatcher, tickMs: 50, idleMaxMs: 200 });
 });
 
 afterAll(async () => {

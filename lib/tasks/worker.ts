@@ -7,13 +7,12 @@
  * lease (locked_until), so no two workers handle one job at once, and a job whose worker died
  * is picked up again when its lease runs out. Nothing lives only in memory.
  */
-import { and, asc, inArray, isNull, lt, lte, or } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Dispatcher } from "undici";
 import { getDb, type DB } from "../../db/client";
-import { tasks } from "../../db/schema";
+import { tasks, webhookDeliveries } from "../../db/schema";
 import { env } from "../env";
 import { logger } from "../logger";
-import { processSingleton } from "../process-singleton";
 import { sleep } from "../sleep";
 import { getMediaStorage } from "../storage/get-media-storage";
 import type { MediaStorage } from "../storage/media-storage";
@@ -27,6 +26,7 @@ import { chargeDueAutoTopups } from "../billing/auto-topup";
 import { stripePayments } from "../billing/stripe";
 import { dispatchAlerts } from "./alert-delivery";
 import { claimDueDeliveries, runDelivery } from "./webhook-queue";
+import { onWake, wakeWorkers } from "./wake";
 
 export interface WorkerOptions {
   signal: AbortSignal;
@@ -36,8 +36,10 @@ export interface WorkerOptions {
   storage?: MediaStorage;
   policy?: WebhookUrlPolicy;
   dispatcher?: Dispatcher;
-  /** How often to look for due jobs when idle. */
+  /** How often to look for due jobs while any runs. */
   tickMs?: number;
+  /** The longest an idle worker sleeps before it looks again (jobs made on other instances wait this long at most). */
+  idleMaxMs?: number;
   retentionEveryMs?: number;
   /** Jobs of each kind handled at once by this worker. */
   concurrency?: number;
@@ -48,6 +50,9 @@ export interface WorkerOptions {
  * another worker takes it. The download of a finished video extends it (task-runner.ts).
  */
 const TASK_LEASE_MS = 30_000;
+
+/** An idle worker's longest sleep (IDLE: nothing claimed, nothing running, nothing due sooner). */
+const IDLE_MAX_MS = 5_000;
 
 export async function claimDueTasks(db: DB, now: Date, limit: number, leaseMs = TASK_LEASE_MS): Promise<TaskRow[]> {
   const due = db
@@ -70,25 +75,37 @@ export async function claimDueTasks(db: DB, now: Date, limit: number, leaseMs = 
     .returning();
 }
 
-const sleepers = processSingleton("gateway.workerWake", () => new Set<() => void>());
-
-/** Lets a submission or a console resend start work now instead of at the next tick. */
-export function wakeWorkers(): void {
-  for (const w of sleepers()) w();
-}
-
-/** Sleeps until the next tick, shutdown, or wakeWorkers(). */
+/** Sleeps `ms`, or until shutdown or wakeWorkers(). */
 async function nap(ms: number, signal: AbortSignal): Promise<void> {
   const woken = new AbortController();
   const wake = () => woken.abort();
-  sleepers().add(wake);
+  const off = onWake(wake);
   signal.addEventListener("abort", wake, { once: true });
   try {
     await sleep(ms, woken.signal);
   } finally {
-    sleepers().delete(wake);
+    off();
     signal.removeEventListener("abort", wake);
   }
+}
+
+/**
+ * When the next task poll or webhook attempt is due (a leased one: when its lease ends), or null
+ * when nothing is pending. An idle worker sleeps until then instead of looking every tick.
+ */
+export async function nextDueAt(db: DB): Promise<Date | null> {
+  const [t, d] = await Promise.all([
+    db
+      .select({ at: sql`min(greatest(${tasks.nextPollAt}, coalesce(${tasks.lockedUntil}, ${tasks.nextPollAt})))`.mapWith(tasks.nextPollAt) })
+      .from(tasks)
+      .where(inArray(tasks.status, ["queued", "in_progress"])),
+    db
+      .select({ at: sql`min(greatest(${webhookDeliveries.nextAttemptAt}, coalesce(${webhookDeliveries.lockedUntil}, ${webhookDeliveries.nextAttemptAt})))`.mapWith(webhookDeliveries.nextAttemptAt) })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.state, "pending")),
+  ]);
+  const times = [t[0]?.at, d[0]?.at].filter((x): x is Date => x instanceof Date);
+  return times.length ? new Date(Math.min(...times.map((x) => x.getTime()))) : null;
 }
 
 /**
@@ -167,17 +184,26 @@ function makeWorker(opts: Omit<WorkerOptions, "signal"> & { signal?: AbortSignal
     }
     return claimed;
   };
-  return { tick, inflight, concurrency, log, done };
+  /** No task turn or delivery running (an alert pass is housekeeping: it queues no work of its own to wait for). */
+  const idle = () => inflight.size === (alertsBusy ? 1 : 0);
+  return { tick, inflight, concurrency, log, done, db, idle };
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<void> {
   const w = makeWorker(opts, opts.db ?? (await getDb()));
   const tickMs = opts.tickMs ?? 500;
+  const idleMaxMs = Math.max(tickMs, opts.idleMaxMs ?? IDLE_MAX_MS);
   w.log.info("worker started");
   while (!opts.signal.aborted) {
     const claimed = await w.tick();
-    // Busy: look again at once for more; idle: wait for the next tick or a wake-up.
-    await nap(claimed > 0 && w.inflight.size < w.concurrency ? 0 : tickMs, opts.signal);
+    // Busy: look again at once for more; running: every tick (what runs may queue more);
+    // idle: until the next job is due, at most idleMaxMs, or a wake-up.
+    let ms = claimed > 0 && w.inflight.size < w.concurrency ? 0 : tickMs;
+    if (claimed === 0 && w.idle()) {
+      const due = await nextDueAt(w.db).catch(() => null);
+      ms = Math.min(idleMaxMs, Math.max(tickMs, due ? due.getTime() - Date.now() : idleMaxMs));
+    }
+    await nap(ms, opts.signal);
   }
   await Promise.allSettled([...w.inflight]);
   w.log.info("worker stopped");

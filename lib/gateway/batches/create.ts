@@ -16,6 +16,7 @@ import type { RouteContext } from "../types";
 import { lineShare, sealJson, type PricedLine } from "./lines";
 import { newBatchId, type BatchRow } from "./store";
 import type { Result } from "../../result";
+import { wakeWorkers } from "../../tasks/wake";
 
 /** OpenAI's limit on one batch. */
 export const MAX_LINES = 50_000;
@@ -109,6 +110,7 @@ export async function createBatch(ctx: RouteContext, db: DB, b: NewBatch): Promi
       }
       return row!;
     });
+    wakeWorkers(); // the batch job sleeps longer while idle: its lines start now
     return { ok: true, value: row };
   } catch (err) {
     await db.transaction((tx) => returnHold(tx, holdId, p.accountId, p.keyId));

@@ -42,17 +42,19 @@ const END_CHUNK = 100;
 const customIdOf = (idx: number) => `line-${idx}`;
 
 /** One pass: due groups submitted, due vendor batches polled (cancelled, ended), until `until`. */
-export async function runNativePass(db: DB, opts: { until: number; pollMs?: number }): Promise<{ submitted: number; ended: number }> {
+export async function runNativePass(db: DB, opts: { until: number; pollMs?: number }): Promise<{ submitted: number; polled: number; ended: number }> {
   let submitted = 0;
+  let polled = 0;
   let ended = 0;
   while (Date.now() < opts.until && (await submitOne(db))) submitted++;
   const pollMs = opts.pollMs ?? env().BATCH_VENDOR_POLL_S * 1000;
   while (Date.now() < opts.until) {
     const r = await pollOne(db, pollMs);
     if (r === null) break;
+    polled++;
     if (r) ended++;
   }
-  return { submitted, ended };
+  return { submitted, polled, ended };
 }
 
 /** The catalog entry by its row id (the vendor batch's lines were bound to it), or null when it is gone. */

@@ -27,6 +27,7 @@ import { geminiResponsesFile, renderOpenAIBatch } from "./render";
 import { runNativePass } from "./native";
 import { callLine, claimedOf, endLines, type Claimed } from "./run-line";
 import { batchLinesInOrder, countsOf, type BatchRow } from "./store";
+import { wakeWorkers } from "../../tasks/wake";
 
 /** How long one runner may take to finalize a batch before another may. */
 const FINALIZE_LEASE_MS = 120_000;
@@ -56,18 +57,25 @@ export async function claimLines(db: DB, n: number, leaseMs = env().BATCH_LINE_L
  * One pass: waves of up to `concurrency` lines run at once, each wave ended together, until
  * nothing is due or `until`; then every batch whose work is over is finalized.
  */
-export async function runBatchPass(db: DB, opts: { until: number; concurrency?: number }): Promise<{ lines: number; finalized: number }> {
+/** What one pass did; `vendor`: vendor batches submitted or polled. All zero: nothing to do. */
+export interface BatchPass {
+  lines: number;
+  finalized: number;
+  vendor: number;
+}
+
+export async function runBatchPass(db: DB, opts: { until: number; concurrency?: number }): Promise<BatchPass> {
   let lines = 0;
   const n = Math.max(1, opts.concurrency ?? env().BATCH_CONCURRENCY);
   // Lines served by a vendor's own batch API: submitted, polled and ended there (decision 0070).
-  await runNativePass(db, { until: opts.until }).catch((err) => logger().error({ err }, "vendor batches not advanced"));
+  const native = await runNativePass(db, { until: opts.until }).catch((err) => void logger().error({ err }, "vendor batches not advanced"));
   while (Date.now() < opts.until) {
     const claimed = await claimLines(db, n);
     if (!claimed.length) break;
     lines += await endLines(db, await Promise.all(claimed.map((l) => callLine(db, l))));
   }
   const finalized = await finalizeDue(db);
-  return { lines, finalized };
+  return { lines, finalized, vendor: native ? native.submitted + native.polled : 0 };
 }
 
 /** Batches whose work is over (or past their window) are finalized. */
@@ -80,6 +88,7 @@ export async function finalizeDue(db: DB): Promise<number> {
     .limit(50);
   let n = 0;
   for (const b of open) if (await finalizeBatch(db, b.id).catch((err) => logger().error({ err, batchId: b.id }, "batch not finalized"))) n++;
+  if (n > 0) wakeWorkers(); // a finished batch may have queued its webhook
   return n;
 }
 

@@ -35,6 +35,7 @@ import { logVideoRequest, logVideoSubmitted, VIDEO_ROUTE as ROUTE } from "./vide
 import { parseSubmission } from "./video-submission";
 import { checkCommonFields, heldSeconds, validateSubmission, type ValidSubmission } from "./video-validate";
 import type { Ok, Result } from "../../result";
+import { wakeWorkers } from "../../tasks/wake";
 
 /** The submitting request keeps its new task to itself this long while it calls the upstream. */
 const SUBMIT_LEASE_MS = 2 * 60_000;
@@ -186,6 +187,7 @@ async function sendToUpstream(db: DB, ctx: RouteContext, sub: Submission, create
     upstreamTaskId: submitted.value.video.id,
     nextPollAt: new Date(Date.now() + (submitted.value.pollIntervalMs ?? e.TASK_POLL_INTERVAL_MS)),
   });
+  wakeWorkers(); // an idle worker sleeps until its next due job: this one now counts
   const done: RequestLogFields = Object.assign(log, { status: 200, settlement: "task_submitted" });
   await traceSettle(ctx, done, amount, () => logVideoSubmitted(db, ctx, task.id, done, amount));
   const headers: Record<string, string> = { ...limitHeaders, "x-gateway-cost-usd": formatUsd(amount) };

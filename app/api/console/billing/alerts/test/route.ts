@@ -1,7 +1,7 @@
 import { getDb } from "@/db/client";
 import { sendTestAlert } from "@/lib/alerts/settings";
 import { consoleRoute } from "@/lib/console/route";
-import { wakeWorkers } from "@/lib/tasks/worker";
+import { wakeWorkers } from "@/lib/tasks/wake";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
