@@ -13,6 +13,11 @@ const nextConfig: NextConfig = {
   // custom server load node_modules as they are.
   outputFileTracingExcludes: { "**": ["node_modules/@electric-sql/pglite/**"] },
   poweredByHeader: false,
+  // A server loads each route's code when the route is first asked for, not every page and route
+  // at start: the first /v1 answer of `next start` and the custom server's first console page no
+  // longer wait for (and keep in memory) the code of every other route (decision 0077). Vercel's
+  // functions never preloaded (each holds its own routes).
+  experimental: { preloadEntriesOnStart: false },
   // The public API is served by lib/gateway; Next must not rewrite /v1 paths.
   skipTrailingSlashRedirect: true,
   // Type-checking runs once for the whole repo (`npm run typecheck`, in CI); the build skips it.
