@@ -37,12 +37,15 @@ function every(ms: number, name: string, fn: () => Promise<number | void>, idleM
   let running: Promise<unknown> | null = null;
   let gap = ms;
   let next = 0;
-  const off = onWake(() => ((gap = ms), (next = 0)));
+  let wakes = 0;
+  const off = onWake(() => ((wakes += 1), (gap = ms), (next = 0)));
   const timer = setInterval(() => {
     if (running || Date.now() < next) return;
+    const seen = wakes;
     running = fn()
       .then((work) => {
-        gap = work === 0 ? Math.min(idleMaxMs, gap * 2) : ms;
+        // A wake during the run may be work this run did not see: no widening then.
+        gap = work === 0 && wakes === seen ? Math.min(idleMaxMs, gap * 2) : ms;
         next = gap > ms ? Date.now() + gap - ms : 0;
       })
       .catch((err) => logger().error({ err, job: name }, "background job failed"))

@@ -75,20 +75,6 @@ export async function claimDueTasks(db: DB, now: Date, limit: number, leaseMs = 
     .returning();
 }
 
-/** Sleeps `ms`, or until shutdown or wakeWorkers(). */
-async function nap(ms: number, signal: AbortSignal): Promise<void> {
-  const woken = new AbortController();
-  const wake = () => woken.abort();
-  const off = onWake(wake);
-  signal.addEventListener("abort", wake, { once: true });
-  try {
-    await sleep(ms, woken.signal);
-  } finally {
-    off();
-    signal.removeEventListener("abort", wake);
-  }
-}
-
 /**
  * When the next task poll or webhook attempt is due (a leased one: when its lease ends), or null
  * when nothing is pending. An idle worker sleeps until then instead of looking every tick.
@@ -193,8 +179,29 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
   const w = makeWorker(opts, opts.db ?? (await getDb()));
   const tickMs = opts.tickMs ?? 500;
   const idleMaxMs = Math.max(tickMs, opts.idleMaxMs ?? IDLE_MAX_MS);
+  // A wake while the worker looks (not only while it sleeps) must not be lost: it may be work
+  // that look did not see, so the worker looks again at once instead of sleeping.
+  let woken = false;
+  let cutNap: (() => void) | null = null;
+  const off = onWake(() => {
+    woken = true;
+    cutNap?.();
+  });
+  const nap = async (ms: number) => {
+    if (woken || ms <= 0) return;
+    const ac = new AbortController();
+    cutNap = () => ac.abort();
+    opts.signal.addEventListener("abort", cutNap, { once: true });
+    try {
+      await sleep(ms, ac.signal);
+    } finally {
+      opts.signal.removeEventListener("abort", cutNap);
+      cutNap = null;
+    }
+  };
   w.log.info("worker started");
   while (!opts.signal.aborted) {
+    woken = false;
     const claimed = await w.tick();
     // Busy: look again at once for more; running: every tick (what runs may queue more);
     // idle: until the next job is due, at most idleMaxMs, or a wake-up.
@@ -203,8 +210,9 @@ export async function startWorker(opts: WorkerOptions): Promise<void> {
       const due = await nextDueAt(w.db).catch(() => null);
       ms = Math.min(idleMaxMs, Math.max(tickMs, due ? due.getTime() - Date.now() : idleMaxMs));
     }
-    await nap(ms, opts.signal);
+    await nap(ms);
   }
+  off();
   await Promise.allSettled([...w.inflight]);
   w.log.info("worker stopped");
 }
