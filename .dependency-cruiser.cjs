@@ -10,7 +10,7 @@
 /** Tests compose freely (a worker test wires the gateway's task upstream in, as lib/runtime does). */
 const TEST = "\\.test\\.tsx?$";
 
-/** The modules of lib/tasks the gateway may use: the task port, lifecycle, rendering, the SSRF guard it shares (inline media fetches), the webhook signature (guardrail webhooks). */
+/** The modules of lib/tasks the gateway may use: the task port, lifecycle, rendering, the SSRF guard it shares (inline media fetches), the webhook signature (guardrail webhooks), the wake-up call for new work (not the worker it wakes). */
 const TASKS_PUBLIC = [
   "task-upstream",
   "task-lifecycle",
@@ -22,6 +22,7 @@ const TASKS_PUBLIC = [
   "guarded-dispatcher",
   "webhook-policy",
   "webhook-signature",
+  "wake",
 ].join("|");
 
 module.exports = {
