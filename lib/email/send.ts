@@ -6,7 +6,7 @@
  * there the message is dropped and callers show "this gateway does not send email"
  * (emailDelivery() === "off"). Decision 0017.
  */
-import type { Transporter } from "nodemailer";
+import nodemailer, { type Transporter } from "nodemailer";
 import { env, inProduction } from "../env";
 import { logger } from "../logger";
 import { processSingleton } from "../process-singleton";
@@ -42,12 +42,9 @@ export function emailFrom(): string {
 
 const smtp = processSingleton("gateway.smtp", () => ({ current: undefined as { url: string; transport: Transporter } | undefined }));
 
-/** nodemailer is loaded on the first message sent, not with the request path that may send one (decision 0077). */
-async function transport(url: string): Promise<Transporter> {
+function transport(url: string): Transporter {
   const g = smtp();
   if (g.current?.url === url) return g.current.transport;
-  const nodemailer = (await import("nodemailer")).default;
-  if (g.current?.url === url) return g.current.transport; // another message made it meanwhile
   g.current?.transport.close();
   // Pooled: alert bursts reuse connections. Timeouts keep a dead server from holding a request.
   const t = nodemailer.createTransport(url.includes("?") || !/^smtps?:/.test(url) ? url : `${url}?pool=true`, {
@@ -77,7 +74,7 @@ export async function sendEmail(msg: EmailMessage): Promise<SendResult> {
     logger().info({ kind: msg.kind, to: msg.to, subject: msg.subject, text: msg.text }, "email (SMTP_URL not set; development: written to the log)");
     return { delivered: "log" };
   }
-  const info = await (await transport(env().SMTP_URL!)).sendMail({ from: emailFrom(), to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
+  const info = await transport(env().SMTP_URL!).sendMail({ from: emailFrom(), to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
   logger().info({ kind: msg.kind, messageId: info.messageId }, "email sent");
   return { delivered: "smtp", messageId: info.messageId };
 }

@@ -7,13 +7,17 @@
  * holding at most `queueSize` parts of `partSize` bytes in memory (a short body becomes one
  * PutObject), with no temporary file. A failed upload is aborted, so the object that was there
  * stays whole.
- *
- * The SDK is loaded on the first call, not with this module: every deployment's request path
- * imports media storage, most never use S3, and the SDK is the biggest package a cold start of
- * the Next mount loaded for a chat request (decision 0077).
  */
 import { Readable } from "node:stream";
-import type { S3Client } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { assertSafeKey, type ByteRange, type MediaStorage, type StoredObject } from "./media-storage";
 
 export interface S3Config {
@@ -32,35 +36,21 @@ export interface S3Config {
 const PART_SIZE = 8 * 1024 * 1024;
 const QUEUE_SIZE = 2;
 
-/** The SDK's pieces this store uses, loaded once per process on first use. */
-async function loadSdk() {
-  const [s3, storage, presigner] = await Promise.all([import("@aws-sdk/client-s3"), import("@aws-sdk/lib-storage"), import("@aws-sdk/s3-request-presigner")]);
-  return { ...s3, Upload: storage.Upload, getSignedUrl: presigner.getSignedUrl };
-}
-type Sdk = Awaited<ReturnType<typeof loadSdk>>;
-let sdkLoad: Promise<Sdk> | null = null;
-
 export class S3Storage implements MediaStorage {
   readonly kind = "s3" as const;
-  private ready: Promise<{ sdk: Sdk; client: S3Client }> | null = null;
+  readonly client: S3Client;
 
-  constructor(private readonly cfg: S3Config) {}
-
-  private open(): Promise<{ sdk: Sdk; client: S3Client }> {
-    return (this.ready ??= (sdkLoad ??= loadSdk()).then((sdk) => {
-      const cfg = this.cfg;
-      const client = new sdk.S3Client({
-        region: cfg.region,
-        endpoint: cfg.endpoint,
-        forcePathStyle: Boolean(cfg.endpoint),
-        credentials: cfg.accessKeyId ? { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey ?? "" } : undefined,
-        // Checksums only where S3 requires them: S3-compatible stores (older MinIO, R2, Ceph)
-        // refuse the streaming aws-chunked trailers the SDK adds by default since 3.729.
-        requestChecksumCalculation: "WHEN_REQUIRED",
-        responseChecksumValidation: "WHEN_REQUIRED",
-      });
-      return { sdk, client };
-    }));
+  constructor(private readonly cfg: S3Config) {
+    this.client = new S3Client({
+      region: cfg.region,
+      endpoint: cfg.endpoint,
+      forcePathStyle: Boolean(cfg.endpoint),
+      credentials: cfg.accessKeyId ? { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey ?? "" } : undefined,
+      // Checksums only where S3 requires them: S3-compatible stores (older MinIO, R2, Ceph)
+      // refuse the streaming aws-chunked trailers the SDK adds by default since 3.729.
+      requestChecksumCalculation: "WHEN_REQUIRED",
+      responseChecksumValidation: "WHEN_REQUIRED",
+    });
   }
 
   async put(key: string, body: AsyncIterable<Uint8Array>, contentType: string): Promise<{ size: number }> {
@@ -72,9 +62,8 @@ export class S3Storage implements MediaStorage {
         yield chunk;
       }
     }
-    const { sdk, client } = await this.open();
-    const upload = new sdk.Upload({
-      client,
+    const upload = new Upload({
+      client: this.client,
       params: { Bucket: this.cfg.bucket, Key: key, Body: Readable.from(counted()), ContentType: contentType },
       partSize: PART_SIZE,
       queueSize: QUEUE_SIZE,
@@ -86,38 +75,35 @@ export class S3Storage implements MediaStorage {
 
   async stat(key: string): Promise<StoredObject | null> {
     assertSafeKey(key);
-    const { sdk, client } = await this.open();
     try {
-      const r = await client.send(new sdk.HeadObjectCommand({ Bucket: this.cfg.bucket, Key: key }));
+      const r = await this.client.send(new HeadObjectCommand({ Bucket: this.cfg.bucket, Key: key }));
       return { size: r.ContentLength ?? 0, contentType: r.ContentType ?? "application/octet-stream" };
     } catch (err) {
-      if (isNotFound(sdk, err)) return null;
+      if (isNotFound(err)) return null;
       throw err;
     }
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable | null> {
     assertSafeKey(key);
-    const { sdk, client } = await this.open();
     try {
-      const r = await client.send(
-        new sdk.GetObjectCommand({ Bucket: this.cfg.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      const r = await this.client.send(
+        new GetObjectCommand({ Bucket: this.cfg.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
       );
       // In Node the SDK's body is the HTTP response stream itself (never buffered).
       return r.Body as Readable;
     } catch (err) {
-      if (isNotFound(sdk, err)) return null;
+      if (isNotFound(err)) return null;
       throw err;
     }
   }
 
   async delete(key: string): Promise<void> {
     assertSafeKey(key);
-    const { sdk, client } = await this.open();
     try {
-      await client.send(new sdk.DeleteObjectCommand({ Bucket: this.cfg.bucket, Key: key }));
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.cfg.bucket, Key: key }));
     } catch (err) {
-      if (!isNotFound(sdk, err)) throw err;
+      if (!isNotFound(err)) throw err;
     }
   }
 
@@ -128,18 +114,17 @@ export class S3Storage implements MediaStorage {
   async downloadUrl(key: string, opts: { filename: string; contentType: string }): Promise<string | null> {
     if (!this.cfg.presignTtlS) return null;
     assertSafeKey(key);
-    const { sdk, client } = await this.open();
-    const cmd = new sdk.GetObjectCommand({
+    const cmd = new GetObjectCommand({
       Bucket: this.cfg.bucket,
       Key: key,
       ResponseContentType: opts.contentType,
       ResponseContentDisposition: `inline; filename="${opts.filename}"`,
     });
-    return sdk.getSignedUrl(client, cmd, { expiresIn: this.cfg.presignTtlS });
+    return getSignedUrl(this.client, cmd, { expiresIn: this.cfg.presignTtlS });
   }
 }
 
-function isNotFound(sdk: Sdk, err: unknown): boolean {
-  if (err instanceof sdk.S3ServiceException) return err.$metadata.httpStatusCode === 404 || err.name === "NoSuchKey" || err.name === "NotFound";
+function isNotFound(err: unknown): boolean {
+  if (err instanceof S3ServiceException) return err.$metadata.httpStatusCode === 404 || err.name === "NoSuchKey" || err.name === "NotFound";
   return false;
 }

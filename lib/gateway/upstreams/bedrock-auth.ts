@@ -5,6 +5,8 @@
  * identity, container and instance metadata), whose provider caches and refreshes them.
  */
 import { createHash, createHmac, type Hash, type Hmac } from "node:crypto";
+import { defaultProvider } from "@aws-sdk/credential-provider-node";
+import { SignatureV4 } from "@smithy/signature-v4";
 import { processSingleton } from "../../process-singleton";
 import type { UpstreamInfo } from "../model-route";
 
@@ -30,12 +32,8 @@ export class Sha256 {
   }
 }
 
-/**
- * One default chain per process: it caches what it resolved until it expires. The AWS SDK's
- * pieces load with the first Bedrock call, not with the request path (decision 0077).
- */
-const chain = processSingleton("gateway.bedrock.credentialChain", () => import("@aws-sdk/credential-provider-node").then((m) => m.defaultProvider()));
-let signerModule: Promise<typeof import("@smithy/signature-v4")> | null = null;
+/** One default chain per process: it caches what it resolved until it expires. */
+const chain = processSingleton("gateway.bedrock.credentialChain", () => defaultProvider());
 
 export function bedrockRegion(u: UpstreamInfo): string {
   return u.settings?.region ?? "us-east-1";
@@ -54,8 +52,7 @@ export function bedrockBaseUrl(u: UpstreamInfo): string {
 /** The signed headers for `method` on `url` with `body` (the host is signed; undici sends the same). */
 export async function signBedrock(u: UpstreamInfo, method: "GET" | "POST", url: string, body: Buffer | undefined, headers: Record<string, string>): Promise<Record<string, string>> {
   const c = u.credentials;
-  const credentials = c?.accessKeyId && c.secretAccessKey ? { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey, ...(c.sessionToken ? { sessionToken: c.sessionToken } : {}) } : await chain();
-  const { SignatureV4 } = await (signerModule ??= import("@smithy/signature-v4"));
+  const credentials = c?.accessKeyId && c.secretAccessKey ? { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey, ...(c.sessionToken ? { sessionToken: c.sessionToken } : {}) } : chain();
   const signer = new SignatureV4({ credentials, region: bedrockRegion(u), service: "bedrock", sha256: Sha256 });
   const target = new URL(url);
   const signed = await signer.sign({

@@ -4,7 +4,7 @@
  * checked), never by hand. Each message is handed on as (JSON text, event type); an exception
  * message (throttling, model errors) as its exception type behind EXCEPTION.
  */
-import type { EventStreamCodec } from "@smithy/core/event-streams";
+import { EventStreamCodec, getChunkedStream } from "@smithy/core/event-streams";
 import { errors } from "../errors";
 import type { UpstreamResponse } from "./http";
 import { invalidUpstreamEvent, UpstreamStreamError } from "./sse-reader";
@@ -12,13 +12,7 @@ import type { ChunkDecoder } from "./text-http-call";
 import type { UpstreamChunk } from "./text-types";
 
 const utf8 = new TextDecoder();
-/** Loaded with the first Bedrock stream, not with the request path (decision 0077). */
-let smithy: Promise<{ codec: EventStreamCodec; getChunkedStream: typeof import("@smithy/core/event-streams").getChunkedStream }> | null = null;
-const eventStreams = () =>
-  (smithy ??= import("@smithy/core/event-streams").then((m) => ({
-    codec: new m.EventStreamCodec((bytes) => utf8.decode(bytes), (text) => new TextEncoder().encode(text)),
-    getChunkedStream: m.getChunkedStream,
-  })));
+const codec = new EventStreamCodec((bytes) => utf8.decode(bytes), (text) => new TextEncoder().encode(text));
 
 /** How an exception message's type is handed to the decoder beside ordinary event types. */
 export const EXCEPTION = "exception:";
@@ -26,7 +20,6 @@ export const EXCEPTION = "exception:";
 /** The stream's messages through `decoder`, then its end; the body is released however it stops. */
 export async function* bedrockEvents(body: UpstreamResponse["body"], decoder: ChunkDecoder): AsyncGenerator<UpstreamChunk> {
   try {
-    const { codec, getChunkedStream } = await eventStreams();
     for await (const raw of getChunkedStream(body as AsyncIterable<Uint8Array>)) {
       let m;
       try {
