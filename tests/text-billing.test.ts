@@ -12,6 +12,7 @@ import { startFakeOpenAI } from "./fakes/openai-upstream";
 import type { FakeTextUpstream } from "./fakes/text-fake-core";
 import { balanceUsd, createAccount, createKey } from "./support/accounts";
 import { startTestServer, usesPostgres, type TestServer } from "./support/server";
+import { until } from "./support/until";
 import { tokensAsNumbers } from "./support/log-rows";
 import { textGatewayConfig, textFakeUrls } from "./text-config";
 
@@ -227,6 +228,29 @@ describe("text billing", () => {
       const cost = Number(row.cost_micro_usd);
       expect(cost).toBe(row.input_tokens * 1 + row.output_tokens * 2);
       expect(micro(1 - (await balanceUsd(server, email)))).toBe(cost);
+      await ledgerInvariant(email);
+    }
+  });
+
+  it("a client that leaves while the gateway waits to retry an upstream's refusal pays nothing", async () => {
+    const { email, key } = await createAccount(server, { usd: 1 });
+    // Overloaded with a 1 s Retry-After: the gateway waits to try again, and the client leaves meanwhile.
+    fakes.openai.reset({ failTimes: 10, failStatus: 503, errorMessage: "Overloaded", retryAfter: 1 });
+    const ac = new AbortController();
+    const sent = client(key).chat.completions.create({ model: "chat-openai", stream: true, messages: [{ role: "user", content: "Hello there" }] }, { signal: ac.signal });
+    for (let i = 0; i < 100 && fakes.openai.generationRequests().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 200));
+    ac.abort();
+    await sent.catch(() => undefined);
+    if (usesPostgres()) {
+      const [row] = await until(
+        () => server.query("select settlement, cost_micro_usd, input_tokens, status from request_logs where account_id = (select account_id from users where email = $1)", [email]),
+        (rows) => rows.length === 1,
+      );
+      expect(row).toMatchObject({ settlement: "client_disconnect", status: 503 });
+      expect(Number(row!.cost_micro_usd)).toBe(0);
+      expect(Number(row!.input_tokens)).toBe(0);
+      expect(await balanceUsd(server, email)).toBe(1);
       await ledgerInvariant(email);
     }
   });

@@ -178,9 +178,13 @@ export class TextRun {
   /** No answer reached the client: a client that left still cost us the prompt; an upstream failure costs nothing. */
   settleFailure(error: ApiError, route: ModelRoute | null | undefined): Promise<unknown> {
     const gone = this.tc.signal.aborted;
-    const input = gone ? estimatePromptTokens(this.req) : 0;
+    // The client left while a call was at the upstream (499: the call was cut): the upstream may
+    // have taken the prompt, which is charged as estimated. It left while the gateway waited to
+    // retry a refusal (the error is that refusal): no upstream served anything, nothing is charged.
+    const cut = gone && error.status === 499;
+    const input = cut ? estimatePromptTokens(this.req) : 0;
     const reason: SettlementReason = gone ? "client_disconnect" : "upstream_error";
-    return this.settle({ costMicroUsd: gone ? this.costOf({ inputTokens: input, outputTokens: 0 }, route) : 0, reason, status: error.status, errorCode: error.code, route: route ?? null, inputTokens: input, outputTokens: 0, usageEstimated: gone, ttftMs: null });
+    return this.settle({ costMicroUsd: cut ? this.costOf({ inputTokens: input, outputTokens: 0 }, route) : 0, reason, status: error.status, errorCode: error.code, route: route ?? null, inputTokens: input, outputTokens: 0, usageEstimated: cut, ttftMs: null });
   }
 
   /** Headers of every answer that reached an upstream: the serving model, dropped hints, the token budget. */
