@@ -1,5 +1,5 @@
 /**
- * openMedia: a vendor's video is streamed into media storage, never held whole (a 100 MB video
+ * openMedia: a vendor's video is streamed into media storage, never held whole (a 300 MB video
  * through a redirect, the peak memory measured), and the vendor's credential reaches only the
  * vendor's origin.
  */
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalStorage } from "../../storage/local-storage";
 import { openMedia } from "./media-download";
 
-const SIZE = 100 * 1024 * 1024;
+const SIZE = 300 * 1024 * 1024;
 const CHUNK = Buffer.alloc(1024 * 1024, 7);
 let api: http.Server;
 let cdn: http.Server;
@@ -50,7 +50,7 @@ beforeAll(async () => {
 afterAll(() => Promise.all([api, cdn].map((s) => new Promise((r) => s.close(r)))));
 
 describe("openMedia", () => {
-  it("streams a 100 MB video through a cross-origin redirect into storage with bounded memory, the key kept at home", async () => {
+  it("streams a 300 MB video through a cross-origin redirect into storage with bounded memory, the key kept at home", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "media-dl-"));
     try {
       const opened = await openMedia(`${apiUrl}/v1beta/files/x:download?alt=media`, { headers: { "x-goog-api-key": "AIza-secret" } });
@@ -68,9 +68,11 @@ describe("openMedia", () => {
       expect(size).toBe(SIZE);
       expect(fs.statSync(path.join(dir, "videos/t/0.mp4")).size).toBe(SIZE);
       // The figure (docs/upstreams.md): the copy's extra heap and buffers (uncollected garbage and
-      // this process's fake CDN's send queue included) stay well below the video's size.
+      // this process's fake CDN's send queue included) stay well below the video's size. The
+      // garbage alone reached 64 MB on Node 24, whatever the size: a third of 300 MB leaves room
+      // for it, and a copy held whole could not pass.
       console.log(`copied ${SIZE / 2 ** 20} MB in ${Math.round(performance.now() - started)} ms; peak extra memory ${(peak / 2 ** 20).toFixed(1)} MB`);
-      expect(peak).toBeLessThan(SIZE / 2);
+      expect(peak).toBeLessThan(SIZE / 3);
       expect(seen).toEqual([
         { origin: "api", key: "AIza-secret" },
         { origin: "cdn", key: undefined },
