@@ -53,10 +53,6 @@ export async function claimLines(db: DB, n: number, leaseMs = env().BATCH_LINE_L
   return res.rows.map((r) => claimedOf(r, claim));
 }
 
-/**
- * One pass: waves of up to `concurrency` lines run at once, each wave ended together, until
- * nothing is due or `until`; then every batch whose work is over is finalized.
- */
 /** What one pass did; `vendor`: vendor batches submitted or polled. All zero: nothing to do. */
 export interface BatchPass {
   lines: number;
@@ -64,6 +60,10 @@ export interface BatchPass {
   vendor: number;
 }
 
+/**
+ * One pass: waves of up to `concurrency` lines run at once, each wave ended together, until
+ * nothing is due or `until`; then every batch whose work is over is finalized.
+ */
 export async function runBatchPass(db: DB, opts: { until: number; concurrency?: number }): Promise<BatchPass> {
   let lines = 0;
   const n = Math.max(1, opts.concurrency ?? env().BATCH_CONCURRENCY);

@@ -175,7 +175,7 @@ export class TextRun {
     return this.i.deps.billing.settle(this.i.admitted.hold, { costMicroUsd: s.costMicroUsd, log }, opts);
   }
 
-  /** No answer reached the client: a client that left still cost us the prompt; an upstream failure costs nothing. */
+  /** No answer reached the client: a call the client cut at the upstream costs its prompt; anything else costs nothing. */
   settleFailure(error: ApiError, route: ModelRoute | null | undefined): Promise<unknown> {
     const gone = this.tc.signal.aborted;
     // The client left while a call was at the upstream (499: the call was cut): the upstream may
