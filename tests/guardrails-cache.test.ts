@@ -124,18 +124,21 @@ describe.skipIf(!usesPostgres())("guardrails from the config file", () => {
 });
 
 describe.skipIf(!usesPostgres())("the response cache", () => {
+  const cachedRows = async () => Number((await server.query("select count(*)::int as n from response_cache"))[0]!.n);
+  /** The miss's answer is written after its reply: a request sent before it lands is a miss too, and its answer would replace the first. */
+  const stored = async (before: number) => {
+    for (let i = 0; i < 100 && (await cachedRows()) <= before; i++) await new Promise((r) => setTimeout(r, 50));
+  };
+
   it("a hit costs $0, says what it saved, and the row carries saved_usd", async () => {
     const prompt = "cache me please";
+    const rows = await cachedRows();
     const miss = await chat(key, prompt, {}, { "x-gateway-cache": "on" });
     expect(miss.headers.get("x-gateway-cache")).toBe("miss");
     await logRowOf(server, miss.requestId);
+    await stored(rows);
     const before = await balanceUsd(server, email);
-    let hit = await chat(key, prompt, {}, { "x-gateway-cache": "on" });
-    // The miss's answer is written after its reply: give it a moment.
-    for (let i = 0; i < 20 && hit.headers.get("x-gateway-cache") !== "hit"; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      hit = await chat(key, prompt, {}, { "x-gateway-cache": "on" });
-    }
+    const hit = await chat(key, prompt, {}, { "x-gateway-cache": "on" });
     expect(hit.headers.get("x-gateway-cache")).toBe("hit");
     expect(hit.headers.get("x-gateway-cost-usd")).toBe("0.00");
     // The same answer, except that it says what it cost: nothing.
@@ -152,14 +155,12 @@ describe.skipIf(!usesPostgres())("the response cache", () => {
   it("a streamed hit replays the same events, its usage saying $0", async () => {
     const opts = { stream: true, stream_options: { include_usage: true } };
     const prompt = "cache this stream please";
+    const rows = await cachedRows();
     const miss = await chat(key, prompt, opts, { "x-gateway-cache": "on" });
     expect(miss.headers.get("x-gateway-cache")).toBe("miss");
     await logRowOf(server, miss.requestId);
-    let hit = await chat(key, prompt, opts, { "x-gateway-cache": "on" });
-    for (let i = 0; i < 20 && hit.headers.get("x-gateway-cache") !== "hit"; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      hit = await chat(key, prompt, opts, { "x-gateway-cache": "on" });
-    }
+    await stored(rows);
+    const hit = await chat(key, prompt, opts, { "x-gateway-cache": "on" });
     expect(hit.headers.get("x-gateway-cache")).toBe("hit");
     const usageOf = (text: string) => text.split("\n").filter((l) => l.startsWith("data: {")).map((l) => JSON.parse(l.slice(6))).find((c) => c.usage)?.usage;
     expect(usageOf(miss.text).cost_usd).toBeGreaterThan(0);
