@@ -53,13 +53,10 @@ const SECURITY_HEADER_NAMES = Object.keys(API_SECURITY_HEADERS);
 export async function writeGatewayResponse(res: ServerResponse, r: GatewayResponse): Promise<void> {
   const headers = r.headers;
   for (const k of SECURITY_HEADER_NAMES) if (headers[k] === undefined) headers[k] = API_SECURITY_HEADERS[k]!;
-  const body = r.body;
-  // A whole body goes with its length, not chunked: one frame less to write and to parse.
-  const whole = typeof body === "string" || body instanceof Uint8Array;
-  if (whole && r.status !== 204 && r.status !== 304 && headers["content-length"] === undefined) headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
   res.writeHead(r.status, headers);
+  const body = r.body;
   if (body === null) return void res.end();
-  if (whole) return void res.end(body);
+  if (typeof body === "string" || body instanceof Uint8Array) return void res.end(body);
   try {
     for await (const chunk of body) {
       if (res.destroyed) break; // client gone: leaving the loop ends the generator (upstream aborted)

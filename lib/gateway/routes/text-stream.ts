@@ -32,8 +32,8 @@ export async function streamText(run: TextRun): Promise<GatewayResponse> {
 }
 
 interface Opened {
-  it: AsyncIterator<UpstreamChunk[]>;
-  first: UpstreamChunk[];
+  it: AsyncIterator<UpstreamChunk>;
+  first: UpstreamChunk;
 }
 
 async function openStream(run: TextRun, route: ModelRoute) {
@@ -52,10 +52,7 @@ async function openStream(run: TextRun, route: ModelRoute) {
   }
 }
 
-/**
- * The client's bytes: each upstream event metered, rendered (converted or passed through) and
- * sent; what one upstream read brought goes as one write (decision 0078).
- */
+/** The client's bytes: each upstream event metered, rendered (converted or passed through) and sent. */
 async function* relay(run: TextRun, route: ModelRoute, { it, first }: Opened): AsyncGenerator<string> {
   const { req, tc } = run;
   const signal = tc.signal;
@@ -117,66 +114,45 @@ async function* relay(run: TextRun, route: ModelRoute, { it, first }: Opened): A
     }
     return cost;
   };
-  /** The client's bytes for some chunks, as one string; `cost` is each chunk's charge (and, unguarded, meters it). */
-  const encode = (chunks: readonly UpstreamChunk[], cost: (c: UpstreamChunk) => number | undefined): string => {
-    let out = "";
-    for (const chunk of chunks) {
-      const charge = cost(chunk);
-      if (reencode) for (const ev of chunk.events) for (const s of encoder.encode(ev)) out += s;
-      else for (const s of plan.adapter.passthrough!.renderEvent(chunk, plan.call, charge)) out += s;
+  const encode = (chunk: UpstreamChunk, cost: number | undefined): string[] =>
+    reencode ? chunk.events.flatMap((ev) => encoder.encode(ev)) : plan.adapter.passthrough!.renderEvent(chunk, plan.call, cost);
+  const render = (chunk: UpstreamChunk): string[] => encode(chunk, observe(chunk));
+  /** Under guardrails: metered now, sent once checked (`null`: the stream ended, check the whole answer). */
+  const gated = async (chunk: UpstreamChunk | null): Promise<string[]> => {
+    if (chunk) {
+      observe(chunk);
+      gate!.push(chunk);
     }
-    return out;
-  };
-  /**
-   * Under guardrails: metered now, sent once checked (`null`: the stream ended, check the whole
-   * answer). Each chunk is checked as it comes, as if it had come alone: what went before a
-   * blocked chunk was checked, and goes.
-   */
-  const gated = async (batch: readonly UpstreamChunk[] | null): Promise<string> => {
-    let out = "";
-    for (const chunk of batch ?? [null]) {
-      if (chunk) {
-        observe(chunk);
-        gate!.push(chunk);
-      }
-      const g = await gate!.take(chunk === null, signal);
-      if (g.ok) {
-        out += encode(g.value, costOf);
-        continue;
-      }
-      // No [DONE] and no end event: the protocol's error event ends the stream.
-      blocked = true;
-      failure = g.error;
-      return out + encoder.error(g.error).join("");
-    }
-    return out;
+    const g = await gate!.take(chunk === null, signal);
+    if (g.ok) return g.value.flatMap((c) => encode(c, costOf(c)));
+    // No [DONE] and no end event: the protocol's error event ends the stream.
+    blocked = true;
+    failure = g.error;
+    return encoder.error(g.error);
   };
 
   try {
-    let batch: UpstreamChunk[] | null = first;
-    while (batch) {
-      const out = gate ? await gated(batch) : encode(batch, observe);
-      if (out) {
+    let chunk: UpstreamChunk | null = first;
+    while (chunk) {
+      for (const s of gate ? await gated(chunk) : render(chunk)) {
         ttftMs ??= run.elapsed();
-        kept?.push(out);
-        yield out;
+        kept?.push(s);
+        yield s;
       }
       if (signal.aborted || blocked) break;
       const n = await it.next();
-      batch = n.done ? null : n.value;
-      if (!batch && gate) {
-        const last = await gated(null);
-        if (last) {
+      chunk = n.done ? null : n.value;
+      if (!chunk && gate)
+        for (const s of await gated(null)) {
           ttftMs ??= run.elapsed();
-          kept?.push(last);
-          yield last;
+          kept?.push(s);
+          yield s;
         }
-      }
     }
   } catch (e) {
     if (!signal.aborted) {
       failure = e instanceof UpstreamStreamError ? e.apiError : errors.upstream("The upstream stream failed.");
-      yield encoder.error(failure).join("");
+      for (const s of encoder.error(failure)) yield s;
     }
   } finally {
     signal.removeEventListener("abort", onAbort);

@@ -23,7 +23,7 @@ import { errors, type ApiError } from "../errors";
 import type { Result } from "../../result";
 import { json, type GatewayResponse } from "../http";
 import { protocolId, nowSeconds } from "../protocols/ids";
-import { SSE_HEADERS, sseFrames } from "../sse";
+import { SSE_HEADERS } from "../sse";
 import type { Principal, RouteContext } from "../types";
 import { renderUsage } from "../protocols/responses/render";
 import type { RequestLogFields, Settlement } from "../../billing/port";
@@ -235,8 +235,7 @@ async function execute(db: DB, id: string, content: Sealed, l: Live): Promise<Ru
       out.failure = { status: res.status, type: "server_error", code: err?.code ?? "server_error", message: err?.message ?? "The response failed." };
     } else {
       for await (const chunk of res.body as AsyncIterable<string | Uint8Array>) {
-        // One event per entry: a resume counts them by sequence number.
-        for (const frame of sseFrames(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"))) l.events.push(frame);
+        l.events.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
         wake(l);
       }
     }

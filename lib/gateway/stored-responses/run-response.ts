@@ -9,7 +9,6 @@ import type { GatewayResponse } from "../http";
 import { responses } from "../protocols";
 import { protocolId } from "../protocols/ids";
 import { textCall } from "../routes/text-call";
-import { sseFrames } from "../sse";
 import type { BillingPort, Settlement } from "../../billing/port";
 import type { RouteContext } from "../types";
 import type { Expanded } from "./history";
@@ -109,24 +108,25 @@ async function* rewriteStream(
 
 async function* rewrite(inner: AsyncIterable<string | Uint8Array>, shown: Record<string, unknown>, keep: (response: Record<string, unknown>) => void): AsyncGenerator<string | Uint8Array> {
   for await (const chunk of inner) {
-    if (typeof chunk !== "string" || !chunk.includes('"response":{')) yield chunk;
-    else yield sseFrames(chunk).map((frame) => (frame.includes('"response":{') ? withResponse(frame, shown, keep) : frame)).join("");
+    if (typeof chunk !== "string" || !chunk.includes('"response":{')) {
+      yield chunk;
+      continue;
+    }
+    const at = chunk.indexOf("data: ");
+    const end = chunk.indexOf("\n", at);
+    type Ev = { type?: string; response?: Record<string, unknown> };
+    let ev: Ev | null = null;
+    try {
+      ev = at >= 0 ? (JSON.parse(chunk.slice(at + 6, end < 0 ? undefined : end)) as Ev) : null;
+    } catch {
+      ev = null;
+    }
+    if (!ev?.response || typeof ev.type !== "string" || !ev.type.startsWith("response.")) {
+      yield chunk;
+      continue;
+    }
+    Object.assign(ev.response, shown);
+    if (TERMINAL.has(ev.response.status as string)) keep(ev.response);
+    yield `${chunk.slice(0, at)}data: ${JSON.stringify(ev)}\n\n`;
   }
-}
-
-/** One event frame; a `response.*` event's response gets the stored fields (and a terminal one is kept). */
-function withResponse(frame: string, shown: Record<string, unknown>, keep: (response: Record<string, unknown>) => void): string {
-  const at = frame.indexOf("data: ");
-  const end = frame.indexOf("\n", at);
-  type Ev = { type?: string; response?: Record<string, unknown> };
-  let ev: Ev | null = null;
-  try {
-    ev = at >= 0 ? (JSON.parse(frame.slice(at + 6, end < 0 ? undefined : end)) as Ev) : null;
-  } catch {
-    ev = null;
-  }
-  if (!ev?.response || typeof ev.type !== "string" || !ev.type.startsWith("response.")) return frame;
-  Object.assign(ev.response, shown);
-  if (TERMINAL.has(ev.response.status as string)) keep(ev.response);
-  return `${frame.slice(0, at)}data: ${JSON.stringify(ev)}\n\n`;
 }

@@ -17,11 +17,8 @@ const codec = new EventStreamCodec((bytes) => utf8.decode(bytes), (text) => new 
 /** How an exception message's type is handed to the decoder beside ordinary event types. */
 export const EXCEPTION = "exception:";
 
-/**
- * The stream's messages through `decoder`, then its end; the body is released however it stops.
- * A batch per message (the SDK's splitter hands them one at a time).
- */
-export async function* bedrockEvents(body: UpstreamResponse["body"], decoder: ChunkDecoder): AsyncGenerator<UpstreamChunk[]> {
+/** The stream's messages through `decoder`, then its end; the body is released however it stops. */
+export async function* bedrockEvents(body: UpstreamResponse["body"], decoder: ChunkDecoder): AsyncGenerator<UpstreamChunk> {
   try {
     for await (const raw of getChunkedStream(body as AsyncIterable<Uint8Array>)) {
       let m;
@@ -32,10 +29,10 @@ export async function* bedrockEvents(body: UpstreamResponse["body"], decoder: Ch
       }
       const h = (name: string) => (m.headers[name]?.type === "string" ? String(m.headers[name]!.value) : undefined);
       const event = h(":message-type") === "exception" ? `${EXCEPTION}${h(":exception-type") ?? "exception"}` : h(":event-type");
-      yield [decoder.push(utf8.decode(m.body), event)];
+      yield decoder.push(utf8.decode(m.body), event);
     }
     const last = decoder.end();
-    if (last) yield [last];
+    if (last) yield last;
   } finally {
     if (!body.destroyed) body.destroy();
   }

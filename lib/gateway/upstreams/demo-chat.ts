@@ -147,13 +147,13 @@ export const demoChat: TextAdapter = {
 };
 
 /** The demo's events, paced like a model's (a module-level generator: text-http-call.ts `chunks` says why). */
-async function* demoStream(plan: DemoPlan, inputTokens: number, model: string, signal: AbortSignal): AsyncGenerator<UpstreamChunk[]> {
-  yield [{ events: [{ type: "start", id: `demo-${randomBase62(16)}`, model, inputTokens }] }];
+async function* demoStream(plan: DemoPlan, inputTokens: number, model: string, signal: AbortSignal): AsyncGenerator<UpstreamChunk> {
+  yield { events: [{ type: "start", id: `demo-${randomBase62(16)}`, model, inputTokens }] };
   let out = 0;
   for (const w of plan.words) {
     await sleep(plan.delayMs, signal);
     out++;
-    yield [{ events: [{ type: "text_delta", text: w }, { type: "usage", usage: { outputTokens: out } }] }];
+    yield { events: [{ type: "text_delta", text: w }, { type: "usage", usage: { outputTokens: out } }] };
   }
   if (plan.call) {
     const events: StreamEvent[] = [
@@ -161,7 +161,7 @@ async function* demoStream(plan: DemoPlan, inputTokens: number, model: string, s
       { type: "tool_call_delta", index: 0, arguments: plan.call.arguments },
     ];
     out += callTokens(plan.call);
-    yield [{ events }];
+    yield { events };
   }
-  yield [{ events: [{ type: "done", stopReason: plan.stopReason, stopSequence: plan.stopSequence, usage: { inputTokens, outputTokens: out } }] }];
+  yield { events: [{ type: "done", stopReason: plan.stopReason, stopSequence: plan.stopSequence, usage: { inputTokens, outputTokens: out } }] };
 }

@@ -19,65 +19,45 @@ export function invalidUpstreamEvent(what: string): UpstreamStreamError {
   return new UpstreamStreamError(errors.upstream(`The upstream sent an invalid stream event (${what}).`), true);
 }
 
-/** Upstream SSE → one message at a time (audio and image streams; text reads batches: `readSseBatches`). */
-export async function* readSse(body: AsyncIterable<Buffer | Uint8Array>, signal: AbortSignal): AsyncGenerator<EventSourceMessage> {
-  for await (const batch of readSseBatches(body, signal, (m) => m)) yield* batch;
+export function readSse(body: AsyncIterable<Buffer | Uint8Array>, signal: AbortSignal): AsyncGenerator<EventSourceMessage> {
+  return readSseAs(body, signal, (m) => m);
 }
 
 /**
- * Upstream SSE → `map`'s values for the messages one network read completed, as one batch, then
- * `end`'s (when not null) once the body ended; the body is destroyed however the reading stops.
- * Reading and parsing fail as UpstreamStreamError; `map`'s and `end`'s own errors pass as they
- * are. A batch per read, not a value per message: an upstream sends a stream's events a few
- * network reads at a time, and each value crossing the generators between the socket and the
- * client costs a promise, a resume and a write of its own (decision 0078). A read that completes
- * no message yields nothing. Declared at module level, not per call (decision 0033).
+ * Upstream SSE → `map`'s value for each message, then `end`'s (when not null) once the body
+ * ended; the body is destroyed however the reading stops. Reading and parsing fail as
+ * UpstreamStreamError; `map`'s and `end`'s own errors pass as they are. A reader that maps each
+ * message (the text path's decoder) does it here rather than iterating `readSse`: one async
+ * generator less between the socket and the client on every event (decision 0076). Declared at
+ * module level, not per call (decision 0033).
  */
-export async function* readSseBatches<T>(
+export async function* readSseAs<T>(
   body: AsyncIterable<Buffer | Uint8Array>,
   signal: AbortSignal,
   map: (m: EventSourceMessage) => T,
   end?: () => T | null,
-): AsyncGenerator<T[]> {
-  let batch: T[] = [];
-  // `map` throwing (an upstream's error event) ends the stream after the values before it.
-  let failed: { error: unknown } | null = null;
-  const parser = createParser({
-    onEvent: (m) => {
-      if (failed) return;
-      try {
-        batch.push(map(m));
-      } catch (error) {
-        failed = { error };
-      }
-    },
-  });
+): AsyncGenerator<T> {
+  const queue: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (m) => queue.push(m) });
   const decoder = new TextDecoder();
   const reading = body[Symbol.asyncIterator]();
   let ended = false;
   try {
     while (!ended) {
-      let next: IteratorResult<Buffer | Uint8Array>;
       try {
-        next = await reading.next();
+        const next = await reading.next();
+        ended = next.done === true;
+        parser.feed(ended ? decoder.decode() + "\n\n" : decoder.decode(next.value, { stream: true }));
       } catch (err) {
         if (err instanceof UpstreamStreamError) throw err;
         const f = transportFailure(err, signal);
         throw new UpstreamStreamError(f.error, f.retryable);
       }
-      ended = next.done === true;
-      parser.feed(ended ? decoder.decode() + "\n\n" : decoder.decode(next.value, { stream: true }));
-      if (ended && !failed) {
-        const last = end?.() ?? null;
-        if (last !== null) batch.push(last);
-      }
-      if (batch.length) {
-        const full = batch;
-        batch = [];
-        yield full;
-      }
-      if (failed) throw (failed as { error: unknown }).error;
+      for (let i = 0; i < queue.length; i++) yield map(queue[i]!);
+      queue.length = 0;
     }
+    const last = end?.() ?? null;
+    if (last !== null) yield last;
   } finally {
     // Stopping early (client gone, error) must release the upstream socket at once.
     if (!ended) reading.return?.()?.catch(() => undefined);

@@ -2,7 +2,7 @@
 import type { CanonicalResponse } from "../canonical";
 import { badAnswer, type Outcome } from "../errors";
 import { toJson } from "../raw-json";
-import { readSseBatches } from "./sse-reader";
+import { readSseAs } from "./sse-reader";
 import { callUpstream, readJson, type UpstreamResponse } from "./http";
 import type { CallOptions, CompleteResult, PreparedCall, UpstreamChunk } from "./text-types";
 
@@ -45,7 +45,7 @@ export async function httpStream(
   opts: CallOptions,
   target: HttpTarget,
   decoder: ChunkDecoder,
-): Promise<Outcome<AsyncIterable<UpstreamChunk[]>>> {
+): Promise<Outcome<AsyncIterable<UpstreamChunk>>> {
   const opened = await callUpstream({
     url: target.url,
     headers: Object.assign({}, target.headers, { accept: "text/event-stream" }), // not a spread: decision 0033
@@ -59,10 +59,10 @@ export async function httpStream(
 }
 
 /**
- * The upstream's events as decoded chunks, a batch per network read: each SSE message through
- * the decoder inside the one generator that reads the body (sse-reader.ts `readSseBatches`,
- * which also destroys the body when the client stops early).
+ * The upstream's events as decoded chunks: each SSE message through the decoder inside the one
+ * generator that reads the body (sse-reader.ts `readSseAs`, which also destroys the body when
+ * the client stops early).
  */
-function chunks(body: UpstreamResponse["body"], signal: AbortSignal, decoder: ChunkDecoder): AsyncGenerator<UpstreamChunk[]> {
-  return readSseBatches(body, signal, (msg) => decoder.push(msg.data, msg.event), () => decoder.end());
+function chunks(body: UpstreamResponse["body"], signal: AbortSignal, decoder: ChunkDecoder): AsyncGenerator<UpstreamChunk> {
+  return readSseAs(body, signal, (msg) => decoder.push(msg.data, msg.event), () => decoder.end());
 }

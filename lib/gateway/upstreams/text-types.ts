@@ -103,11 +103,8 @@ export interface TextAdapter {
    * 0070) → what `complete` gives for it. Absent: the protocol's answers come only from `complete`.
    */
   decode?(call: PreparedCall, json: Record<string, unknown>): Promise<Outcome<CompleteResult>>;
-  /**
-   * Resolves once the upstream accepted (2xx head); the iterator then yields its events, as the
-   * batches that arrived together (never empty; decision 0078).
-   */
-  stream(call: PreparedCall, opts: CallOptions): Promise<Outcome<AsyncIterable<UpstreamChunk[]>>>;
+  /** Resolves once the upstream accepted (2xx head); the iterator then yields its events. */
+  stream(call: PreparedCall, opts: CallOptions): Promise<Outcome<AsyncIterable<UpstreamChunk>>>;
   /** The inbound protocol that may pass through to this adapter unchanged, and how its events are rendered. */
   passthrough?: PassthroughCodec;
 }
