@@ -31,7 +31,8 @@ process.env.ENCRYPTION_KEY = "unit-test-encryption-key";
 process.env.PUBLIC_BASE_URL = "https://gw.example.com";
 process.env.TASK_POLL_INTERVAL_MS = "100";
 process.env.WEBHOOK_RETRY_SCHEDULE_S = "0.2,0.2,0.2";
-process.env.WEBHOOK_TIMEOUT_MS = "500";
+// Long enough that a loaded machine (CI beside other suites) answers in time; the slow receiver below waits longer still.
+process.env.WEBHOOK_TIMEOUT_MS = "2000";
 resetEnvCache();
 
 let db: DB;
@@ -218,14 +219,14 @@ describe("worker", () => {
 
   it("times out a slow receiver and retries", async () => {
     await quiet();
-    receiver.setScript([{ status: 200, delayMs: 1500 }], { status: 200 });
+    receiver.setScript([{ status: 200, delayMs: 4000 }], { status: 200 });
     const a = await account();
     const r = await createVideoTask(db, input(a, "vid", "z [fail]"));
     if (!r.ok) throw new Error("create");
     const d = await deliveryFor(r.task.id, "delivered");
     expect(d.attempts).toBe(2);
     const attempts = await db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, d.id));
-    expect(attempts.find((x) => x.attemptNo === 1)).toMatchObject({ statusCode: null, error: "no answer within 500 ms" });
+    expect(attempts.find((x) => x.attemptNo === 1)).toMatchObject({ statusCode: null, error: "no answer within 2000 ms" });
   });
 
   it("gives up after the schedule is used up", async () => {
