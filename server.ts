@@ -58,9 +58,17 @@ export async function writeGatewayResponse(res: ServerResponse, r: GatewayRespon
   if (body === null) return void res.end();
   if (typeof body === "string" || body instanceof Uint8Array) return void res.end(body);
   try {
+    let first = true;
     for await (const chunk of body) {
       if (res.destroyed) break; // client gone: leaving the loop ends the generator (upstream aborted)
-      if (!res.write(chunk)) await once(res, "drain");
+      const flowing = res.write(chunk);
+      // node holds a reply's writes until the next tick, and the chunks the upstream's read also
+      // brought are rendered before it: the first one (the head and the first event) goes now.
+      if (first) {
+        first = false;
+        res.socket?.uncork();
+      }
+      if (!flowing) await once(res, "drain");
     }
   } catch (err) {
     if (!res.destroyed) logger().error({ err }, "stream failed after the response began");
