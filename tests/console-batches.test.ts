@@ -111,7 +111,10 @@ describe("console batches", () => {
 
   it("cancels: lines in flight finish, the rest never run, and the whole unspent hold comes back", async () => {
     const heldBefore = await held();
-    const created = await openAIBatch(keys.m1!, Array.from({ length: 24 }, (_, i) => chatLine(i, `[slow] line ${i}`, 6)));
+    // The demo answers a batch line at once, so a wave of BATCH_CONCURRENCY lines takes only a few
+    // queries: enough lines that the cancel lands while most are still waiting, even on a loaded machine.
+    const total = 240;
+    const created = await openAIBatch(keys.m1!, Array.from({ length: total }, (_, i) => chatLine(i, `line ${i}`, 6)));
     const running = await until(
       () => listed(m1).then((l) => l.find((b) => b.id === created.id)!),
       (b) => (b.running as number) > 0,
@@ -127,7 +130,7 @@ describe("console batches", () => {
       (b) => b.status === "cancelled",
     );
     expect(ended).toMatchObject({ status: "cancelled", running: 0, heldMicroUsd: 0 });
-    expect((ended.succeeded as number) + (ended.cancelled as number) + (ended.failed as number)).toBe(24);
+    expect((ended.succeeded as number) + (ended.cancelled as number) + (ended.failed as number)).toBe(total);
     expect(ended.cancelled as number).toBeGreaterThan(0);
     const charges = await server.query("select 1 from ledger_entries where idempotency_key like $1", [`batch:${created.id}:%`]);
     expect(charges.length).toBe(ended.succeeded);
