@@ -13,6 +13,7 @@ import { formatUsd } from "../lib/billing/money";
 import { demoCatalog } from "../lib/config/demo-catalog";
 import { balanceUsd, createAccount } from "./support/accounts";
 import { logRowOf } from "./support/log-rows";
+import { until } from "./support/until";
 import { startTestServer, usesPostgres, type TestServer } from "./support/server";
 
 let server: TestServer;
@@ -126,9 +127,7 @@ describe.skipIf(!usesPostgres())("guardrails from the config file", () => {
 describe.skipIf(!usesPostgres())("the response cache", () => {
   const cachedRows = async () => Number((await server.query("select count(*)::int as n from response_cache"))[0]!.n);
   /** The miss's answer is written after its reply: a request sent before it lands is a miss too, and its answer would replace the first. */
-  const stored = async (before: number) => {
-    for (let i = 0; i < 100 && (await cachedRows()) <= before; i++) await new Promise((r) => setTimeout(r, 50));
-  };
+  const stored = (before: number) => until(cachedRows, (n) => n > before, 5_000, 50);
 
   it("a hit costs $0, says what it saved, and the row carries saved_usd", async () => {
     const prompt = "cache me please";
