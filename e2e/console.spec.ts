@@ -378,6 +378,8 @@ test("dark mode follows the system setting, and the header toggle overrides it",
 test("sign out, a wrong password, sign in again", async ({}, info) => {
   await page.getByRole("button", { name: "Sign out" }).first().click();
   await expect(page).toHaveURL(/\/signin/);
+  // The form must have hydrated: a submit before that is the browser's own, which reloads the page empty.
+  await page.waitForLoadState("networkidle");
   await page.getByLabel("Email", { exact: true }).fill(email);
   await page.getByLabel("Password").fill("not the password");
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
