@@ -99,3 +99,28 @@ test("the console cannot be framed by another site", async ({ browser }) => {
   expect(await frame?.locator("input[name=email]").count().catch(() => 0)).toBe(0);
   await context.close();
 });
+
+// Before hydration (or with scripts off) the browser submits an auth form itself: that must be a
+// POST, never a GET that puts the password in the address bar, the history and proxies' logs.
+test("an auth form submitted before its script runs never puts the password in the URL", async ({ browser }) => {
+  const context = await browser.newContext({ baseURL: BASE(), javaScriptEnabled: false });
+  const page = await context.newPage();
+  const sent: { method: string; url: string }[] = [];
+  page.on("request", (req) => {
+    if (req.isNavigationRequest()) sent.push({ method: req.method(), url: req.url() });
+  });
+  for (const [path, button] of [["/signin", "Sign in"], ["/signup", "Create account"], ["/forgot-password", "Email me a link"]] as const) {
+    await page.goto(path);
+    await page.getByLabel("Email", { exact: true }).fill(email);
+    const password = page.getByLabel("Password");
+    if (await password.count()) await password.fill(PASSWORD);
+    sent.length = 0;
+    await page.getByRole("button", { name: button, exact: true }).click();
+    await page.waitForLoadState("load");
+    expect(sent.map((s) => s.method), path).toEqual(["POST"]);
+    expect(page.url(), path).not.toContain(encodeURIComponent(email));
+    expect(page.url(), path).not.toContain("password=");
+    await expect(page.getByRole("button", { name: button, exact: true })).toBeVisible(); // the page renders again
+  }
+  await context.close();
+});

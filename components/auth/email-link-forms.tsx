@@ -47,7 +47,7 @@ export function ForgotPasswordForm() {
       </p>
     );
   return (
-    <form onSubmit={submit} noValidate className="space-y-4">
+    <form method="post" onSubmit={submit} noValidate className="space-y-4">
       <FormError message={error.field === "email" ? undefined : error.message} />
       <TextField label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={error.field === "email" ? error.message : undefined} autoFocus />
       <Button type="submit" className="w-full" loading={busy}>
@@ -131,7 +131,7 @@ export function ResetPassword() {
           Checking the link…
         </p>
       ) : (
-        <form onSubmit={submit} noValidate className="space-y-4">
+        <form method="post" onSubmit={submit} noValidate className="space-y-4">
           <FormError message={error.field ? undefined : error.message} />
           <TextField label="New password" type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} error={error.field === "password" ? error.message : undefined} hint="At least 8 characters." autoFocus />
           <TextField label="Repeat it" type="password" name="confirm" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} error={error.field === "confirm" ? error.message : undefined} />

@@ -53,7 +53,9 @@ export function SignInForm({ initialError, callbackUrl, emailAvailable = false }
   }
 
   return (
-    <form onSubmit={submit} noValidate className="space-y-4">
+    // method="post": a click before hydration lets the browser submit the form itself, and a GET
+    // would put the password in the URL (history, proxies' logs). A POST just renders the page again.
+    <form method="post" onSubmit={submit} noValidate className="space-y-4">
       <FormError message={errors.form} />
       <TextField label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={errors.email} autoFocus />
       <TextField

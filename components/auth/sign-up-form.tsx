@@ -40,7 +40,7 @@ export function SignUpForm({ invite, next: after }: { invite?: string; next?: st
   }
 
   return (
-    <form onSubmit={submit} noValidate className="space-y-4">
+    <form method="post" onSubmit={submit} noValidate className="space-y-4">
       <FormError message={errors.form} />
       <TextField label="Name" name="name" autoComplete="name" value={form.name} onChange={set("name")} error={errors.name} optional />
       <TextField label="Email" type="email" name="email" autoComplete="email" value={form.email} onChange={set("email")} error={errors.email} />
