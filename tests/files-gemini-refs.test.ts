@@ -43,6 +43,8 @@ beforeAll(async () => {
         { id: "m-openai", kind: "text", upstream: "oa", upstreamModel: "gpt-fake", price },
         { id: "m-anthropic", kind: "text", upstream: "an", upstreamModel: "claude-fake", price },
         { id: "m-gemini", kind: "text", upstream: "ge", upstreamModel: "gemini-fake", price },
+        // Gemini 3 takes images inside a function response; earlier models refuse them.
+        { id: "m-gemini3", kind: "text", upstream: "ge", upstreamModel: "gemini-3-fake", price },
         { id: "m-responses", kind: "text", upstream: "rs", upstreamModel: "gpt-resp-fake", price },
       ],
     },
@@ -242,6 +244,22 @@ describe("gateway files named by text requests", () => {
     const googles = "https://generativelanguage.googleapis.com/v1beta/files/abc-123";
     await post(`/v1beta/models/m-gemini:generateContent`, { contents: [{ role: "user", parts: [{ text: "x" }, { fileData: { fileUri: googles, mimeType: "application/pdf" } }] }] }, { "x-goog-api-key": key });
     expect(fakes.gemini.generationRequests().at(-1)!.body.contents[0].parts[1]).toEqual({ fileData: { fileUri: googles, mimeType: "application/pdf" } });
+  });
+
+  it("generateContent: a screenshot named by fileData inside a function response reaches Gemini inline there, and Anthropic as the tool result's image", async () => {
+    const pngUri = geminiUri.replace(/file-[A-Za-z0-9]+$/, pngId);
+    const contents = [
+      { role: "user", parts: [{ text: "Take a screenshot" }] },
+      { role: "model", parts: [{ functionCall: { name: "screenshot", args: {} } }] },
+      { role: "user", parts: [{ functionResponse: { name: "screenshot", response: { ok: true }, parts: [{ fileData: { fileUri: pngUri, mimeType: "image/png" } }] } }] },
+    ];
+    const res = await google().models.generateContent({ model: "m-gemini3", contents });
+    expect(res.text).toBe("Hello from the fake upstream!");
+    expect(fakes.gemini.generationRequests()[0]!.body.contents[2].parts[0].functionResponse.parts).toEqual([{ inlineData: { mimeType: "image/png", data: b64(PNG) } }]);
+    const r = await post(`/v1beta/models/m-anthropic:generateContent`, { contents }, { "x-goog-api-key": key });
+    expect(r.status).toBe(200);
+    const result = fakes.anthropic.generationRequests()[0]!.body.messages.at(-1).content.find((b: { type: string }) => b.type === "tool_result");
+    expect(result.content).toContainEqual(expect.objectContaining({ type: "image", source: { type: "base64", media_type: "image/png", data: b64(PNG) } }));
   });
 
   it("refuses another organisation's ids naming the field, in each protocol's shape, before any upstream call", async () => {

@@ -57,6 +57,14 @@ describe("inlineFileRefs", () => {
     expect(gem.ok && (gem.value?.body as any).contents[0].parts).toEqual([{ inlineData: { mimeType: "application/pdf", data: PDF.toString("base64") } }, { fileData: { fileUri: "https://generativelanguage.googleapis.com/v1beta/files/file-pdf" } }]);
   });
 
+  it("generateContent: a fileData inside a function response's parts (a tool's screenshot or PDF) is inlined there too", async () => {
+    const fr = { name: "read", response: { ok: true }, parts: [{ fileData: { fileUri: "https://gw.example/v1beta/files/file-pdf", mimeType: "application/pdf" } }] };
+    const gem = await inlineFileRefs(db, a, "generate-content", { contents: [{ role: "user", parts: [{ functionResponse: fr }] }] });
+    expect(gem.ok && (gem.value?.body as any).contents[0].parts[0].functionResponse).toEqual({ ...fr, parts: [{ inlineData: { mimeType: "application/pdf", data: PDF.toString("base64") } }] });
+    const other = await inlineFileRefs(db, b, "generate-content", { contents: [{ parts: [{ text: "x" }, { functionResponse: { name: "r", response: {}, parts: [{ fileData: { fileUri: "https://gw.example/v1beta/files/file-pdf" } }] } }] }] });
+    expect(!other.ok && other.error).toMatchObject({ status: 404, param: "contents[0].parts[1].functionResponse.parts[0].fileData.fileUri" });
+  });
+
   it("refuses another organisation's file with a 404 naming the field, and an image reference to a PDF with a 400", async () => {
     const r = await inlineFileRefs(db, b, "responses", { input: [{ role: "user", content: [{ type: "input_file", file_id: "file-pdf" }] }] });
     expect(!r.ok && r.error).toMatchObject({ status: 404, param: "input[0].content[0].file_id" });

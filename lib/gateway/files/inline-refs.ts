@@ -2,7 +2,7 @@
  * Gateway files named by a text request (decision 0074): chat's `{"type":"file","file":{"file_id"}}`,
  * Responses' `input_file` / `input_image` with `file_id`, Messages' `document` / `image` with
  * `source: {type:"file", file_id}` (in tool results too), generateContent's `fileData.fileUri`
- * naming one of our URIs. Each is looked up among the caller's own files (another
+ * naming one of our URIs (in function responses too). Each is looked up among the caller's own files (another
  * organisation's id is a 404 naming the field, and nothing is read) and rewritten, in the
  * client's own protocol, as the inline part that protocol already takes: a data URL, a base64
  * source or `inlineData`; plain text as text. Every upstream then gets bytes it can read,
@@ -145,10 +145,14 @@ function ourFileId(uri: string): string | null {
   return m ? m[1]! : null;
 }
 
-/** generateContent: `contents[i].parts[j].fileData.fileUri` naming one of our files (Google's own URIs pass untouched). */
+/**
+ * generateContent: `contents[i].parts[j].fileData.fileUri` naming one of our files, in turns and in
+ * function responses' `parts` (a tool's screenshot); Google's own URIs pass untouched.
+ */
 function geminiRefs(body: Record<string, unknown>, refs: Ref[]): void {
-  const visit = (parts: unknown[], where: string) =>
+  const visit = (parts: unknown[], where: string): void =>
     parts.forEach((p, j) => {
+      if (isObject(p) && isObject(p.functionResponse) && Array.isArray(p.functionResponse.parts)) return visit(p.functionResponse.parts, `${where}[${j}].functionResponse.parts`);
       if (!isObject(p) || !isObject(p.fileData) || typeof p.fileData.fileUri !== "string") return;
       const id = ourFileId(p.fileData.fileUri);
       if (!id) return;
