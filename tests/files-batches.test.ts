@@ -13,6 +13,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "./fakes/webhook-rece
 import { createAccount } from "./support/accounts";
 import { idleBooks } from "./support/books";
 import { startTestServer, type TestServer } from "./support/server";
+import { until } from "./support/until";
 
 const SECRET = "batch-secret-42";
 let server: TestServer;
@@ -36,14 +37,6 @@ afterAll(async () => {
   await hooks?.close();
 });
 
-async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (ok(v) || Date.now() > end) return v;
-    await sleep(100);
-  }
-}
 
 const jsonl = (lines: unknown[]) => lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 

@@ -13,6 +13,7 @@ import { createAccount } from "./support/accounts";
 import { idleBooks } from "./support/books";
 import { startTestServer, type TestServer } from "./support/server";
 import { textGatewayConfig, textFakeUrls } from "./text-config";
+import { until } from "./support/until";
 
 let server: TestServer;
 let fakes: Record<"openai" | "anthropic" | "gemini", FakeTextUpstream>;
@@ -36,14 +37,6 @@ beforeEach(() => {
   for (const f of Object.values(fakes)) f.reset();
 });
 
-async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (ok(v) || Date.now() > end) return v;
-    await sleep(50);
-  }
-}
 
 const TEXT = "one two three four five six seven eight nine ten";
 

@@ -14,6 +14,7 @@ import { startFaultUpstream, type FaultUpstream } from "./fakes/fault-upstream";
 import { startWebhookReceiver, type WebhookReceiver } from "./fakes/webhook-receiver";
 import { balanceUsd, createAccount } from "./support/accounts";
 import { startTestServer, usesPostgres, type TestServer } from "./support/server";
+import { until } from "./support/until";
 
 const REDIS = "redis://127.0.0.1:6379/7";
 const METRICS = "health-metrics-token";
@@ -112,14 +113,6 @@ async function circuitState(server: TestServer, model: string, upstream: string)
   return m ? Number(m[1]) : null;
 }
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const hooksOf = (type: string, upstream: string) =>
   receiver.received.filter((h) => {
@@ -234,6 +227,7 @@ describe("health", () => {
       },
       (s) => s[0] === 0 && s[1] === 0,
       40_000,
+      200,
     );
     expect(closed).toEqual([0, 0]);
     f.p.reset();
