@@ -148,8 +148,10 @@ function taskFailure({ r, task, workdir }: Run): string | null {
   const file = path.join(workdir, task.file);
   if (r.timedOut) return "timed out";
   if (r.code !== 0) return `exit ${r.code}: ${`${r.stdout}\n${r.stderr}`.trim().slice(-300)}`;
-  if (!fs.existsSync(file) || fs.readFileSync(file, "utf8") !== task.content) return "file not written";
-  if (!r.stdout.includes(task.answer)) return "final answer not printed";
+  // What the CLI said last, so that a failure in CI can be read without AGENT_DUMP.
+  const said = () => `: ${r.stdout.trim().slice(-300).replace(/\s+/g, " ")}`;
+  if (!fs.existsSync(file) || fs.readFileSync(file, "utf8") !== task.content) return `file not written${said()}`;
+  if (!r.stdout.includes(task.answer)) return `final answer not printed${said()}`;
   return null;
 }
 
