@@ -2,8 +2,8 @@
  * Gateway files named by a text request (decision 0074): chat's `{"type":"file","file":{"file_id"}}`,
  * Responses' `input_file` / `input_image` with `file_id`, Messages' `document` / `image` with
  * `source: {type:"file", file_id}` (in tool results too), generateContent's `fileData.fileUri`
- * naming one of our URIs (in function responses too). Each is looked up among the caller's own files (another
- * organisation's id is a 404 naming the field, and nothing is read) and rewritten, in the
+ * naming one of our URIs (in function responses too). Each is looked up among the caller's own
+ * files (another organisation's id is a 404 naming the field, and nothing is read) and rewritten, in the
  * client's own protocol, as the inline part that protocol already takes: a data URL, a base64
  * source or `inlineData`; plain text as text. Every upstream then gets bytes it can read,
  * passthrough or converted, and the hold counts them as any inline document.
