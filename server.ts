@@ -8,18 +8,17 @@ import type { Socket } from "node:net";
 import { EventEmitter, once } from "node:events";
 import { closeDb, migrationsApplied } from "./db/client";
 import { env } from "./lib/env";
-import { drainGateway, handleGatewayRequest } from "./lib/gateway/entry";
+import { drainGateway } from "./lib/gateway/entry";
 import { closeRateLimiter, warmRateLimiter } from "./lib/gateway/rate-limit";
-import type { GatewayResponse } from "./lib/gateway/http";
 import { startInvalidationListener } from "./lib/invalidation";
 import { sharedHealth, startUpstreamHealth } from "./lib/gateway/health";
 import { logger } from "./lib/logger";
 import { API_SECURITY_HEADERS } from "./lib/security-headers";
-import { ClientSignal } from "./lib/net/client-signal";
 import { stampPeer } from "./lib/net/request-address";
 import { metrics } from "./lib/metrics";
 import { startTracing, stopTracing } from "./lib/tracing";
 import { bearerToken, dataDirSecret, safeEqual } from "./lib/crypto";
+import { serveApi, writeGatewayResponse } from "./lib/runtime/node-gateway";
 import { ADMIN_PATH, ADMIN_SECRET_FILE, handleAdminRequest } from "./lib/runtime/admin-endpoint";
 import { acquireInstance, updateInstance } from "./lib/runtime/instance-lock";
 import { markRunning } from "./lib/runtime/build-state";
@@ -29,8 +28,6 @@ import { markPrepared, prepareDatabase } from "./lib/runtime/prepare";
 import { admitSocket, isResponsesSocket, ResponsesSession } from "./lib/runtime/responses-socket";
 import { isScimPath, serveScim } from "./lib/runtime/scim-node";
 import { WebSocketServer } from "ws";
-
-const URL_BASE = "http://localhost";
 
 function isApiPath(url: string): boolean {
   // `/upload/…`: Google's resumable file uploads (lib/gateway/files/gemini.ts).
@@ -42,57 +39,6 @@ function isApiPath(url: string): boolean {
 export { ConfigError } from "./lib/config/load";
 export { EnvError } from "./lib/env";
 export { DataDirBusy } from "./lib/runtime/instance-lock";
-
-const SECURITY_HEADER_NAMES = Object.keys(API_SECURITY_HEADERS);
-
-/**
- * Writes a GatewayResponse to node:http, flushing each streamed chunk as it comes. The API's
- * security headers join the reply's own (which win) in the one writeHead: a header set with
- * setHeader before it sends writeHead down node's slow path, which stores every header twice.
- */
-export async function writeGatewayResponse(res: ServerResponse, r: GatewayResponse): Promise<void> {
-  const headers = r.headers;
-  for (const k of SECURITY_HEADER_NAMES) if (headers[k] === undefined) headers[k] = API_SECURITY_HEADERS[k]!;
-  res.writeHead(r.status, headers);
-  const body = r.body;
-  if (body === null) return void res.end();
-  if (typeof body === "string" || body instanceof Uint8Array) return void res.end(body);
-  try {
-    let first = true;
-    for await (const chunk of body) {
-      if (res.destroyed) break; // client gone: leaving the loop ends the generator (upstream aborted)
-      const flowing = res.write(chunk);
-      // node holds a reply's writes until the next tick, and the chunks the upstream's read also
-      // brought are rendered before it: the first one (the head and the first event) goes now.
-      if (first) {
-        first = false;
-        res.socket?.uncork();
-      }
-      if (!flowing) await once(res, "drain");
-    }
-  } catch (err) {
-    if (!res.destroyed) logger().error({ err }, "stream failed after the response began");
-  }
-  res.end();
-}
-
-async function serveApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const signal = new ClientSignal(); // not an AbortController: lib/net/client-signal.ts says why
-  res.on("close", () => {
-    if (!res.writableFinished) signal.abort();
-  });
-  const r = await handleGatewayRequest({
-    method: req.method ?? "GET",
-    url: new URL(req.url ?? "/", URL_BASE),
-    headers: req.headers,
-    body: req.method === "GET" || req.method === "HEAD" ? null : req,
-    signal,
-    remoteAddress: req.socket.remoteAddress,
-  }, { settleAfterReply: !env().serverless }); // serverless: nothing may outlive the invocation (decision 0042)
-  // An oversized body is left unread; node:http discards the rest after the response, so the
-  // client finishes sending and reads its 413 instead of meeting a reset connection.
-  await writeGatewayResponse(res, r);
-}
 
 /** A ServerResponse written straight to an upgrade request's socket, closed once answered. */
 function httpOnSocket(req: IncomingMessage, socket: Socket): ServerResponse {

@@ -140,4 +140,31 @@ describe.each(mounts)("public API foundation (%s mount)", (mount) => {
     expect(r405.status).toBe(405);
     expect((await r405.json()).error.code).toBe("method_not_allowed");
   });
+
+  it("streams a chat completion event by event to a client that accepts gzip", async () => {
+    // Under `next start` the reply passes Next's gzip middleware, which holds what it is given
+    // until flushed: each event must still leave as it is written.
+    const t0 = performance.now();
+    const r = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "accept-encoding": "gzip" },
+      body: JSON.stringify({ model: "demo-chat", stream: true, messages: [{ role: "user", content: "[slow] Say something" }] }),
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const reader = r.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    let firstEventAt = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      if (!firstEventAt && text.includes("data: {")) firstEventAt = performance.now() - t0;
+    }
+    const total = performance.now() - t0;
+    expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
+    // The demo model says a word every 250 ms after "[slow]": the first event comes long before the end.
+    expect(total - firstEventAt).toBeGreaterThan(500);
+  });
 });

@@ -1,5 +1,6 @@
 "use client";
-import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useRouter } from "next/navigation";
+import { usePathname, useSearchParams } from "@/components/navigation";
 import { cx } from "../ui/cx";
 import { PageHeader } from "../ui/page-header";
 import { AliasesTab } from "./aliases-tab";

@@ -5,7 +5,8 @@
  * and what to do when a card was declined or the bank asks for authentication.
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRouter, useSearchParams } from "next/navigation";
+import { useRouter } from "next/navigation";
+import { useSearchParams } from "@/components/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { api, fieldError, formError } from "../console/api";
 import { usdProse, when } from "../console/format";

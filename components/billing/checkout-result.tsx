@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { useSearchParams } from "next/navigation";
+import { useSearchParams } from "@/components/navigation";
 import { usd } from "../console/format";
 import { useCheckoutStatus } from "../console/hooks";
 import { Spinner } from "../ui/button";

@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { usePathname } from "next/navigation";
+import { usePathname } from "@/components/navigation";
 import { signOut } from "next-auth/react";
 import { useEffect, useId, useState, type ReactNode } from "react";
 import { InspectorProvider } from "../inspector/request-inspector";

@@ -1,5 +1,5 @@
 "use client";
-import { useSearchParams } from "next/navigation";
+import { useSearchParams } from "@/components/navigation";
 import { useMemo, useSyncExternalStore } from "react";
 
 const CHANGED = "console:address";

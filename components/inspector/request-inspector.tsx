@@ -9,7 +9,7 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { usePathname } from "next/navigation";
+import { usePathname } from "@/components/navigation";
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, type MouseEvent, type ReactNode } from "react";
 import type { RequestDetail } from "@/lib/views";
 import { api } from "../console/api";

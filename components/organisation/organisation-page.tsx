@@ -1,5 +1,5 @@
 "use client";
-import { useSearchParams } from "next/navigation";
+import { useSearchParams } from "@/components/navigation";
 import { useState, type FormEvent } from "react";
 import { can, ROLE_LABELS } from "@/lib/orgs/roles";
 import { api, fieldError, formError } from "../console/api";

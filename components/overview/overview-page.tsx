@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { useSearchParams } from "next/navigation";
+import { useSearchParams } from "@/components/navigation";
 import { num, usd, usdProse } from "../console/format";
 import { useMe, useOverview } from "../console/hooks";
 import { Card, CardBody, CardHeader, Stat } from "../ui/card";

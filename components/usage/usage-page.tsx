@@ -1,5 +1,5 @@
 "use client";
-import { usePathname } from "next/navigation";
+import { usePathname } from "@/components/navigation";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { num, usd } from "../console/format";
 import { useDailySpend, useKeys, useMe, useModels, usageQuery, useUsage } from "../console/hooks";

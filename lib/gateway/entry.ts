@@ -1,7 +1,7 @@
 /**
  * The public API's single entry: a GatewayRequest in, a GatewayResponse out. Matches the route,
  * authenticates, gives the handler its context and turns every failure into the error envelope
- * with an x-request-id. Knows nothing of Next.js or node:http (see server.ts, app/v1).
+ * with an x-request-id. Knows nothing of Next.js or node:http (see lib/runtime/node-gateway.ts).
  */
 import { performance } from "node:perf_hooks";
 import { logger, sanitizeUrl } from "../logger";

@@ -1,7 +1,7 @@
 /**
- * The framework-agnostic request/response pair of the public API. The custom Node server
- * (server.ts) and the Next.js catch-all mounts (app/v1, app/v1beta) both adapt to these, so the
- * gateway never knows which one is serving it.
+ * The framework-agnostic request/response pair of the public API. Both mounts, the custom
+ * Node server (server.ts) and Next's (pages/api/gateway), adapt node:http to these in
+ * lib/runtime/node-gateway.ts, so the gateway never knows which one is serving it.
  */
 
 export interface GatewayRequest {

@@ -2,9 +2,23 @@
  * The Next mount answers a JSON error, never an empty 500, when it cannot serve: serverless mode
  * without DATABASE_URL (the embedded database needs one long-lived process and a disk).
  */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetEnvCache } from "../env";
 import { nextCronHandler, nextGatewayHandler } from "./next-adapter";
+
+/** The Pages API route's handler on a loopback server, as Next calls it: node's request and response. */
+async function viaGatewayRoute(path: string): Promise<Response> {
+  const server = http.createServer((req, res) => void nextGatewayHandler(req, res));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  try {
+    const r = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`);
+    return new Response(await r.arrayBuffer(), { status: r.status, headers: r.headers });
+  } finally {
+    server.close();
+  }
+}
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -20,7 +34,7 @@ describe("the Next mount without a database", () => {
     delete process.env.DATABASE_URL;
     process.env[name] = value;
     resetEnvCache();
-    for (const r of [await nextGatewayHandler(new Request("http://gw.test/v1/models")), await nextCronHandler(new Request("http://gw.test/api/cron/tick"))]) {
+    for (const r of [await viaGatewayRoute("/v1/models"), await nextCronHandler(new Request("http://gw.test/api/cron/tick"))]) {
       expect(r.status).toBe(503);
       const body = (await r.json()) as { error: { code: string; message: string } };
       expect(body.error.code).toBe("gateway_unavailable");
@@ -31,7 +45,7 @@ describe("the Next mount without a database", () => {
   it("an invalid environment variable is named in the JSON error", async () => {
     process.env.DATABASE_POOL_SIZE = "lots";
     resetEnvCache();
-    const r = await nextGatewayHandler(new Request("http://gw.test/v1/models"));
+    const r = await viaGatewayRoute("/v1/models");
     expect(r.status).toBe(503);
     expect(((await r.json()) as { error: { message: string } }).error.message).toContain("DATABASE_POOL_SIZE");
   });
