@@ -50,3 +50,21 @@ describe("the Next mount without a database", () => {
     expect(((await r.json()) as { error: { message: string } }).error.message).toContain("DATABASE_POOL_SIZE");
   });
 });
+
+describe("the Next mount's URL", () => {
+  it("a rewrite that hands over its destination (/api/gateway/v1/…) still reaches the client's route", async () => {
+    process.env.SERVERLESS = "1";
+    delete process.env.DATABASE_URL;
+    resetEnvCache();
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => void nextGatewayHandler(req, res).then(() => seen.push(req.url ?? "")));
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const p of ["/api/gateway/v1beta/models?key=k", "/v1beta/models?key=k"]) expect((await fetch(origin + p)).status).toBe(503);
+    } finally {
+      server.close();
+    }
+    expect(seen).toEqual(["/v1beta/models?key=k", "/v1beta/models?key=k"]);
+  });
+});

@@ -31,8 +31,15 @@ async function unprepared(): Promise<string | null> {
 
 const unavailable = (message: string) => ({ error: { type: "server_error", code: "gateway_unavailable", message } });
 
-/** pages/api/gateway's handler: `req.url` is the client's own (/v1/…), Next's rewrite keeps it. */
+/** Where next.config.ts rewrites the public API to. */
+const MOUNT = "/api/gateway/";
+
+/**
+ * pages/api/gateway's handler. `next start` and Vercel keep the client's own URL (/v1/…) in
+ * `req.url`; a host whose rewrite hands over the destination instead gets the prefix removed.
+ */
 export async function nextGatewayHandler(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.url?.startsWith(MOUNT)) req.url = req.url.slice(MOUNT.length - 1);
   try {
     const refused = await unprepared();
     if (refused) return await writeGatewayResponse(res, { status: 503, headers: { "content-type": "application/json" }, body: JSON.stringify(unavailable(refused)) });
