@@ -9,12 +9,16 @@ import { resetEnvCache } from "../env";
 import { nextCronHandler, nextGatewayHandler } from "./next-adapter";
 
 /** The Pages API route's handler on a loopback server, as Next calls it: node's request and response. */
-async function viaGatewayRoute(path: string): Promise<Response> {
-  const server = http.createServer((req, res) => void nextGatewayHandler(req, res));
+async function viaGatewayRoute(path: string): Promise<Response & { handledUrl: string }> {
+  let handledUrl = "";
+  const server = http.createServer((req, res) => {
+    void nextGatewayHandler(req, res);
+    handledUrl = req.url ?? ""; // the handler settles its URL before its first await
+  });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   try {
     const r = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`);
-    return new Response(await r.arrayBuffer(), { status: r.status, headers: r.headers });
+    return Object.assign(new Response(await r.arrayBuffer(), { status: r.status, headers: r.headers }), { handledUrl });
   } finally {
     server.close();
   }
@@ -57,13 +61,10 @@ describe("the Next mount's URL", () => {
     delete process.env.DATABASE_URL;
     resetEnvCache();
     const seen: string[] = [];
-    const server = http.createServer((req, res) => void nextGatewayHandler(req, res).then(() => seen.push(req.url ?? "")));
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    try {
-      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      for (const p of ["/api/gateway/v1beta/models?key=k", "/v1beta/models?key=k"]) expect((await fetch(origin + p)).status).toBe(503);
-    } finally {
-      server.close();
+    for (const p of ["/api/gateway/v1beta/models?key=k", "/v1beta/models?key=k"]) {
+      const r = await viaGatewayRoute(p);
+      expect(r.status).toBe(503);
+      seen.push(r.handledUrl);
     }
     expect(seen).toEqual(["/v1beta/models?key=k", "/v1beta/models?key=k"]);
   });
