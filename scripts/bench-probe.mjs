@@ -1,6 +1,8 @@
 // Preloaded into the gateway process by `npm run bench -- --profile streams|p99` (node --import):
 // event-loop delay and garbage-collection pauses measured inside the process, one JSON line a
-// second to BENCH_PROBE_FILE. Nothing in the product loads it.
+// second to BENCH_PROBE_FILE. SIGUSR2 opens a window and the next one closes it, writing the
+// delay over the whole window (a p99 of all its samples, not of per-second p99s).
+// Nothing in the product loads it.
 import fs from "node:fs";
 import { monitorEventLoopDelay, performance, PerformanceObserver } from "node:perf_hooks";
 
@@ -15,6 +17,19 @@ if (file) {
     for (const e of list.getEntries()) gc.push([+(performance.timeOrigin + e.startTime).toFixed(3), +e.duration.toFixed(3), e.detail?.kind ?? 0]);
   }).observe({ entryTypes: ["gc"] });
   const ms = (ns) => +Math.max(0, ns / 1e6 - resolution).toFixed(2);
+  const window = monitorEventLoopDelay({ resolution });
+  let open = false;
+  process.on("SIGUSR2", () => {
+    open = !open;
+    if (open) {
+      window.reset();
+      window.enable();
+      return;
+    }
+    window.disable();
+    const line = { t: Date.now(), window: { p50: ms(window.percentile(50)), p99: ms(window.percentile(99)), max: ms(window.max), samples: window.count } };
+    fs.appendFileSync(file, JSON.stringify(line) + "\n");
+  });
   setInterval(() => {
     const m = process.memoryUsage();
     const mb = (b) => Math.round(b / 1048576);
