@@ -318,14 +318,29 @@ export function partsText(parts: ReadonlyArray<ContentPart>): string {
 
 /** `data:image/png;base64,AAAA` → base64 source; anything else → URL source. */
 export function imageFromUrl(url: string): ImageSource {
-  const m = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-  return m ? { kind: "base64", mediaType: m[1]!, data: m[2]! } : { kind: "url", url };
+  const m = base64DataUrl(url);
+  return m ? { kind: "base64", ...m } : { kind: "url", url };
+}
+
+/**
+ * `data:MEDIA;base64,DATA` → its media type and data (a slice, not a copy); else null. What the
+ * pattern /^data:([^;,]+);base64,(.*)$/s takes, without the pattern's pass over a screenshot's
+ * megabyte of base64 to reach its end.
+ */
+export function base64DataUrl(s: string): { mediaType: string; data: string } | null {
+  if (!s.startsWith("data:")) return null;
+  let i = 5;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 59 || c === 44) break; // ; or ,
+  }
+  if (i === 5 || !s.startsWith(";base64,", i)) return null;
+  return { mediaType: s.slice(5, i), data: s.slice(i + 8) };
 }
 
 /** `data:application/pdf;base64,AAAA` → base64 document; bare base64 is taken as a PDF; text/plain is decoded to text. */
 export function documentFromData(fileData: string): DocumentSource {
-  const m = /^data:([^;,]+);base64,(.*)$/s.exec(fileData);
-  const src = m ? { mediaType: m[1]!, data: m[2]! } : { mediaType: "application/pdf", data: fileData };
+  const src = base64DataUrl(fileData) ?? { mediaType: "application/pdf", data: fileData };
   if (src.mediaType === "text/plain") return { kind: "text", text: Buffer.from(src.data, "base64").toString("utf8") };
   return { kind: "base64", ...src };
 }
