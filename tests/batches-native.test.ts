@@ -106,7 +106,9 @@ describe("native vendor batches", () => {
     expect(lines.map((l) => l.custom_id)).toEqual(["line-0", "line-1", "line-2"]);
     expect(lines[0]).toMatchObject({ method: "POST", url: "/v1/chat/completions", body: { model: "gpt-4.1-mini-2025-04-14", messages: [{ role: "user", content: "hello" }], max_tokens: 600 } });
     const create = vendors.received.find((r) => r.path === "/openai/v1/batches" && r.method === "POST" && r.body.includes(vb[0]!.inputFileId!))!;
-    expect(JSON.parse(create.body)).toEqual({ input_file_id: vb[0]!.inputFileId, endpoint: "/v1/chat/completions", completion_window: "24h" });
+    // Tagged with the gateway's vendor batch id, to be found again if the submitter dies before keeping the vendor's.
+    const [row] = await server.query<{ id: string }>("select id from vendor_batches where batch_id = $1", [b.id]);
+    expect(JSON.parse(create.body)).toEqual({ input_file_id: vb[0]!.inputFileId, endpoint: "/v1/chat/completions", completion_window: "24h", metadata: { gateway_batch: row!.id } });
     // The client's output file: its custom ids, the answer under the public model id.
     const out = (await (await oa().files.content(done.output_file_id!)).text()).trim().split("\n").map((l) => JSON.parse(l));
     expect(out.map((l) => l.custom_id).sort()).toEqual(["req-0", "req-2"]);
@@ -222,6 +224,69 @@ describe("native vendor batches", () => {
       await checkBooks(b.id, 0, 0);
     } finally {
       vendors.holdOpen = false;
+    }
+  });
+
+  it("a submitter gone after the vendor took its batch: another instance finds it by its tag and polls it; each line runs once, at the vendor", async () => {
+    // The vendor keeps the batch but its answer never comes back (the submitter killed, or stuck
+    // past its lease): the other instance takes the vendor batch when the lease ends.
+    for (const vendor of ["openai", "gemini"] as const) {
+      let release!: () => void;
+      vendors.holdSubmit = { recorded: true, until: new Promise<void>((r) => (release = r)) };
+      try {
+        const before = vendors.batches.length;
+        const seen = vendors.received.length;
+        const g = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: server.url } });
+        const req = (text: string) => ({ contents: [{ role: "user", parts: [{ text }] }], config: { maxOutputTokens: 600 } });
+        const id =
+          vendor === "openai" ? (await openaiBatch("gpt-b", ["one", "FAIL two"])).id : (await g.batches.create({ model: "gemini-b", src: [req("one"), req("FAIL two")] })).name!.split("/")[1]!;
+        const done = async () => (await server.query<{ status: string }>("select status from batches where id = $1", [id]))[0]!.status;
+        expect(await until(done, (s) => s === "completed", 60_000)).toBe("completed");
+        const mine = vendors.batches.slice(before);
+        expect(mine).toHaveLength(1);
+        const [row] = await server.query<{ status: string; vendor_id: string; lines: number }>("select status, vendor_id, lines from vendor_batches where batch_id = $1", [id]);
+        expect(row).toMatchObject({ status: "ended", vendor_id: mine[0]!.id, lines: 2 });
+        // Found by the tag it was created with; never run by the gateway as well.
+        expect(vendor === "openai" ? mine[0]!.metadata : mine[0]!.displayName).toEqual(vendor === "openai" ? { gateway_batch: expect.stringMatching(/^vb_/) } : expect.stringMatching(/^vb_/));
+        const received = vendors.received.slice(seen);
+        expect(received.some((r) => r.method === "GET" && (r.path.startsWith("/openai/v1/batches?") || r.path.startsWith("/gemini/v1beta/batches?")))).toBe(true);
+        expect(received.some((r) => /chat\/completions|:generateContent$/.test(r.path))).toBe(false);
+        await checkBooks(id, 1, 2);
+        // The late answer reaches the submitter at last: the batch is already polled, nothing is cancelled.
+        release();
+        await new Promise((r) => setTimeout(r, 500));
+        expect(mine[0]!.cancelled).toBe(false);
+      } finally {
+        release();
+        vendors.holdSubmit = null;
+      }
+    }
+  });
+
+  it("a vendor that takes a batch after its lines went back to the gateway runner has it cancelled (Anthropic keeps no tag to find it by)", async () => {
+    let release!: () => void;
+    vendors.holdSubmit = { recorded: false, until: new Promise<void>((r) => (release = r)) };
+    try {
+      const before = vendors.batches.length;
+      const an = new Anthropic({ apiKey: key, baseURL: server.url, maxRetries: 0 });
+      const b = await an.messages.batches.create({ requests: [{ custom_id: "one", params: { model: "claude-b", max_tokens: 600, messages: [{ role: "user", content: "hello" }] } }] });
+      // Past the submitter's lease, its line goes to the gateway runner (which calls the vendor's interactive API: not served here, so it fails and is refunded).
+      const ended = await until(() => an.messages.batches.retrieve(b.id), (x) => x.processing_status === "ended", 60_000);
+      expect(ended.request_counts.errored).toBe(1);
+      expect(vendors.batches.length).toBe(before);
+      // Then the vendor takes the batch and answers: the submitter cancels it before it runs.
+      release();
+      const late = await until(async () => vendors.batches.slice(before)[0], (x) => !!x?.cancelled);
+      expect(vendors.received.some((r) => r.method === "POST" && r.path === `/anthropic/v1/messages/batches/${late!.id}/cancel`)).toBe(true);
+      const [row] = await server.query<{ status: string; error: string }>("select status, error from vendor_batches where batch_id = $1", [b.id]);
+      expect(row!.status).toBe("failed");
+      expect(row!.error).toContain("cancelled at the vendor");
+      const books = await idleBooks(server, email, 10_000);
+      expect(books.balance).toBe(books.ledger);
+      expect(books.held).toBe(0);
+    } finally {
+      release();
+      vendors.holdSubmit = null;
     }
   });
 

@@ -11,6 +11,9 @@
  * - Gemini (`/gemini`): POST /v1beta/models/{model}:batchGenerateContent (inline requests),
  *   GET /v1beta/batches/{id} (the Operation: `metadata` the GenerateContentBatch with `state`,
  *   `done`, `response.inlinedResponses.inlinedResponses`), POST /v1beta/batches/{id}:cancel.
+ * - Listing, where the vendor keeps something of the caller's on a batch: OpenAI's GET
+ *   /batches?limit&after (newest first, `metadata` as created), Gemini's GET
+ *   /v1beta/batches?pageSize&pageToken (`operations`, `metadata.displayName` as created).
  * A request whose prompt says FAIL is answered with the vendor's error for that line. Every
  * request is recorded (method, path, headers, body) for the tests to assert on.
  */
@@ -39,6 +42,9 @@ interface FakeBatch {
   createdAt: number;
   endpoint?: string;
   inputFileId?: string;
+  /** OpenAI's `metadata`, Gemini's `displayName`: what the creator gave to know the batch again. */
+  metadata?: Record<string, string> | null;
+  displayName?: string;
 }
 
 export interface BatchVendors {
@@ -52,6 +58,11 @@ export interface BatchVendors {
   refuseNext: number | null;
   /** Gemini's inline responses carry each request's `metadata.key` (some answers have been seen without it). */
   geminiKeys: boolean;
+  /**
+   * The next batch creations wait for `until` before answering: with `recorded`, the vendor has
+   * the batch meanwhile (its answer is what is late); without, it takes the batch only then.
+   */
+  holdSubmit: { recorded: boolean; until: Promise<void> } | null;
   close(): Promise<void>;
 }
 
@@ -63,7 +74,7 @@ export async function startBatchVendors(): Promise<BatchVendors> {
   const files = new Map<string, string>();
   let seq = 0;
   const next = (p: string) => `${p}${++seq}`;
-  const state: BatchVendors = { url: "", received: [], batches: [], pollsToEnd: 2, holdOpen: false, refuseNext: null, geminiKeys: true, close: async () => {} };
+  const state: BatchVendors = { url: "", received: [], batches: [], pollsToEnd: 2, holdOpen: false, refuseNext: null, geminiKeys: true, holdSubmit: null, close: async () => {} };
   const ended = (b: FakeBatch) => b.cancelled || (!state.holdOpen && b.polls >= state.pollsToEnd);
 
   const server = http.createServer(async (req, res) => {
@@ -81,6 +92,15 @@ export async function startBatchVendors(): Promise<BatchVendors> {
       const s = state.refuseNext;
       state.refuseNext = null;
       return s;
+    };
+    /** A batch creation: `make` records it, around the hold of `holdSubmit`. */
+    const created = async (make: () => FakeBatch, answer: (b: FakeBatch) => unknown) => {
+      const hold = state.holdSubmit;
+      if (hold && !hold.recorded) await hold.until;
+      const b = make();
+      state.batches.push(b);
+      if (hold?.recorded) await hold.until;
+      send(200, answer(b));
     };
 
     // ---- OpenAI ----
@@ -116,7 +136,7 @@ export async function startBatchVendors(): Promise<BatchVendors> {
           id: b.id, object: "batch", endpoint: b.endpoint, model: b.model, errors: null, input_file_id: b.inputFileId, completion_window: "24h", status, output_file_id, error_file_id,
           created_at: b.createdAt, in_progress_at: b.polls > 0 ? b.createdAt : null, expires_at: b.createdAt + 86400, finalizing_at: null, completed_at: done && !b.cancelled ? now() : null,
           failed_at: null, expired_at: null, cancelling_at: b.cancelled ? now() : null, cancelled_at: done && b.cancelled ? now() : null,
-          request_counts: { total: b.requests.length, completed: ok.length, failed: bad.length }, usage: null, metadata: null,
+          request_counts: { total: b.requests.length, completed: ok.length, failed: bad.length }, usage: null, metadata: b.metadata ?? null,
         };
       };
       if (req.method === "POST" && p === "/batches") {
@@ -126,9 +146,17 @@ export async function startBatchVendors(): Promise<BatchVendors> {
         const text = files.get(body.input_file_id);
         if (!text || body.completion_window !== "24h") return send(400, { error: { message: "Invalid input_file_id or completion_window.", type: "invalid_request_error", param: "input_file_id", code: null } });
         const requests = text.trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
-        const b: FakeBatch = { vendor: "openai", id: next("batch_fake"), model: requests[0]!.body.model, requests: requests.map((r) => [r.custom_id, r]), polls: 0, cancelled: false, createdAt: now(), endpoint: body.endpoint, inputFileId: body.input_file_id };
-        state.batches.push(b);
-        return send(200, batchObject(b));
+        return created(
+          () => ({ vendor: "openai", id: next("batch_fake"), model: requests[0]!.body.model, requests: requests.map((r) => [r.custom_id, r]), polls: 0, cancelled: false, createdAt: now(), endpoint: body.endpoint, inputFileId: body.input_file_id, metadata: body.metadata ?? null }),
+          batchObject,
+        );
+      }
+      if (req.method === "GET" && p.startsWith("/batches?")) {
+        const q = new URL(p, "http://x").searchParams;
+        const all = state.batches.filter((x) => x.vendor === "openai").reverse();
+        const from = q.get("after") ? all.findIndex((x) => x.id === q.get("after")) + 1 : 0;
+        const page = all.slice(from, from + Number(q.get("limit") ?? 20));
+        return send(200, { object: "list", data: page.map(batchObject), first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: from + page.length < all.length });
       }
       const m = /^\/batches\/([^/]+)(\/cancel)?$/.exec(p);
       const b = m && state.batches.find((x) => x.id === m[1]);
@@ -164,9 +192,7 @@ export async function startBatchVendors(): Promise<BatchVendors> {
         const s = refusal();
         if (s) return send(s, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
         const body = json();
-        const b: FakeBatch = { vendor: "anthropic", id: next("msgbatch_fake"), model: body.requests[0].params.model, requests: body.requests.map((r: any) => [r.custom_id, r.params]), polls: 0, cancelled: false, createdAt: now() };
-        state.batches.push(b);
-        return send(200, object(b));
+        return created(() => ({ vendor: "anthropic", id: next("msgbatch_fake"), model: body.requests[0].params.model, requests: body.requests.map((r: any) => [r.custom_id, r.params]), polls: 0, cancelled: false, createdAt: now() }), object);
       }
       const m = /^\/([^/]+)(\/cancel|\/results)?$/.exec(p);
       const b = m && state.batches.find((x) => x.id === m[1]);
@@ -200,7 +226,7 @@ export async function startBatchVendors(): Promise<BatchVendors> {
         const out: Record<string, unknown> = {
           name: b.id,
           metadata: {
-            "@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch", model: `models/${b.model}`, displayName: "gateway batch", createTime: new Date(b.createdAt * 1000).toISOString(),
+            "@type": "type.googleapis.com/google.ai.generativelanguage.v1main.GenerateContentBatch", model: `models/${b.model}`, displayName: b.displayName, createTime: new Date(b.createdAt * 1000).toISOString(),
             updateTime: new Date().toISOString(), batchStats: { requestCount: String(b.requests.length), pendingRequestCount: String(done ? 0 : b.requests.length) }, state: s, name: b.id,
           },
         };
@@ -224,9 +250,14 @@ export async function startBatchVendors(): Promise<BatchVendors> {
         if (s) return send(s, { error: { code: s, message: "Resource has been exhausted (e.g. check quota).", status: "RESOURCE_EXHAUSTED" } });
         const body = json();
         const reqs = body.batch?.inputConfig?.requests?.requests ?? [];
-        const b: FakeBatch = { vendor: "gemini", id: next("batches/fake"), model: create[1]!, requests: reqs.map((r: any) => [r.metadata?.key, r.request]), polls: 0, cancelled: false, createdAt: now() };
-        state.batches.push(b);
-        return send(200, op(b));
+        return created(() => ({ vendor: "gemini", id: next("batches/fake"), model: create[1]!, requests: reqs.map((r: any) => [r.metadata?.key, r.request]), polls: 0, cancelled: false, createdAt: now(), displayName: body.batch?.displayName }), op);
+      }
+      if (req.method === "GET" && p.startsWith("batches?")) {
+        const q = new URL(p, "http://x/").searchParams;
+        const all = state.batches.filter((x) => x.vendor === "gemini").reverse();
+        const from = Number(q.get("pageToken") || 0);
+        const page = all.slice(from, from + Number(q.get("pageSize") ?? 20));
+        return send(200, { operations: page.map(op), ...(from + page.length < all.length ? { nextPageToken: String(from + page.length) } : {}) });
       }
       const g = /^(batches\/[^/:]+)(:cancel)?$/.exec(p);
       const b = g && state.batches.find((x) => x.id === g[1]);

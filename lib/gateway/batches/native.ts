@@ -36,6 +36,8 @@ import { callLine, claimedOf, endLines, type Claimed, type Ran } from "./run-lin
 const leaseMs = () => env().BATCH_LINE_LEASE_S * 1000;
 /** A vendor line's own due date: past the batch's window by this much, finalizeBatch closes it anyway. */
 const VENDOR_GRACE = "2 hours";
+/** How long a vendor batch whose submitter died is looked for at a vendor that does not answer the search. */
+const FIND_FOR_MS = 10 * 60_000;
 /** Lines ended per transaction. */
 const END_CHUNK = 100;
 
@@ -117,17 +119,32 @@ async function submitOne(db: DB): Promise<boolean> {
     await db.update(vendorBatches).set({ status: "failed", error: "no line could be sent to the vendor", endedAt: new Date() }).where(eq(vendorBatches.id, id));
     return true;
   }
-  const sent = await api.submit(route.upstream, route.upstreamModel, lines);
+  const sent = await api.submit(route.upstream, route.upstreamModel, lines, id);
   if (!sent.ok) {
     logger().warn({ batchId: g.batch_id, upstream: route.upstream.id, status: sent.error.status }, "vendor batch not submitted; its lines go to the gateway runner");
     await giveBack(db, id, `submit: ${sent.error.message}`);
     return true;
   }
-  await db
+  const kept = await db
     .update(vendorBatches)
     .set({ vendorId: sent.value, status: "submitted", lines: lines.length, dueAt: new Date() })
-    .where(and(eq(vendorBatches.id, id), eq(vendorBatches.status, "submitting")));
+    .where(and(eq(vendorBatches.id, id), eq(vendorBatches.status, "submitting")))
+    .returning({ id: vendorBatches.id });
+  if (!kept.length) await submittedTooLate(db, id, sent.value, route);
   return true;
+}
+
+/**
+ * The vendor took the batch after this submitter's lease ended. Another instance either found
+ * it by its tag (and polls it) or, not finding it, gave its lines to the gateway runner: then the
+ * vendor's copy is cancelled, before it runs, so the lines are not paid for twice.
+ */
+async function submittedTooLate(db: DB, id: string, vendorId: string, route: ModelRoute): Promise<void> {
+  const [row] = await db.select({ vendorId: vendorBatches.vendorId }).from(vendorBatches).where(eq(vendorBatches.id, id));
+  if (row?.vendorId === vendorId) return;
+  const c = await BATCH_APIS[route.upstream.protocol]!.cancel(route.upstream, vendorId);
+  logger().warn({ vendorBatch: id, upstream: route.upstream.id, cancelled: c.ok }, "vendor batch accepted after its lines went back to the gateway runner; cancelled at the vendor");
+  await db.update(vendorBatches).set({ error: `accepted late as ${vendorId}; ${c.ok ? "cancelled" : "cancel refused"} at the vendor` }).where(eq(vendorBatches.id, id));
 }
 
 /** Lines matching `where` go back to the gateway runner (pending, bound to no vendor). */
@@ -153,16 +170,28 @@ async function pollOne(db: DB, pollMs: number): Promise<boolean | null> {
     (await db.execute(sql`
     update vendor_batches set due_at = now() + (${leaseMs()}::int * interval '1 millisecond')
      where id = (select id from vendor_batches where status in ('submitting', 'submitted') and due_at <= now() order by due_at limit 1 for update skip locked)
-    returning id, batch_id, route_id, status, vendor_id, cancel_requested_at`)) as unknown as { rows: { id: string; batch_id: string; route_id: string; status: string; vendor_id: string | null; cancel_requested_at: Date | null }[] }
+    returning id, batch_id, route_id, status, vendor_id, cancel_requested_at, created_at`)) as unknown as { rows: { id: string; batch_id: string; route_id: string; status: string; vendor_id: string | null; cancel_requested_at: Date | null; created_at: Date }[] }
   ).rows;
   if (!vb) return null;
+  const route = await routeOf(vb.route_id);
+  const api = route && BATCH_APIS[route.upstream.protocol];
   if (vb.status === "submitting" || !vb.vendor_id) {
-    // Its submitter's lease ended without the vendor's id: the vendor may have it, but we cannot read it.
+    // Its submitter's lease ended without the vendor's id: the vendor may have the batch anyway.
+    // Found by its tag, it is polled as if the submitter had kept the id; else its lines go to the
+    // gateway runner (a submitter still waiting on the vendor cancels what it is given late).
+    const found = route && api?.find ? await api.find(route.upstream, vb.id, new Date(vb.created_at)) : null;
+    if (found?.ok && found.value) {
+      await db.execute(sql`
+        update vendor_batches v set vendor_id = ${found.value}, status = 'submitted', due_at = now(),
+               lines = (select count(*) from batch_lines where vendor_batch_id = v.id and claim = v.id and status = 'running')
+         where v.id = ${vb.id} and v.status = 'submitting'`);
+      return false;
+    }
+    // A vendor that cannot be asked now is asked again at the next lease, for a while.
+    if (found && !found.ok && Date.now() - new Date(vb.created_at).getTime() < FIND_FOR_MS) return false;
     await giveBack(db, vb.id, "submitter gone before the vendor's id was kept");
     return false;
   }
-  const route = await routeOf(vb.route_id);
-  const api = route && BATCH_APIS[route.upstream.protocol];
   if (!route || !api) {
     // The entry is gone from the catalog: nothing can poll it; the batch's window closes its lines.
     await db.update(vendorBatches).set({ dueAt: new Date(Date.now() + 3600_000) }).where(eq(vendorBatches.id, vb.id));

@@ -43,11 +43,28 @@ export interface BatchApi {
   /** The most requests and bytes one vendor batch takes. */
   maxLines: number;
   maxBytes: number;
-  /** Submits the lines of one model (`upstreamModel`); the vendor's batch id. */
-  submit(up: UpstreamInfo, upstreamModel: string, lines: VendorLine[]): Promise<Outcome<string>>;
+  /**
+   * Submits the lines of one model (`upstreamModel`); the vendor's batch id. `tag` (our vendor
+   * batch's id) goes with it where the vendor keeps one (OpenAI's metadata, Gemini's display
+   * name), so that `find` can tell the batch again.
+   */
+  submit(up: UpstreamInfo, upstreamModel: string, lines: VendorLine[], tag: string): Promise<Outcome<string>>;
+  /**
+   * The vendor's id of the batch submitted with `tag` at `since` or later, or null when the vendor
+   * has none: for a submitter that died between the vendor's answer and keeping the id. Absent
+   * where the vendor keeps nothing of ours on a batch (Anthropic).
+   */
+  find?(up: UpstreamInfo, tag: string, since: Date): Promise<Outcome<string | null>>;
   poll(up: UpstreamInfo, vendorId: string): Promise<Outcome<VendorPoll>>;
   cancel(up: UpstreamInfo, vendorId: string): Promise<Outcome<unknown>>;
 }
+
+/** The metadata key that carries our vendor batch's id on an OpenAI batch. */
+const TAG_KEY = "gateway_batch";
+/** `find` reads at most this many pages of the vendor's newest batches (100 each)… */
+const FIND_PAGES = 5;
+/** …and stops at batches older than the submit by more than the clocks may disagree. */
+const CLOCK_SKEW_MS = 10 * 60_000;
 
 /** Batch-API calls are small control calls; results may be large. */
 const TIMEOUT_MS = 120_000;
@@ -86,7 +103,7 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 const openai: BatchApi = {
   maxLines: 50_000,
   maxBytes: 190 * 1024 * 1024,
-  async submit(up, _model, lines) {
+  async submit(up, _model, lines, tag) {
     const form = new FormData();
     form.set("purpose", "batch");
     const jsonl = lines.map((l) => `{"custom_id":${JSON.stringify(l.customId)},"method":"POST","url":${JSON.stringify(l.url)},"body":${l.body}}`).join("\n") + "\n";
@@ -95,7 +112,7 @@ const openai: BatchApi = {
     if (!file.ok) return file;
     const fileId = str(file.value.id);
     if (!fileId) return badAnswer("The upstream's file upload answered without an id.");
-    const batch = await send(up, joinUrl(up.baseUrl, "batches"), bearer(up.apiKey), JSON.stringify({ input_file_id: fileId, endpoint: lines[0]!.url, completion_window: "24h" }));
+    const batch = await send(up, joinUrl(up.baseUrl, "batches"), bearer(up.apiKey), JSON.stringify({ input_file_id: fileId, endpoint: lines[0]!.url, completion_window: "24h", metadata: { [TAG_KEY]: tag } }));
     if (!batch.ok) return batch;
     const id = str(batch.value.id);
     return id ? { ok: true, value: id } : badAnswer("The upstream's batch answered without an id.");
@@ -131,6 +148,21 @@ const openai: BatchApi = {
     return { ok: true, value: { state: "ended", results, missing } };
   },
   cancel: (up, vendorId) => send(up, joinUrl(up.baseUrl, `batches/${encodeURIComponent(vendorId)}/cancel`), bearer(up.apiKey), "{}"),
+  async find(up, tag, since) {
+    // Newest first; pages until the batches are older than the submit.
+    let after = "";
+    for (let page = 0; page < FIND_PAGES; page++) {
+      const l = await send(up, joinUrl(up.baseUrl, `batches?limit=100${after && `&after=${encodeURIComponent(after)}`}`), bearer(up.apiKey), undefined, "GET");
+      if (!l.ok) return l;
+      const data = (Array.isArray(l.value.data) ? l.value.data : []).map(obj);
+      const hit = data.find((b) => obj(b.metadata)[TAG_KEY] === tag);
+      if (hit) return { ok: true, value: str(hit.id) ?? null };
+      const last = data.at(-1);
+      if (!last || l.value.has_more !== true || Number(last.created_at) * 1000 < since.getTime() - CLOCK_SKEW_MS) return { ok: true, value: null };
+      after = str(last.id) ?? "";
+    }
+    return { ok: true, value: null };
+  },
 };
 
 // ---- Anthropic: POST /v1/messages/batches with requests[]; results JSONL once `ended` ----
@@ -183,9 +215,9 @@ const gemini: BatchApi = {
   maxLines: 50_000,
   // Inline requests: Google's limit on a batchGenerateContent body is 20 MB.
   maxBytes: 18 * 1024 * 1024,
-  async submit(up, model, lines) {
+  async submit(up, model, lines, tag) {
     const requests = lines.map((l) => `{"request":${l.body},"metadata":{"key":${JSON.stringify(l.customId)}}}`).join(",");
-    const body = `{"batch":{"displayName":"gateway batch","inputConfig":{"requests":{"requests":[${requests}]}}}}`;
+    const body = `{"batch":{"displayName":${JSON.stringify(tag)},"inputConfig":{"requests":{"requests":[${requests}]}}}}`;
     const op = await send(up, joinUrl(up.baseUrl, `v1beta/models/${encodeURIComponent(model)}:batchGenerateContent`), googHeaders(up), body);
     if (!op.ok) return op;
     const name = str(op.value.name) ?? str(obj(op.value.metadata).name);
@@ -216,6 +248,20 @@ const gemini: BatchApi = {
     return { ok: true, value: { state: "ended", results, missing } };
   },
   cancel: (up, vendorId) => send(up, joinUrl(up.baseUrl, `${batchPath(vendorId)}:cancel`), googHeaders(up), "{}"),
+  async find(up, tag, since) {
+    let token = "";
+    for (let page = 0; page < FIND_PAGES; page++) {
+      const l = await send(up, joinUrl(up.baseUrl, `v1beta/batches?pageSize=100${token && `&pageToken=${encodeURIComponent(token)}`}`), googHeaders(up), undefined, "GET");
+      if (!l.ok) return l;
+      const ops = (Array.isArray(l.value.operations) ? l.value.operations : []).map(obj);
+      const hit = ops.find((o) => obj(o.metadata).displayName === tag);
+      if (hit) return { ok: true, value: str(hit.name) ?? null };
+      token = str(l.value.nextPageToken) ?? "";
+      const oldest = Math.min(...ops.map((o) => Date.parse(str(obj(o.metadata).createTime) ?? "") || Infinity));
+      if (!token || oldest < since.getTime() - CLOCK_SKEW_MS) return { ok: true, value: null };
+    }
+    return { ok: true, value: null };
+  },
 };
 
 /** The protocols whose vendor has a batch API, and its wire. */
