@@ -24,7 +24,7 @@ import { randomBase62 } from "../../ids";
 import { logger } from "../../logger";
 import { getCatalog, type ModelRoute } from "../catalog";
 import { vendorBatchBody } from "../routes/text-batch";
-import { BATCH_APIS, type VendorLine, type VendorResult } from "../upstreams/batch-apis";
+import { BATCH_APIS, type BatchApi, type VendorLine, type VendorResult } from "../upstreams/batch-apis";
 import { lineProtocol, runnableBody } from "./lines";
 import { callLine, claimedOf, endLines, type Claimed, type Ran } from "./run-line";
 
@@ -130,7 +130,7 @@ async function submitOne(db: DB): Promise<boolean> {
     .set({ vendorId: sent.value, status: "submitted", lines: lines.length, dueAt: new Date() })
     .where(and(eq(vendorBatches.id, id), eq(vendorBatches.status, "submitting")))
     .returning({ id: vendorBatches.id });
-  if (!kept.length) await submittedTooLate(db, id, sent.value, route);
+  if (!kept.length) await submittedTooLate(db, id, sent.value, route, api);
   return true;
 }
 
@@ -139,10 +139,10 @@ async function submitOne(db: DB): Promise<boolean> {
  * it by its tag (and polls it) or, not finding it, gave its lines to the gateway runner: then the
  * vendor's copy is cancelled, before it runs, so the lines are not paid for twice.
  */
-async function submittedTooLate(db: DB, id: string, vendorId: string, route: ModelRoute): Promise<void> {
+async function submittedTooLate(db: DB, id: string, vendorId: string, route: ModelRoute, api: BatchApi): Promise<void> {
   const [row] = await db.select({ vendorId: vendorBatches.vendorId }).from(vendorBatches).where(eq(vendorBatches.id, id));
   if (row?.vendorId === vendorId) return;
-  const c = await BATCH_APIS[route.upstream.protocol]!.cancel(route.upstream, vendorId);
+  const c = await api.cancel(route.upstream, vendorId);
   logger().warn({ vendorBatch: id, upstream: route.upstream.id, cancelled: c.ok }, "vendor batch accepted after its lines went back to the gateway runner; cancelled at the vendor");
   await db.update(vendorBatches).set({ error: `accepted late as ${vendorId}; ${c.ok ? "cancelled" : "cancel refused"} at the vendor` }).where(eq(vendorBatches.id, id));
 }
@@ -179,7 +179,8 @@ async function pollOne(db: DB, pollMs: number): Promise<boolean | null> {
     // Its submitter's lease ended without the vendor's id: the vendor may have the batch anyway.
     // Found by its tag, it is polled as if the submitter had kept the id; else its lines go to the
     // gateway runner (a submitter still waiting on the vendor cancels what it is given late).
-    const found = route && api?.find ? await api.find(route.upstream, vb.id, new Date(vb.created_at)) : null;
+    const since = new Date(vb.created_at);
+    const found = route && api?.find ? await api.find(route.upstream, vb.id, since) : null;
     if (found?.ok && found.value) {
       await db.execute(sql`
         update vendor_batches v set vendor_id = ${found.value}, status = 'submitted', due_at = now(),
@@ -188,7 +189,7 @@ async function pollOne(db: DB, pollMs: number): Promise<boolean | null> {
       return false;
     }
     // A vendor that cannot be asked now is asked again at the next lease, for a while.
-    if (found && !found.ok && Date.now() - new Date(vb.created_at).getTime() < FIND_FOR_MS) return false;
+    if (found && !found.ok && Date.now() - since.getTime() < FIND_FOR_MS) return false;
     await giveBack(db, vb.id, "submitter gone before the vendor's id was kept");
     return false;
   }

@@ -66,6 +66,22 @@ const FIND_PAGES = 5;
 /** …and stops at batches older than the submit by more than the clocks may disagree. */
 const CLOCK_SKEW_MS = 10 * 60_000;
 
+/** One page of a vendor's batches, newest first: the id of the one with our tag, the next page's cursor ("" for none), the page's oldest creation. */
+type FoundPage = { hit: string | undefined; next: string; oldestMs: number };
+
+/** Pages through a vendor's newest batches until one carries our tag, or they are older than the submit. */
+async function findInPages(since: Date, page: (cursor: string) => Promise<Outcome<FoundPage>>): Promise<Outcome<string | null>> {
+  let cursor = "";
+  for (let n = 0; n < FIND_PAGES; n++) {
+    const p = await page(cursor);
+    if (!p.ok) return p;
+    if (p.value.hit) return { ok: true, value: p.value.hit };
+    if (!p.value.next || p.value.oldestMs < since.getTime() - CLOCK_SKEW_MS) break;
+    cursor = p.value.next;
+  }
+  return { ok: true, value: null };
+}
+
 /** Batch-API calls are small control calls; results may be large. */
 const TIMEOUT_MS = 120_000;
 const MAX_RESULTS_BYTES = 512 * 1024 * 1024;
@@ -148,21 +164,17 @@ const openai: BatchApi = {
     return { ok: true, value: { state: "ended", results, missing } };
   },
   cancel: (up, vendorId) => send(up, joinUrl(up.baseUrl, `batches/${encodeURIComponent(vendorId)}/cancel`), bearer(up.apiKey), "{}"),
-  async find(up, tag, since) {
-    // Newest first; pages until the batches are older than the submit.
-    let after = "";
-    for (let page = 0; page < FIND_PAGES; page++) {
+  find: (up, tag, since) =>
+    findInPages(since, async (after) => {
       const l = await send(up, joinUrl(up.baseUrl, `batches?limit=100${after && `&after=${encodeURIComponent(after)}`}`), bearer(up.apiKey), undefined, "GET");
       if (!l.ok) return l;
       const data = (Array.isArray(l.value.data) ? l.value.data : []).map(obj);
-      const hit = data.find((b) => obj(b.metadata)[TAG_KEY] === tag);
-      if (hit) return { ok: true, value: str(hit.id) ?? null };
       const last = data.at(-1);
-      if (!last || l.value.has_more !== true || Number(last.created_at) * 1000 < since.getTime() - CLOCK_SKEW_MS) return { ok: true, value: null };
-      after = str(last.id) ?? "";
-    }
-    return { ok: true, value: null };
-  },
+      return {
+        ok: true,
+        value: { hit: str(data.find((b) => obj(b.metadata)[TAG_KEY] === tag)?.id), next: (l.value.has_more === true && str(last?.id)) || "", oldestMs: Number(last?.created_at) * 1000 },
+      };
+    }),
 };
 
 // ---- Anthropic: POST /v1/messages/batches with requests[]; results JSONL once `ended` ----
@@ -248,20 +260,14 @@ const gemini: BatchApi = {
     return { ok: true, value: { state: "ended", results, missing } };
   },
   cancel: (up, vendorId) => send(up, joinUrl(up.baseUrl, `${batchPath(vendorId)}:cancel`), googHeaders(up), "{}"),
-  async find(up, tag, since) {
-    let token = "";
-    for (let page = 0; page < FIND_PAGES; page++) {
+  find: (up, tag, since) =>
+    findInPages(since, async (token) => {
       const l = await send(up, joinUrl(up.baseUrl, `v1beta/batches?pageSize=100${token && `&pageToken=${encodeURIComponent(token)}`}`), googHeaders(up), undefined, "GET");
       if (!l.ok) return l;
       const ops = (Array.isArray(l.value.operations) ? l.value.operations : []).map(obj);
-      const hit = ops.find((o) => obj(o.metadata).displayName === tag);
-      if (hit) return { ok: true, value: str(hit.name) ?? null };
-      token = str(l.value.nextPageToken) ?? "";
-      const oldest = Math.min(...ops.map((o) => Date.parse(str(obj(o.metadata).createTime) ?? "") || Infinity));
-      if (!token || oldest < since.getTime() - CLOCK_SKEW_MS) return { ok: true, value: null };
-    }
-    return { ok: true, value: null };
-  },
+      const oldestMs = Math.min(...ops.map((o) => Date.parse(str(obj(o.metadata).createTime) ?? "") || Infinity));
+      return { ok: true, value: { hit: str(ops.find((o) => obj(o.metadata).displayName === tag)?.name), next: str(l.value.nextPageToken) ?? "", oldestMs } };
+    }),
 };
 
 /** The protocols whose vendor has a batch API, and its wire. */
