@@ -27,6 +27,9 @@ async function account(balanceMicro: number, keyLimit?: number) {
 const acct = async (id: string) => (await db.select().from(accounts).where(eq(accounts.id, id)))[0]!;
 const leaseRows = (id: string) => db.select().from(holds).where(eq(holds.accountId, id));
 
+/** The leases' queued database work (top-ups), done. */
+const queued = (m: LeaseManager) => Promise.all([...(m as unknown as { leases: Map<string, { chain: Promise<unknown> }> }).leases.values()].map((l) => l.chain));
+
 function settle(b: SettleBatcher, a: { accountId: string; keyId: string }, hold: LeaseHold, cost: number) {
   const requestId = newId("request");
   return b.settle({
@@ -62,6 +65,55 @@ describe("LeaseManager", () => {
     expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 99_500, heldMicroUsd: 0 });
     expect(await leaseRows(a.accountId)).toHaveLength(0);
     expect(await ledgerSum(db, a.accountId)).toBe(99_500);
+    m.stop();
+  });
+
+  it("tops a lease up before it runs short: after the first, no request waits for an extension", async () => {
+    const a = await account(10_000_000);
+    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8 });
+    const b = new SettleBatcher(db);
+    const inner = m as unknown as { grow: (...args: unknown[]) => Promise<unknown>; extend: (...args: unknown[]) => Promise<unknown> };
+    const calls = { grow: 0, extend: 0 };
+    for (const k of ["grow", "extend"] as const) {
+      const f = inner[k].bind(m);
+      inner[k] = (...args: unknown[]) => (calls[k]++, f(...args));
+    }
+    // Each answer costs most of its hold (a long conversation): the 8-hold chunk lasts ~9 requests.
+    for (let i = 0; i < 60; i++) {
+      const g = await m.reserve(a.accountId, a.keyId, 1000);
+      if (!g.ok) throw new Error("refused");
+      m.released(g.hold, a.accountId, a.keyId, 900);
+      await settle(b, a, g.hold, 900);
+      await queued(m);
+    }
+    expect(calls.grow).toBe(1); // the first request, which found no lease
+    expect(calls.extend).toBeGreaterThanOrEqual(6); // the top-ups, each of a chunk
+    await m.releaseIdle();
+    expect(await acct(a.accountId)).toMatchObject({ balanceMicroUsd: 10_000_000 - 60 * 900, heldMicroUsd: 0 });
+    expect(await leaseRows(a.accountId)).toHaveLength(0);
+    expect(await ledgerSum(db, a.accountId)).toBe(10_000_000 - 60 * 900);
+    m.stop();
+  });
+
+  it("an account near its end: a top-up cut to the account's share is not retried on every request", async () => {
+    const a = await account(10_000);
+    const m = new LeaseManager(db, { ttlMs: 60_000, idleMs: 60_000, chunkFactor: 8, share: 0.25 });
+    const inner = m as unknown as { extend: (...args: unknown[]) => Promise<unknown> };
+    const extend = inner.extend.bind(m);
+    let extensions = 0;
+    inner.extend = (...args: unknown[]) => (extensions++, extend(...args));
+    const grants = [];
+    // The first lease holds 1000 + a quarter of the 9000 left; the next request leaves it under
+    // half a chunk, and its top-up gets a quarter of what is left again, far from a chunk.
+    for (let i = 0; i < 3; i++) {
+      grants.push(await m.reserve(a.accountId, a.keyId, 1000));
+      await queued(m);
+    }
+    expect(grants.every((g) => g.ok)).toBe(true);
+    expect(extensions).toBe(2);
+    const acc = await acct(a.accountId);
+    expect(acc.heldMicroUsd).toBe(3250 + Math.floor((10_000 - 3250) * 0.25));
+    expect((await leaseRows(a.accountId)).reduce((s, h) => s + Number(h.amountMicroUsd), 0)).toBe(acc.heldMicroUsd);
     m.stop();
   });
 

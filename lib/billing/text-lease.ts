@@ -12,6 +12,9 @@
  * - an idle lease is returned (row deleted, held −= its amount); a crashed process's lease
  *   expires and the hold sweeper returns it. A settlement whose lease row is gone charges the
  *   balance only (the sweeper or the idle release already took the rest out of held).
+ *
+ * A lease is topped up before it runs short, on its serial chain and off the request's path, so
+ * that while the account has money no request waits for the database (decision 0011).
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { DB } from "../../db/client";
@@ -51,6 +54,9 @@ const TIGHT_MS = 5_000;
 /** How long a refused request waits for other instances to hand back their unused leases. */
 const CLAIM_WAIT_MS = 500;
 
+/** After a top-up was refused or cut short (the account near its end), requests extend as they need for this long. */
+const TOP_UP_BACKOFF_MS = 1_000;
+
 /**
  * Asks every instance (this one included) to hand back the unused part of the account's leases
  * at once (the admin debit does, before it refuses).
@@ -76,6 +82,10 @@ interface Lease {
   expiresAt: number;
   chain: Promise<unknown>;
   idle: NodeJS.Timeout | null;
+  /** A top-up is queued or running. */
+  topping: boolean;
+  /** No top-up before this time (epoch ms). */
+  topUpAfter: number;
 }
 
 export class LeaseManager {
@@ -112,7 +122,7 @@ export class LeaseManager {
     const k = `${accountId}|${keyId ?? ""}`;
     let l = this.leases.get(k);
     if (!l) {
-      l = { accountId, keyId, id: null, amount: 0, inUse: 0, expiresAt: 0, chain: Promise.resolve(), idle: null };
+      l = { accountId, keyId, id: null, amount: 0, inUse: 0, expiresAt: 0, chain: Promise.resolve(), idle: null, topping: false, topUpAfter: 0 };
       this.leases.set(k, l);
     }
     return l;
@@ -134,7 +144,10 @@ export class LeaseManager {
     }
     // Fast path: the lease has room and cannot have been swept (no database work at all).
     const fast = this.take(l, amt);
-    if (fast) return fast;
+    if (fast) {
+      this.topUpAhead(l, amt);
+      return fast;
+    }
     return this.serial(l, async () => {
       try {
         return await this.grow(l, amt);
@@ -173,6 +186,32 @@ export class LeaseManager {
     }
   }
 
+  /**
+   * Once a request leaves the lease under half a chunk, grows it back to a chunk in the
+   * background, so that the request that would have found it short does not wait for the
+   * extension's transaction (several round trips: every few hundred requests when answers cost
+   * a small part of their hold, every few when a long conversation costs most of it). Nothing
+   * changes for a tight account (only what requests need) or while a claim is running; a top-up
+   * refused or cut to the account's share (the account near its end) is not tried again for a
+   * second, so an account close to empty does not pay a transaction per request.
+   */
+  private topUpAhead(l: Lease, amt: number): void {
+    const chunk = amt * this.opts.chunkFactor;
+    if (l.topping || l.amount - l.inUse >= chunk / 2 || Date.now() < l.topUpAfter) return;
+    if (this.claims.has(l.accountId) || (this.tight.get(l.accountId) ?? 0) > Date.now()) return;
+    l.topping = true;
+    const backOff = () => void (l.topUpAfter = Date.now() + TOP_UP_BACKOFF_MS);
+    void this.serial(l, async () => {
+      // Looked at again: the chain may have grown, shrunk, released or replaced the lease meanwhile.
+      const room = l.amount - l.inUse;
+      if (!l.id || !this.fresh(l) || room >= chunk / 2 || (this.tight.get(l.accountId) ?? 0) > Date.now()) return;
+      const moved = await this.extend(l, 0, chunk - room, amt);
+      if (typeof moved !== "number" || moved < (chunk - room) / 2) backOff();
+    })
+      .catch(backOff)
+      .finally(() => (l.topping = false));
+  }
+
   /** Grows the lease by what `amt` lacks, taking back other leases' unused money if it must. */
   private async extendOrClaim(l: Lease, amt: number): Promise<true | Refusal> {
     let r = await this.tryExtend(l, amt);
@@ -196,8 +235,8 @@ export class LeaseManager {
     const extra = (this.tight.get(l.accountId) ?? 0) > Date.now() ? 0 : Math.max(0, amt * this.opts.chunkFactor - need);
     let r = await this.extend(l, need, extra, amt);
     // A key limit or a member's cap may refuse the chunk but not what is needed.
-    if (r !== true && r.reason !== "insufficient_balance" && extra > 0) r = await this.extend(l, need, 0, amt);
-    return r;
+    if (typeof r !== "number" && r.reason !== "insufficient_balance" && extra > 0) r = await this.extend(l, need, 0, amt);
+    return typeof r === "number" ? true : r;
   }
 
   /**
@@ -294,9 +333,9 @@ export class LeaseManager {
 
   /**
    * Moves `need` more into the lease, plus up to `extra` within the account's share (lock-order.ts
-   * `grow`); true, or why not.
+   * `grow`): what it moved, or why not.
    */
-  private async extend(l: Lease, need: number, extra: number, amt = need): Promise<true | Refusal> {
+  private async extend(l: Lease, need: number, extra: number, amt = need): Promise<number | Refusal> {
     const expires = new Date(Date.now() + this.opts.ttlMs);
     // Lock order hold row → account → key (lock-order.ts).
     const r = await refusedOr(() =>
@@ -336,7 +375,7 @@ export class LeaseManager {
       l.amount = x;
     } else l.amount += x;
     l.expiresAt = expires.getTime();
-    return true;
+    return x;
   }
 
   /** Returns an idle lease's whole amount to the account (and key). */
