@@ -198,13 +198,13 @@ export class LeaseManager {
   private topUpAhead(l: Lease, amt: number): void {
     const chunk = amt * this.opts.chunkFactor;
     if (l.topping || l.amount - l.inUse >= chunk / 2 || Date.now() < l.topUpAfter) return;
-    if (this.claims.has(l.accountId) || (this.tight.get(l.accountId) ?? 0) > Date.now()) return;
+    if (this.claims.has(l.accountId) || this.isTight(l.accountId)) return;
     l.topping = true;
     const backOff = () => void (l.topUpAfter = Date.now() + TOP_UP_BACKOFF_MS);
     void this.serial(l, async () => {
       // Looked at again: the chain may have grown, shrunk, released or replaced the lease meanwhile.
       const room = l.amount - l.inUse;
-      if (!l.id || !this.fresh(l) || room >= chunk / 2 || (this.tight.get(l.accountId) ?? 0) > Date.now()) return;
+      if (!l.id || !this.fresh(l) || room >= chunk / 2 || this.isTight(l.accountId)) return;
       const moved = await this.extend(l, 0, chunk - room, amt);
       if (typeof moved !== "number" || moved < (chunk - room) / 2) backOff();
     })
@@ -232,7 +232,7 @@ export class LeaseManager {
   /** Grows the lease so that `amt` fits: what is missing, plus a chunk unless the account is tight. */
   private async tryExtend(l: Lease, amt: number): Promise<true | Refusal> {
     const need = amt - (l.id ? Math.max(0, l.amount - l.inUse) : 0);
-    const extra = (this.tight.get(l.accountId) ?? 0) > Date.now() ? 0 : Math.max(0, amt * this.opts.chunkFactor - need);
+    const extra = this.isTight(l.accountId) ? 0 : Math.max(0, amt * this.opts.chunkFactor - need);
     let r = await this.extend(l, need, extra, amt);
     // A key limit or a member's cap may refuse the chunk but not what is needed.
     if (typeof r !== "number" && r.reason !== "insufficient_balance" && extra > 0) r = await this.extend(l, need, 0, amt);
@@ -306,6 +306,11 @@ export class LeaseManager {
         .returning({ id: holds.id });
       if (h.length) await moveMoney(tx, { accountId: l.accountId, keyId: l.keyId, held: -unused });
     });
+  }
+
+  /** A claim on the account was made or answered lately: its leases take only what requests need. */
+  private isTight(accountId: string): boolean {
+    return (this.tight.get(accountId) ?? 0) > Date.now();
   }
 
   /** Far enough from expiry (a lease is renewed every ttl/4) that the sweeper cannot have it. */
