@@ -197,19 +197,23 @@ export class LeaseManager {
    */
   private topUpAhead(l: Lease, amt: number): void {
     const chunk = amt * this.opts.chunkFactor;
-    if (l.topping || l.amount - l.inUse >= chunk / 2 || Date.now() < l.topUpAfter) return;
-    if (this.claims.has(l.accountId) || this.isTight(l.accountId)) return;
+    if (l.topping || !this.short(l, chunk) || Date.now() < l.topUpAfter || this.claims.has(l.accountId)) return;
     l.topping = true;
     const backOff = () => void (l.topUpAfter = Date.now() + TOP_UP_BACKOFF_MS);
     void this.serial(l, async () => {
       // Looked at again: the chain may have grown, shrunk, released or replaced the lease meanwhile.
+      if (!l.id || !this.fresh(l) || !this.short(l, chunk)) return;
       const room = l.amount - l.inUse;
-      if (!l.id || !this.fresh(l) || room >= chunk / 2 || this.isTight(l.accountId)) return;
       const moved = await this.extend(l, 0, chunk - room, amt);
       if (typeof moved !== "number" || moved < (chunk - room) / 2) backOff();
     })
       .catch(backOff)
       .finally(() => (l.topping = false));
+  }
+
+  /** Under half a chunk of room, and not held to what requests need: a top-up is due. */
+  private short(l: Lease, chunk: number): boolean {
+    return l.amount - l.inUse < chunk / 2 && !this.isTight(l.accountId);
   }
 
   /** Grows the lease by what `amt` lacks, taking back other leases' unused money if it must. */
